@@ -1,0 +1,37 @@
+"""Node-type constants of the Webots Python API (``Node.ROBOT``, ...).
+
+The numbers are wbsim's own; compare them symbolically (``node.getType() == Node.SOLID``) as Webots
+controllers do.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["NODE_TYPE_NAMES", "node_type_of"]
+
+NODE_TYPE_NAMES: tuple[str, ...] = (
+    "NO_NODE", "APPEARANCE", "BACKGROUND", "BILLBOARD", "BOX", "CAD_SHAPE", "CAPSULE", "COLOR", "CONE",
+    "COORDINATE", "CYLINDER", "DIRECTIONAL_LIGHT", "ELEVATION_GRID", "FOG", "GROUP", "IMAGE_TEXTURE",
+    "INDEXED_FACE_SET", "INDEXED_LINE_SET", "MATERIAL", "MESH", "MUSCLE", "NORMAL", "PBR_APPEARANCE", "PLANE",
+    "POINT_LIGHT", "POINT_SET", "POSE", "SHAPE", "SPHERE", "SPOT_LIGHT", "TEXTURE_COORDINATE",
+    "TEXTURE_TRANSFORM", "TRANSFORM", "VIEWPOINT", "ROBOT", "ACCELEROMETER", "ALTIMETER", "BRAKE", "CAMERA",
+    "COMPASS", "CONNECTOR", "DISPLAY", "DISTANCE_SENSOR", "EMITTER", "GPS", "GYRO", "INERTIAL_UNIT", "LED",
+    "LIDAR", "LIGHT_SENSOR", "LINEAR_MOTOR", "PEN", "POSITION_SENSOR", "RADAR", "RANGE_FINDER", "RECEIVER",
+    "ROTATIONAL_MOTOR", "SKIN", "SPEAKER", "TOUCH_SENSOR", "VACUUM_GRIPPER", "BALL_JOINT",
+    "BALL_JOINT_PARAMETERS", "CHARGER", "CONTACT_PROPERTIES", "DAMPING", "FLUID", "FOCUS", "HINGE_JOINT",
+    "HINGE_JOINT_PARAMETERS", "HINGE_2_JOINT", "HINGE_2_JOINT_PARAMETERS", "IMMERSION_PROPERTIES",
+    "JOINT_PARAMETERS", "LENS", "LENS_FLARE", "PHYSICS", "RECOGNITION", "SLIDER_JOINT", "SLOT", "SOLID",
+    "SOLID_REFERENCE", "TRACK", "TRACK_WHEEL", "WORLD_INFO", "ZOOM", "MICROPHONE", "RADIO",
+)
+
+
+def node_type_of(type_name: str) -> int:
+    """The ``Node.X`` constant of a Webots node type name, e.g. ``"HingeJoint"`` -> ``Node.HINGE_JOINT``."""
+    constant = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", type_name).upper()
+    constant = {"PBRAPPEARANCE": "PBR_APPEARANCE", "GPS": "GPS", "LED": "LED"}.get(constant, constant)
+    constant = constant.replace("HINGE2", "HINGE_2")
+    try:
+        return NODE_TYPE_NAMES.index(constant)
+    except ValueError:
+        return 0

@@ -1,0 +1,216 @@
+"""Webots' ``Motor`` API (also as ``RotationalMotor`` and ``LinearMotor``), over the core motor.
+
+Argument checks and error texts are the controller library's: bad arguments print ``Error: ...`` on
+stderr and the call is ignored. Limits enforced by the simulator (position limits, maxVelocity,
+maxTorque) print a ``WARNING`` and clamp.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from wbsim.api.device import Device, print_error
+from wbsim.devices.motor import Motor as CoreMotor
+
+if TYPE_CHECKING:
+    from wbsim.api.position_sensor import PositionSensor
+    from wbsim.api.robot import Robot
+
+__all__ = ["Motor", "RotationalMotor", "LinearMotor"]
+
+
+class Motor(Device):
+    """A RotationalMotor or LinearMotor (Webots ``controller.Motor``)."""
+
+    ROTATIONAL = 0
+    LINEAR = 1
+
+    def __init__(self, core: CoreMotor, robot: Robot) -> None:
+        super().__init__(core.binding.node, core.name)
+        self._core = core
+        self._robot = robot
+
+    # -- commands ---------------------------------------------------------------------------------
+    def setPosition(self, position: float) -> None:
+        """Target position (rad or m); ``float('inf')`` selects velocity control."""
+        if math.isnan(position):
+            print_error("wb_motor_set_position() called with an invalid 'position' argument (NaN).")
+            return
+        self._core.set_position(float(position))
+
+    def setVelocity(self, velocity: float) -> None:
+        """Velocity (rad/s or m/s): the speed limit in position control, the set speed in velocity control."""
+        if math.isnan(velocity):
+            print_error("wb_motor_set_velocity() called with an invalid 'velocity' argument (NaN).")
+            return
+        if velocity < 0 and math.isfinite(self._core.target_position):
+            print_error("wb_motor_set_velocity() called with negative 'velocity' argument in position control "
+                        f"mode ({velocity:g}).")
+            return
+        self._core.set_velocity(float(velocity))
+
+    def setAcceleration(self, acceleration: float) -> None:
+        """Acceleration limit (rad/s^2 or m/s^2), -1 for none."""
+        if acceleration < 0 and acceleration != -1:
+            print_error("wb_motor_set_acceleration() called with negative 'acceleration' argument.")
+            return
+        if math.isnan(acceleration):
+            print_error("wb_motor_set_acceleration() called with an invalid 'acceleration' argument (NaN).")
+            return
+        self._core.set_acceleration(float(acceleration))
+
+    def setAvailableForce(self, force: float) -> None:
+        """Largest force/torque the motor may use (clamped to maxForce/maxTorque)."""
+        if math.isnan(force):
+            print_error("wb_motor_set_available_force() called with an invalid 'force' argument (NaN).")
+            return
+        if force < 0:
+            print_error("wb_motor_set_available_force() called with negative 'force' argument.")
+            return
+        self._core.set_available_force(float(force))
+
+    setAvailableTorque = setAvailableForce
+
+    def setControlPID(self, p: float, i: float, d: float) -> None:
+        """Gains of the position controller (resets its integral)."""
+        if p <= 0:
+            print_error("wb_motor_set_control_pid() called with negative or zero 'p' argument.")
+            return
+        if i < 0:
+            print_error("wb_motor_set_control_pid() called with negative 'i' argument.")
+            return
+        if d < 0:
+            print_error("wb_motor_set_control_pid() called with negative 'd' argument.")
+            return
+        self._core.set_control_pid(float(p), float(i), float(d))
+
+    def setForce(self, force: float) -> None:
+        """Torque/force control: apply ``force`` (clamped to the available force) until the next setPosition."""
+        if math.isnan(force):
+            print_error("wb_motor_set_force() called with an invalid 'force' argument (NaN).")
+            return
+        self._core.set_torque(float(force))
+
+    setTorque = setForce
+
+    def enableForceFeedback(self, sampling_period: int) -> None:
+        """Sample the motor force/torque every ``sampling_period`` ms (0 disables)."""
+        if sampling_period < 0:
+            print_error("wb_motor_enable_force_feedback() called with negative sampling period.")
+            return
+        joint = self._core.binding.joint
+        fn = "wb_motor_enable_force_feedback()" if self._core.linear else "wb_motor_enable_torque_feedback()"
+        sim = self._robot._runtime.sim
+        if sampling_period > 0:
+            if joint.end_point is None:
+                sim.messages.warning(f"{fn}: cannot be invoked for a Joint with no end point.")
+                return
+            if joint.kinematic:
+                sim.messages.warning(f"{fn}: cannot be invoked for a Joint whose end point has no Physics node.")
+                return
+            parent = joint.node.parent
+            while parent is not None and not parent.is_a("solid"):
+                parent = parent.parent
+            if parent is None or parent["physics"] is None:
+                sim.messages.warning(f"{fn}: cannot be invoked because the parent Solid has no Physics node.")
+                return
+        self._core.enable_force_feedback(int(sampling_period))
+
+    enableTorqueFeedback = enableForceFeedback
+
+    def disableForceFeedback(self) -> None:
+        """Stop sampling the force feedback."""
+        self._core.enable_force_feedback(0)
+
+    disableTorqueFeedback = disableForceFeedback
+
+    # -- queries ------------------------------------------------------------------------------------
+    def getForceFeedback(self) -> float:
+        """The last sampled motor force/torque (N or N*m); NaN before the first sample."""
+        return self._core.feedback
+
+    getTorqueFeedback = getForceFeedback
+
+    def getForceFeedbackSamplingPeriod(self) -> int:
+        """The feedback sampling period in ms (0 = disabled)."""
+        return self._core.feedback_period_ms
+
+    getTorqueFeedbackSamplingPeriod = getForceFeedbackSamplingPeriod
+
+    def getTargetPosition(self) -> float:
+        """The target position; the joint's initial position until setPosition is called."""
+        return self._core.target_position
+
+    def getMinPosition(self) -> float:
+        """The ``minPosition`` field (0 with maxPosition 0 means unlimited)."""
+        return float(self._core.bank.min_position[self._core.index])
+
+    def getMaxPosition(self) -> float:
+        """The ``maxPosition`` field."""
+        return float(self._core.bank.max_position[self._core.index])
+
+    def getVelocity(self) -> float:
+        """The target velocity (maxVelocity until setVelocity is called)."""
+        return self._core.velocity
+
+    def getMaxVelocity(self) -> float:
+        """The ``maxVelocity`` field."""
+        return float(self._core.bank.max_velocity[self._core.index])
+
+    def getAcceleration(self) -> float:
+        """The acceleration limit (-1 for none)."""
+        return float(self._core.bank.acceleration[self._core.index])
+
+    def getAvailableForce(self) -> float:
+        """The available force/torque."""
+        return float(self._core.bank.available[self._core.index])
+
+    getAvailableTorque = getAvailableForce
+
+    def getMaxForce(self) -> float:
+        """The ``maxForce``/``maxTorque`` field."""
+        return float(self._core.bank.max_force[self._core.index])
+
+    getMaxTorque = getMaxForce
+
+    def getMultiplier(self) -> float:
+        """The ``multiplier`` field."""
+        return float(self._core.bank.multiplier[self._core.index])
+
+    def getType(self) -> int:
+        """``Motor.ROTATIONAL`` or ``Motor.LINEAR``."""
+        return Motor.LINEAR if self._core.linear else Motor.ROTATIONAL
+
+    def getPositionSensor(self) -> PositionSensor | None:
+        """The PositionSensor in the same joint, or None."""
+        return self._robot._sibling(self._core.binding.joint.node, "PositionSensor")
+
+    def getBrake(self) -> None:
+        """Brakes are not simulated by wbsim: always None."""
+        return None
+
+    # -- properties (Webots' Python API also offers these) -----------------------------------------------
+    target_position = property(getTargetPosition, setPosition)
+    target_velocity = property(getVelocity, setVelocity)
+    target_acceleration = property(getAcceleration, setAcceleration)
+    available_force = property(getAvailableForce, setAvailableForce)
+    available_torque = property(getAvailableTorque, setAvailableTorque)
+    max_position = property(getMaxPosition)
+    min_position = property(getMinPosition)
+    max_velocity = property(getMaxVelocity)
+    max_force = property(getMaxForce)
+    max_torque = property(getMaxTorque)
+    multiplier = property(getMultiplier)
+    force_feedback = property(getForceFeedback)
+    torque_feedback = property(getTorqueFeedback)
+    type = property(getType)
+    position_sensor = property(getPositionSensor)
+
+
+class RotationalMotor(Motor):
+    """A RotationalMotor (rad, rad/s, N*m)."""
+
+
+class LinearMotor(Motor):
+    """A LinearMotor (m, m/s, N)."""

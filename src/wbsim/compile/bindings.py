@@ -1,0 +1,159 @@
+"""The binding table: for every simulated node, the MuJoCo ids it compiled to.
+
+Bindings are resolved once after compilation, so the simulation loop, devices, supervisors and
+plugins index MuJoCo arrays directly instead of looking names up per step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from wbsim.world.model import WbNode
+
+__all__ = [
+    "SolidBinding",
+    "JointBinding",
+    "MotorBinding",
+    "PositionSensorBinding",
+    "DeviceBinding",
+    "RobotBinding",
+    "Bindings",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SolidBinding:
+    """A Solid (or Robot) node and its MuJoCo body.
+
+    Attributes:
+        node: the Solid node.
+        body_id: the MuJoCo body created for this Solid.
+        owner_body_id: the body whose motion this Solid shares: itself, or for a Solid merged into its
+            parent (Physics, no joint) the ancestor body that has the degrees of freedom; 0 (world) for
+            static Solids.
+        dynamic: True if the Solid moves under physics (it or an ancestor has degrees of freedom).
+        owns_body: True if the Solid is a "solid merger" in Webots' sense (has its own dynamic body).
+        free_joint_id: the free joint of a top-level dynamic Solid, else -1.
+        geom_ids: the collision geoms of its boundingObject.
+        robot_node: the outermost Robot containing the Solid (itself for a Robot), or None.
+    """
+
+    node: WbNode
+    body_id: int
+    owner_body_id: int
+    dynamic: bool
+    owns_body: bool
+    free_joint_id: int
+    geom_ids: tuple[int, ...]
+    robot_node: WbNode | None
+
+
+@dataclass(frozen=True, slots=True)
+class JointBinding:
+    """A HingeJoint, SliderJoint or BallJoint and its MuJoCo joint.
+
+    Attributes:
+        node: the joint node.
+        kind: ``"hinge"``, ``"slider"`` or ``"ball"``.
+        joint_id: the MuJoCo joint, or -1 if the joint has no endPoint (nothing moves).
+        qpos_adr: index of the joint position in ``qpos`` (-1 without endPoint).
+        dof_adr: index of the joint velocity in ``qvel`` (-1 without endPoint).
+        end_point: the endPoint Solid's binding, or None.
+        kinematic: True if the endPoint has no Physics (Webots' kinematic mode: moved by the motor only).
+        initial_position: the JointParameters ``position`` field (rad or m).
+    """
+
+    node: WbNode
+    kind: Literal["hinge", "slider", "ball"]
+    joint_id: int
+    qpos_adr: int
+    dof_adr: int
+    end_point: SolidBinding | None
+    kinematic: bool
+    initial_position: float
+
+
+@dataclass(frozen=True, slots=True)
+class MotorBinding:
+    """A RotationalMotor or LinearMotor and the MuJoCo elements that realise it.
+
+    The motor is Webots' (ODE's) velocity motor: a tendon ``joint - reference`` with friction loss equal
+    to the available torque, where ``reference`` is an auxiliary degree of freedom with a huge
+    armature whose velocity is set to the commanded velocity. Torque control uses a plain motor actuator.
+
+    Attributes:
+        node: the motor node.
+        joint: the joint it drives.
+        linear: True for a LinearMotor (forces in N, positions in m).
+        tendon_id: the velocity-motor tendon (-1 if the joint has no endPoint).
+        reference_dof_adr: the auxiliary reference degree of freedom's index in ``qvel`` (-1 if none).
+        actuator_id: the torque/force actuator (-1 if none).
+        static_friction: the joint's staticFriction (minimum friction force of the motor, as in Webots).
+    """
+
+    node: WbNode
+    joint: JointBinding
+    linear: bool
+    tendon_id: int
+    reference_dof_adr: int
+    actuator_id: int
+    static_friction: float
+
+
+@dataclass(frozen=True, slots=True)
+class PositionSensorBinding:
+    """A PositionSensor and the joint it reads."""
+
+    node: WbNode
+    joint: JointBinding
+    linear: bool
+
+
+DeviceBinding = MotorBinding | PositionSensorBinding
+
+
+@dataclass(frozen=True, slots=True)
+class RobotBinding:
+    """A Robot and its devices in Webots' device order (depth-first scene order, joints' devices first)."""
+
+    node: WbNode
+    solid: SolidBinding
+    devices: tuple[DeviceBinding, ...]
+
+
+@dataclass(frozen=True)
+class Bindings:
+    """Every binding of a compiled world, in scene order, with lookup by node.
+
+    Attributes:
+        solids: all Solid bindings.
+        joints: all joint bindings.
+        motors: all motor bindings.
+        position_sensors: all position sensor bindings.
+        robots: all Robot bindings.
+    """
+
+    solids: tuple[SolidBinding, ...]
+    joints: tuple[JointBinding, ...]
+    motors: tuple[MotorBinding, ...]
+    position_sensors: tuple[PositionSensorBinding, ...]
+    robots: tuple[RobotBinding, ...]
+    _by_node: Mapping[WbNode, object] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        table: dict[WbNode, object] = {}
+        for group in (self.solids, self.joints, self.motors, self.position_sensors):
+            for binding in group:
+                table[binding.node] = binding
+        object.__setattr__(self, "_by_node", table)
+
+    def of(self, node: WbNode) -> object | None:
+        """The binding of ``node`` (a Solid, joint, motor or sensor), or None."""
+        return self._by_node.get(node)
+
+    def solid(self, node: WbNode) -> SolidBinding | None:
+        """The Solid binding of ``node``, or None if it is not a compiled Solid."""
+        binding = self._by_node.get(node)
+        return binding if isinstance(binding, SolidBinding) else None

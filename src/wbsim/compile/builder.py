@@ -1,0 +1,716 @@
+"""Compile a checked world model into a MuJoCo model plus the binding table.
+
+Webots' rules applied here:
+
+- A Solid is static (no body motion) unless it or an ancestor has Physics and moves; a top-level Solid
+  with Physics gets a free joint; a Solid with Physics under a static Solid and not attached by a joint
+  is welded to the world; a Solid with Physics under a dynamic Solid and not attached by a joint is
+  merged into its parent's rigid body (a jointless MuJoCo child body with its own mass).
+- Joints are defined in the frame where the joint node sits; the endPoint pose in the file is the pose
+  at the joint's ``position``, which becomes MuJoCo's ``ref``; stops are absolute positions; springs rest
+  at position 0.
+- Mass: ``density`` times the boundingObject volume, or ``mass`` spread over it; inertia from the same
+  primitives; ``centerOfMass`` moves the mass distribution; ``inertiaMatrix`` (with ``mass``) overrides.
+- Motors are ODE-style velocity motors (see :class:`wbsim.compile.bindings.MotorBinding`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import mujoco
+import numpy as np
+
+from wbsim.compile import inertia
+from wbsim.compile.bindings import (
+    Bindings,
+    JointBinding,
+    MotorBinding,
+    PositionSensorBinding,
+    RobotBinding,
+    SolidBinding,
+)
+from wbsim.compile.contacts import ContactParams, contact_params
+from wbsim.compile.frames import Frame
+from wbsim.compile.geometry import GeomDescription, bounding_geoms
+from wbsim.errors import CompileError, WorldError, WorldLoadError
+from wbsim.world.model import WbNode, WorldModel, WorldWarning
+
+__all__ = ["CompileOptions", "CompiledWorld", "compile_world", "gravity_vector"]
+
+_UP_AXIS = {"ENU": 2, "NUE": 1, "EUN": 1}
+# The motor reference DOF must barely yield to the motor's reaction, yet MuJoCo's Newton solver loses
+# precision beyond ~1e5 between inertias of one island: 1e4 times the driven joint's inertia tracks the
+# target to 1e-4 of the gap per physics step (measured; see docs/motors.md).
+_REFERENCE_ARMATURE_RATIO = 1.0e4
+_KINEMATIC_ARMATURE_RATIO = 1.0e4  # kinematic joints are moved by wbsim, not by forces
+_MOTOR_SOLIMP = [0.9999, 0.9999, 0.001, 0.5, 2.0]  # near-hard velocity motor, like ODE's
+_TINY_MASS = 1.0e-6
+_GEOM_TYPES = {
+    "box": mujoco.mjtGeom.mjGEOM_BOX,
+    "sphere": mujoco.mjtGeom.mjGEOM_SPHERE,
+    "cylinder": mujoco.mjtGeom.mjGEOM_CYLINDER,
+    "capsule": mujoco.mjtGeom.mjGEOM_CAPSULE,
+    "plane": mujoco.mjtGeom.mjGEOM_PLANE,
+    "mesh": mujoco.mjtGeom.mjGEOM_MESH,
+    "hfield": mujoco.mjtGeom.mjGEOM_HFIELD,
+}
+
+
+def gravity_vector(coordinate_system: str, gravity: float) -> np.ndarray:
+    """World gravity (3,) in m/s^2: ``-up * gravity`` where up is the axis lettered 'U'."""
+    vector = np.zeros(3)
+    vector[_UP_AXIS[coordinate_system]] = -gravity
+    return vector
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """Options of the compilation.
+
+    Attributes:
+        max_physics_step_ms: the largest MuJoCo time step; each basicTimeStep is split into the fewest
+            equal physics steps not longer than this (Webots runs one ODE step per basicTimeStep, which
+            is too coarse for MuJoCo's soft contacts at Webots' default 32 ms).
+        physics_step_ms: force this MuJoCo time step instead (it must divide basicTimeStep).
+    """
+
+    max_physics_step_ms: float = 4.0
+    physics_step_ms: float | None = None
+
+
+@dataclass
+class CompiledWorld:
+    """A world compiled to MuJoCo.
+
+    Attributes:
+        world: the checked world model.
+        spec: the MjSpec it was built from.
+        model: the compiled MuJoCo model.
+        bindings: node to MuJoCo id bindings.
+        basic_time_step_ms: WorldInfo.basicTimeStep in ms.
+        substeps: physics steps per basic time step.
+        warnings: compile-time warnings.
+        body_names: MuJoCo body name to the node path it came from (for diagnostics).
+    """
+
+    world: WorldModel
+    spec: mujoco.MjSpec
+    model: mujoco.MjModel
+    bindings: Bindings
+    basic_time_step_ms: float
+    substeps: int
+    warnings: tuple[WorldWarning, ...]
+    body_names: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def physics_step_s(self) -> float:
+        """The MuJoCo time step in seconds."""
+        return float(self.model.opt.timestep)
+
+
+@dataclass
+class _Body:
+    """A MuJoCo body being built, with what its children need to know."""
+
+    spec: mujoco.MjsBody
+    name: str
+    dynamic: bool
+    owner: str  # name of the body owning the motion ("" = world)
+    robot: _Robot | None
+    is_world: bool = False
+
+
+@dataclass
+class _Robot:
+    node: WbNode
+    body_name: str
+    devices: list[tuple[str, WbNode, object]] = field(default_factory=list)
+    outermost: _Robot | None = None
+    bodies: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _PendingSolid:
+    node: WbNode
+    body: str
+    owner: str
+    dynamic: bool
+    owns_body: bool
+    free_joint: str
+    geoms: list[tuple[str, str]]  # (geom name, contact material)
+    robot: _Robot | None
+
+
+@dataclass
+class _PendingJoint:
+    node: WbNode
+    kind: str
+    joint: str
+    end_point: _PendingSolid | None
+    kinematic: bool
+    initial_position: float
+    motor: _PendingMotor | None = None
+
+
+@dataclass
+class _PendingMotor:
+    node: WbNode
+    joint: _PendingJoint
+    tendon: str
+    reference_joint: str
+    actuator: str
+    static_friction: float
+
+
+class _Builder:
+    def __init__(self, world: WorldModel, options: CompileOptions) -> None:
+        self.world = world
+        self.options = options
+        self.warnings: list[WorldWarning] = []
+        self.errors: list[WorldError] = []
+        info = world.world_info
+        self.basic_ms = float(info["basicTimeStep"])  # type: ignore[arg-type]
+        if options.physics_step_ms is not None:
+            ratio = self.basic_ms / options.physics_step_ms
+            if options.physics_step_ms <= 0 or abs(ratio - round(ratio)) > 1e-9:
+                raise CompileError(
+                    f"physics step {options.physics_step_ms} ms must divide basicTimeStep {self.basic_ms} ms."
+                )
+            self.substeps = max(1, round(ratio))
+        else:
+            self.substeps = max(1, math.ceil(self.basic_ms / options.max_physics_step_ms - 1e-9))
+        self.dt_s = self.basic_ms / self.substeps / 1000.0
+        self.spec = mujoco.MjSpec()
+        self.spec.compiler.degree = False
+        self.spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
+        self.spec.compiler.autolimits = True
+        opt = self.spec.option
+        opt.timestep = self.dt_s
+        opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+        opt.gravity = gravity_vector(str(info["coordinateSystem"]), float(info["gravity"]))  # type: ignore[arg-type]
+        if float(info["physicsDisableTime"]) > 0:  # type: ignore[arg-type]
+            opt.enableflags |= mujoco.mjtEnableBit.mjENBL_SLEEP
+            opt.sleep_tolerance = float(info["physicsDisableLinearThreshold"])  # type: ignore[arg-type]
+        self.contact_nodes = list(info["contactProperties"])  # type: ignore[arg-type]
+        self.default_contact = contact_params(self._contact_node("default", "default"), self.dt_s)
+        self.counter = 0
+        self.solids: list[_PendingSolid] = []
+        self.joints: list[_PendingJoint] = []
+        self.sensors: list[tuple[WbNode, _PendingJoint]] = []
+        self.robots: list[_Robot] = []
+        self.body_paths: dict[str, str] = {}
+        self.parent_of: dict[str, str] = {}
+        self.damping: list[tuple[str, float, float]] = []  # (owner body, linear, angular) per dynamic body
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def _name(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def _contact_node(self, m1: str, m2: str) -> WbNode | None:
+        for node in self.contact_nodes:
+            pair = {str(node["material1"]), str(node["material2"])}
+            if pair == {m1, m2}:
+                return node
+        return None
+
+    def _error(self, message: str, node: WbNode, field_name: str | None = None) -> None:
+        location = node.location_of(field_name) if field_name else node.location
+        path = f"{node.path} > {field_name}" if field_name else node.path
+        self.errors.append(CompileError(message, location, path))
+
+    # -- tree walk ----------------------------------------------------------------------------------
+    def build(self) -> None:
+        world_body = _Body(self.spec.worldbody, "world", False, "", None, is_world=True)
+        for node in self.world.nodes:
+            self._visit(node, world_body, Frame.identity())
+
+    def _visit(self, node: WbNode, parent: _Body, frame: Frame) -> None:
+        if node.is_a("solid"):
+            self._solid(node, parent, frame @ Frame.from_webots(node["translation"], node["rotation"]), None)  # type: ignore[arg-type]
+        elif node.is_a("joint"):
+            self._joint(node, parent, frame)
+        elif node.is_a("group"):
+            if node.type_name == "Transform" and tuple(node["scale"]) != (1.0, 1.0, 1.0):  # type: ignore[arg-type]
+                if any(n.is_a("solid") for n in node.walk()):
+                    self._error("A Transform with a scale other than 1 1 1 cannot contain Solid nodes.", node, "scale")
+                    return
+            if node.type_name in ("Pose", "Transform"):
+                frame = frame @ Frame.from_webots(node["translation"], node["rotation"])  # type: ignore[arg-type]
+            for child in node["children"]:  # type: ignore[union-attr]
+                self._visit(child, parent, frame)
+        # Shapes, lights and world nodes have no physical effect.
+
+    def _solid(self, node: WbNode, parent: _Body, frame: Frame, joint: tuple[str, dict] | None) -> _PendingSolid:
+        physics = node["physics"]
+        has_physics = isinstance(physics, WbNode)
+        name = self._name("b")
+        self.body_paths[name] = node.path
+        self.parent_of[name] = parent.name
+        body = parent.spec.add_body(name=name, pos=frame.pos.tolist(), quat=frame.quat.tolist())
+        free_joint = ""
+        if joint is not None:
+            dynamic = True
+            owns_body = True
+            owner = name
+        elif has_physics and not parent.dynamic:
+            if parent.is_world:
+                free_joint = self._name("free")
+                body.add_freejoint(name=free_joint)
+                dynamic, owns_body, owner = True, True, name
+            else:
+                # Webots welds a Physics Solid under a static Solid to the static environment.
+                dynamic, owns_body, owner = False, False, ""
+        elif has_physics:
+            # Merged into the parent's rigid body, except Webots' legacy wheel names which keep their own body.
+            owns_body = str(node["name"]).lower() in ("right wheel", "left wheel")
+            dynamic, owner = True, name if owns_body else parent.owner
+        else:
+            dynamic, owns_body, owner = parent.dynamic, False, parent.owner
+            if parent.dynamic and node["boundingObject"] is not None:
+                self.warnings.append(WorldWarning(
+                    "This Solid has no Physics but its parent does: Webots would let its boundingObject collide "
+                    "without effect; wbsim attaches it to the parent's body with no mass, so it does collide.",
+                    node.location, node.path))
+        robot = parent.robot
+        if node.is_a("robot"):
+            new_robot = _Robot(node, name)
+            new_robot.outermost = robot.outermost if robot is not None else new_robot
+            self.robots.append(new_robot)
+            robot = new_robot
+        if robot is not None and robot.outermost is not None:
+            robot.outermost.bodies.append(name)
+        # Kinematic endPoints (no Physics) still move with their joint: give MuJoCo a negligible mass.
+        if joint is not None and not has_physics:
+            body.explicitinertial = True
+            body.mass = _TINY_MASS
+            body.fullinertia = [_TINY_MASS] * 3 + [0.0] * 3
+        geoms = self._geoms(node, body, has_physics)
+        if has_physics:
+            assert isinstance(physics, WbNode)
+            self._inertial(node, physics, body, geoms)
+            damping = physics["damping"] if isinstance(physics["damping"], WbNode) else self.world.world_info["defaultDamping"]
+            if isinstance(damping, WbNode) and owns_body:
+                self.damping.append((name, float(damping["linear"]), float(damping["angular"])))  # type: ignore[arg-type]
+        this = _Body(body, name, dynamic, owner, robot)
+        pending = _PendingSolid(node, name, owner, dynamic, owns_body, free_joint, geoms, robot)
+        self.solids.append(pending)
+        if joint is not None:
+            self._add_joint_to_body(body, joint)
+        for child in node["children"]:  # type: ignore[union-attr]
+            self._visit(child, this, Frame.identity())
+        return pending
+
+    def _geoms(self, node: WbNode, body: mujoco.MjsBody, has_physics: bool) -> list[tuple[str, str]]:
+        try:
+            descriptions = bounding_geoms(node["boundingObject"], self.warnings)  # type: ignore[arg-type]
+        except CompileError as error:
+            self.errors.append(error)
+            return []
+        material = str(node["contactMaterial"])
+        result = []
+        for description in descriptions:
+            if description.kind == "plane" and has_physics:
+                self._error("A Plane in a boundingObject cannot be used with a Physics node (it is an infinite "
+                            "static half-space).", description.node)
+                continue
+            gname = self._name("g")
+            geom = body.add_geom(name=gname, type=_GEOM_TYPES[description.kind],
+                                 pos=description.frame.pos.tolist(), quat=description.frame.quat.tolist())
+            if description.kind == "mesh":
+                mesh = self.spec.add_mesh(name=gname + "_mesh")
+                assert description.mesh_vertices is not None and description.mesh_faces is not None
+                mesh.uservert = description.mesh_vertices.ravel().tolist()
+                mesh.userface = description.mesh_faces.ravel().tolist()
+                geom.meshname = gname + "_mesh"
+            elif description.kind == "hfield":
+                assert description.hfield is not None
+                nrow, ncol, size, data = description.hfield
+                self.spec.add_hfield(name=gname + "_hf", nrow=nrow, ncol=ncol, size=list(size),
+                                     userdata=data.tolist())
+                geom.hfieldname = gname + "_hf"
+            else:
+                geom.size = list(description.size) + [0.0] * (3 - len(description.size))
+            self._apply_contact(geom, self.default_contact)
+            result.append((gname, material))
+            self._geom_descriptions[gname] = description
+        return result
+
+    @staticmethod
+    def _apply_contact(geom: mujoco.MjsGeom, params: ContactParams) -> None:
+        geom.friction = [params.friction[0], params.friction[2], params.friction[3]]
+        geom.condim = params.condim
+        geom.solref = list(params.solref)
+        geom.solimp = list(params.solimp)
+
+    def _inertial(self, node: WbNode, physics: WbNode, body: mujoco.MjsBody, geoms: list[tuple[str, str]]) -> None:
+        density = float(physics["density"])  # type: ignore[arg-type]
+        mass = float(physics["mass"])  # type: ignore[arg-type]
+        com_rows = tuple(physics["centerOfMass"])  # type: ignore[arg-type]
+        inertia_rows = tuple(physics["inertiaMatrix"])  # type: ignore[arg-type]
+        if density < 0 and mass < 0:
+            self._error("Either the 'mass' or the 'density' must be specified (both are -1).", physics)
+            return
+        if density >= 0 and mass > 0 and "density" in physics.given:
+            self.warnings.append(WorldWarning("Both 'density' and 'mass' specified: the 'density' will be ignored.",
+                                              physics.location, physics.path))
+        if len(com_rows) > 1:
+            self._error("'centerOfMass' must have exactly 0 or 1 line.", physics, "centerOfMass")
+            return
+        if len(inertia_rows) not in (0, 2):
+            self._error("'inertiaMatrix' must have exactly 0 or 2 lines: [I11 I22 I33, I12 I13 I23].", physics,
+                        "inertiaMatrix")
+            return
+        parts = [self._geom_descriptions[g].unit_mass for g, _ in geoms]
+        unit = inertia.combine([p for p in parts if p is not None])
+        if inertia_rows:
+            if mass <= 0:
+                self._error("'inertiaMatrix' requires 'mass' to be specified.", physics, "inertiaMatrix")
+                return
+            (i11, i22, i33), (i12, i13, i23) = inertia_rows
+            tensor = np.array([[i11, i12, i13], [i12, i22, i23], [i13, i23, i33]], dtype=float)
+            if min(i11, i22, i33) <= 0 or np.linalg.eigvalsh(tensor).min() <= 0:
+                self._error("'inertiaMatrix' must be positive definite.", physics, "inertiaMatrix")
+                return
+            com = np.asarray(com_rows[0], dtype=float) if com_rows else unit.com
+            props = inertia.MassProperties(mass, com, tensor)
+        elif unit.mass > 0:
+            total = mass if mass > 0 else density * unit.mass
+            props = unit.scaled(total / unit.mass)
+            if com_rows:
+                props = inertia.MassProperties(props.mass, np.asarray(com_rows[0], dtype=float), props.inertia)
+        else:
+            total = mass if mass > 0 else max(density, 0.0) / 1000.0
+            self.warnings.append(WorldWarning(
+                "No boundingObject volume to compute the inertia from: using the identity inertia matrix as "
+                "Webots does. Specify 'boundingObject' or 'inertiaMatrix'.", physics.location, physics.path))
+            com = np.asarray(com_rows[0], dtype=float) if com_rows else np.zeros(3)
+            props = inertia.MassProperties(total if total > 0 else 1.0, com, np.eye(3))
+        if props.mass <= 0:
+            self._error("The mass of this Solid is zero: give a positive 'density' with a boundingObject, or a "
+                        "'mass'.", physics)
+            return
+        i = props.inertia
+        body.explicitinertial = True
+        body.mass = props.mass
+        body.ipos = props.com.tolist()
+        body.fullinertia = [i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]]
+
+    # -- joints -------------------------------------------------------------------------------------
+    def _joint(self, node: WbNode, parent: _Body, frame: Frame) -> None:
+        kind = {"HingeJoint": "hinge", "SliderJoint": "slider", "BallJoint": "ball"}[node.type_name]
+        params = node["jointParameters"]
+        param_values = self._param_values(node, params)
+        end_point = node["endPoint"]
+        position = float(param_values.get("position", 0.0))
+        pending = _PendingJoint(node, kind, "", None, False, position)
+        self.joints.append(pending)
+        self._devices(node, pending, parent.robot, kind)
+        if not isinstance(end_point, WbNode):
+            self.warnings.append(WorldWarning(f"{node.type_name} without endPoint: nothing moves.", node.location,
+                                              node.path))
+            return
+        kinematic = not isinstance(end_point["physics"], WbNode)
+        if kinematic and parent.dynamic:
+            self._error("The endPoint of a joint under a Solid with Physics must have a Physics node too "
+                        "(Webots would make it kinematic and ignore its collisions).", end_point)
+            return
+        ep_frame = frame @ Frame.from_webots(end_point["translation"], end_point["rotation"])  # type: ignore[arg-type]
+        to_child = ep_frame.inverse()
+        joint_spec: dict[str, object] = {"kind": kind, "pending": pending, "kinematic": kinematic}
+        if kind in ("hinge", "slider"):
+            axis = np.asarray(param_values.get("axis", (1.0, 0.0, 0.0) if kind == "hinge" else (0.0, 0.0, 1.0)))
+            norm = float(np.linalg.norm(axis))
+            if norm == 0.0:
+                where = params if isinstance(params, WbNode) else node
+                self._error("The joint axis must not be zero.", where, "axis" if isinstance(params, WbNode) else None)
+                return
+            axis_parent = frame.rot @ (axis / norm)
+            joint_spec["axis"] = to_child.rot @ axis_parent
+        anchor = np.asarray(param_values.get("anchor", (0.0, 0.0, 0.0)), dtype=float)
+        joint_spec["pos"] = to_child.apply(frame.apply(anchor)) if kind != "slider" else np.zeros(3)
+        joint_spec["params"] = param_values
+        joint_spec["params_node"] = params
+        pending.kinematic = kinematic
+        pending.end_point = self._solid(end_point, parent, ep_frame, ("joint", joint_spec))
+
+    def _param_values(self, joint: WbNode, params: object) -> dict[str, object]:
+        if isinstance(params, WbNode):
+            return dict(params.fields)
+        schema_name = {"HingeJoint": "HingeJointParameters", "SliderJoint": "JointParameters",
+                       "BallJoint": "BallJointParameters"}[joint.type_name]
+        from wbsim.world.builtin_nodes import builtin_schemas
+
+        return {name: spec.default for name, spec in builtin_schemas()[schema_name].fields.items()}
+
+    def _add_joint_to_body(self, body: mujoco.MjsBody, joint: tuple[str, dict]) -> None:
+        spec = joint[1]
+        pending: _PendingJoint = spec["pending"]
+        params: dict[str, object] = spec["params"]
+        kind = spec["kind"]
+        name = self._name("j")
+        pending.joint = name
+        mj_type = {"hinge": mujoco.mjtJoint.mjJNT_HINGE, "slider": mujoco.mjtJoint.mjJNT_SLIDE,
+                   "ball": mujoco.mjtJoint.mjJNT_BALL}[kind]
+        j = body.add_joint(name=name, type=mj_type, pos=np.asarray(spec["pos"]).tolist())
+        if kind != "ball":
+            j.axis = np.asarray(spec["axis"]).tolist()
+            j.ref = pending.initial_position
+            j.springref = 0.0  # Webots' spring rests at the joint's zero position
+        # MuJoCo 4 stiffness and damping are polynomial coefficients; Webots' are the linear terms.
+        j.stiffness = [float(params.get("springConstant", 0.0)), 0.0, 0.0]  # type: ignore[arg-type]
+        j.damping = [float(params.get("dampingConstant", 0.0)), 0.0, 0.0]  # type: ignore[arg-type]
+        static_friction = float(params.get("staticFriction", 0.0))  # type: ignore[arg-type]
+        lo, hi = float(params.get("minStop", 0.0)), float(params.get("maxStop", 0.0))  # type: ignore[arg-type]
+        if kind != "ball" and (lo != 0.0 or hi != 0.0):
+            if lo > hi:
+                lo, hi = hi, lo
+            j.limited = mujoco.mjtLimited.mjLIMITED_TRUE
+            j.range = [lo, hi if hi > lo else lo + 1e-9]
+        elif kind == "ball" and (lo != 0.0 or hi != 0.0):
+            params_node = spec["params_node"]
+            where = params_node if isinstance(params_node, WbNode) else pending.node
+            self.warnings.append(WorldWarning("BallJoint stops are not simulated by wbsim; ignored.",
+                                              where.location, where.path))
+        if spec["kinematic"]:
+            self._kinematic_joints.append(name)
+        if pending.motor is None:
+            j.frictionloss = static_friction
+        else:
+            pending.motor.static_friction = static_friction
+            self._motor_elements(pending.motor, name, kind)
+
+    def _devices(self, node: WbNode, pending: _PendingJoint, robot: _Robot | None, kind: str) -> None:
+        fields = ("device",) if kind != "ball" else ("device", "device2", "device3")
+        for field_name in fields:
+            for device in node[field_name]:  # type: ignore[union-attr]
+                if kind == "ball":
+                    self._error("Devices on a BallJoint are not supported by wbsim yet.", device)
+                    continue
+                if device.type_name in ("RotationalMotor", "LinearMotor"):
+                    if pending.motor is not None:
+                        self._error("A joint can have only one motor.", device)
+                        continue
+                    pending.motor = _PendingMotor(device, pending, "", "", "", 0.0)
+                    entry: tuple[str, WbNode, object] = ("motor", device, pending)
+                else:
+                    if any(s is pending for _, s in self.sensors if _.type_name == "PositionSensor"):
+                        self._error("A joint can have only one PositionSensor.", device)
+                        continue
+                    self.sensors.append((device, pending))
+                    entry = ("sensor", device, pending)
+                if robot is not None:
+                    robot.devices.append(entry)
+                else:
+                    self.warnings.append(WorldWarning(
+                        f"{device.type_name} '{device['name']}' is not inside a Robot: no controller can use it.",
+                        device.location, device.path))
+
+    def _motor_elements(self, motor: _PendingMotor, joint_name: str, kind: str) -> None:
+        ref_body = self._name("ref")
+        reference = self.spec.worldbody.add_body(name=ref_body)
+        # Without geometry MuJoCo's sleep test sees zero velocity; the reference must never sleep.
+        reference.sleep = mujoco.mjtSleepPolicy.mjSLEEP_NEVER
+        reference.explicitinertial = True
+        reference.mass = _TINY_MASS
+        reference.fullinertia = [_TINY_MASS] * 3 + [0.0] * 3
+        ref_joint = self._name("refj")
+        reference.add_joint(name=ref_joint, type=mujoco.mjtJoint.mjJNT_HINGE, axis=[0, 0, 1], armature=1.0)
+        tendon = self.spec.add_tendon(name=self._name("t"))
+        tendon.wrap_joint(joint_name, 1.0)
+        tendon.wrap_joint(ref_joint, -1.0)
+        available = float(motor.node["maxTorque" if motor.node.type_name == "RotationalMotor" else "maxForce"])  # type: ignore[arg-type]
+        tendon.frictionloss = max(motor.static_friction, available)
+        tendon.solref_friction = [2.0 * self.dt_s, 1.0]
+        tendon.solimp_friction = _MOTOR_SOLIMP
+        actuator = self.spec.add_actuator(name=self._name("a"), target=joint_name,
+                                          trntype=mujoco.mjtTrn.mjTRN_JOINT)
+        motor.tendon, motor.reference_joint, motor.actuator = tendon.name, ref_joint, actuator.name
+        self._motor_joint_kinds[motor.actuator] = kind
+
+    # -- contacts -----------------------------------------------------------------------------------
+    def contacts(self) -> None:
+        """Exclusions for same-robot pairs without selfCollision, and explicit pairs for material pairs."""
+        for robot in self.robots:
+            if robot.outermost is not robot or bool(robot.node["selfCollision"]):
+                continue
+            bodies = robot.bodies
+            for i, a in enumerate(bodies):
+                for b in bodies[i + 1 :]:
+                    self.spec.add_exclude(bodyname1=a, bodyname2=b)
+        special = [n for n in self.contact_nodes if {str(n["material1"]), str(n["material2"])} != {"default"}]
+        if not special:
+            return
+        geoms = [(g, m, s) for s in self.solids for g, m in s.geoms]
+        static = {s.body for s in self.solids if not s.dynamic}
+        weld = {s.body: (s.owner or "world") for s in self.solids}
+        robot_of = {s.body: (s.robot.outermost if s.robot else None) for s in self.solids}
+        seen: set[frozenset[str]] = set()
+        for node in special:
+            m1, m2 = str(node["material1"]), str(node["material2"])
+            params = contact_params(node, self.dt_s)
+            for ga, ma, sa in geoms:
+                for gb, mb, sb in geoms:
+                    if ga >= gb or {ma, mb} != {m1, m2} or (ma == mb and m1 != m2):
+                        continue
+                    key = frozenset((ga, gb))
+                    if key in seen:
+                        continue
+                    if sa.body in static and sb.body in static:
+                        continue
+                    if weld[sa.body] == weld[sb.body]:
+                        continue
+                    if self.parent_of.get(sa.body) == sb.body or self.parent_of.get(sb.body) == sa.body:
+                        continue
+                    ra, rb = robot_of[sa.body], robot_of[sb.body]
+                    if ra is not None and ra is rb and not bool(ra.node["selfCollision"]):
+                        continue
+                    seen.add(key)
+                    pair = self.spec.add_pair(geomname1=ga, geomname2=gb)
+                    pair.condim = params.condim
+                    pair.friction = list(params.friction)
+                    pair.solref = list(params.solref)
+                    pair.solimp = list(params.solimp)
+
+    # -- finish ---------------------------------------------------------------------------------------
+    def finish(self, model: mujoco.MjModel) -> Bindings:
+        def bid(name: str) -> int:
+            return mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name) if name else 0
+
+        def jid(name: str) -> int:
+            return mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name) if name else -1
+
+        def gid(name: str) -> int:
+            return mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name)
+
+        solid_bindings: dict[int, SolidBinding] = {}
+        for s in self.solids:
+            solid_bindings[id(s)] = SolidBinding(
+                node=s.node,
+                body_id=bid(s.body),
+                owner_body_id=bid(s.owner),
+                dynamic=s.dynamic,
+                owns_body=s.owns_body,
+                free_joint_id=jid(s.free_joint),
+                geom_ids=tuple(gid(g) for g, _ in s.geoms),
+                robot_node=s.robot.outermost.node if s.robot and s.robot.outermost else None,
+            )
+        joint_bindings: dict[int, JointBinding] = {}
+        for j in self.joints:
+            joint_id = jid(j.joint)
+            joint_bindings[id(j)] = JointBinding(
+                node=j.node,
+                kind=j.kind,  # type: ignore[arg-type]
+                joint_id=joint_id,
+                qpos_adr=int(model.jnt_qposadr[joint_id]) if joint_id >= 0 else -1,
+                dof_adr=int(model.jnt_dofadr[joint_id]) if joint_id >= 0 else -1,
+                end_point=solid_bindings[id(j.end_point)] if j.end_point is not None else None,
+                kinematic=j.kinematic,
+                initial_position=j.initial_position,
+            )
+        motor_bindings: dict[int, MotorBinding] = {}
+        for j in self.joints:
+            m = j.motor
+            if m is None:
+                continue
+            ref = jid(m.reference_joint)
+            motor_bindings[id(m.node)] = MotorBinding(
+                node=m.node,
+                joint=joint_bindings[id(j)],
+                linear=m.node.type_name == "LinearMotor",
+                tendon_id=mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_TENDON, m.tendon) if m.tendon else -1,
+                reference_dof_adr=int(model.jnt_dofadr[ref]) if ref >= 0 else -1,
+                actuator_id=mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, m.actuator) if m.actuator else -1,
+                static_friction=m.static_friction,
+            )
+        sensor_bindings = {
+            id(node): PositionSensorBinding(node, joint_bindings[id(j)], j.kind == "slider") for node, j in self.sensors
+        }
+        robots = []
+        solid_by_body = {s.body: solid_bindings[id(s)] for s in self.solids}
+        for robot in self.robots:
+            devices = []
+            for kind, device, _ in robot.devices:
+                devices.append(motor_bindings[id(device)] if kind == "motor" else sensor_bindings[id(device)])
+            robots.append(RobotBinding(robot.node, solid_by_body[robot.body_name], tuple(devices)))
+        self._size_armatures(model, motor_bindings.values())
+        # Webots damping is a per-second velocity decay fraction; apply it as viscous dof damping
+        # scaled by each dof's inertia so the decay rate matches (documented approximation).
+        for body_name, linear, angular in self.damping:
+            body_id = bid(body_name)
+            for joint_id in range(model.body_jntnum[body_id]):
+                jnt = model.body_jntadr[body_id] + joint_id
+                dof, jtype = model.jnt_dofadr[jnt], model.jnt_type[jnt]
+                rates = {
+                    mujoco.mjtJoint.mjJNT_FREE: [linear] * 3 + [angular] * 3,
+                    mujoco.mjtJoint.mjJNT_BALL: [angular] * 3,
+                    mujoco.mjtJoint.mjJNT_HINGE: [angular],
+                    mujoco.mjtJoint.mjJNT_SLIDE: [linear],
+                }[jtype]
+                for k, d in enumerate(rates):
+                    decay = -math.log(1.0 - min(d, 0.999999))
+                    model.dof_damping[dof + k] += decay * model.dof_M0[dof + k]
+        return Bindings(
+            solids=tuple(solid_bindings.values()),
+            joints=tuple(joint_bindings.values()),
+            motors=tuple(motor_bindings.values()),
+            position_sensors=tuple(sensor_bindings.values()),
+            robots=tuple(robots),
+        )
+
+    def _size_armatures(self, model: mujoco.MjModel, motors: object) -> None:
+        """Armatures relative to the compiled inertias (known only after compilation), then refresh constants."""
+        real = np.ones(model.nv, dtype=bool)
+        for motor in motors:  # type: ignore[attr-defined]
+            if motor.reference_dof_adr >= 0:
+                real[motor.reference_dof_adr] = False
+        for name in self._kinematic_joints:
+            real[model.jnt_dofadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)]] = False
+        typical = float(model.dof_M0[real].max()) if real.any() else 1.0
+        for motor in motors:  # type: ignore[attr-defined]
+            if motor.reference_dof_adr >= 0:
+                joint_inertia = float(model.dof_M0[motor.joint.dof_adr])
+                model.dof_armature[motor.reference_dof_adr] = _REFERENCE_ARMATURE_RATIO * max(joint_inertia, 1e-9)
+        for name in self._kinematic_joints:
+            dof = model.jnt_dofadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)]
+            model.dof_armature[dof] = _KINEMATIC_ARMATURE_RATIO * typical
+        if model.nu or self._kinematic_joints:
+            mujoco.mj_setConst(model, mujoco.MjData(model))
+
+    _geom_descriptions: dict[str, GeomDescription]
+    _motor_joint_kinds: dict[str, str]
+    _kinematic_joints: list[str]
+
+
+def compile_world(world: WorldModel, options: CompileOptions | None = None) -> CompiledWorld:
+    """Compile a checked world into a MuJoCo model and its binding table.
+
+    Raises:
+        WorldLoadError: listing every compile error, each located in the world file.
+    """
+    builder = _Builder(world, options or CompileOptions())
+    builder._geom_descriptions = {}
+    builder._motor_joint_kinds = {}
+    builder._kinematic_joints = []
+    builder.build()
+    if not builder.errors:
+        builder.contacts()
+    if builder.errors:
+        raise WorldLoadError(builder.errors)
+    try:
+        model = builder.spec.compile()
+    except ValueError as error:
+        raise WorldLoadError([CompileError(f"MuJoCo rejected the compiled model: {error}", None, "")]) from None
+    bindings = builder.finish(model)
+    return CompiledWorld(
+        world=world,
+        spec=builder.spec,
+        model=model,
+        bindings=bindings,
+        basic_time_step_ms=builder.basic_ms,
+        substeps=builder.substeps,
+        warnings=tuple(builder.warnings),
+        body_names=builder.body_paths,
+    )

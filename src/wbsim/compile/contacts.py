@@ -1,0 +1,106 @@
+"""Contact surface parameters: from Webots ContactProperties to MuJoCo friction, solref and solimp.
+
+Mapping (documented in ``docs/differences.md``):
+
+- ``coulombFriction[0]`` is the sliding friction; ``-1`` (infinite) becomes :data:`INFINITE_FRICTION`.
+  Only the first value is used (anisotropic friction is not mapped).
+- ``rollingFriction`` (rho, rho2, rhoN) enables MuJoCo's 6-dimensional contacts with rolling (rho, rho2)
+  and torsional (rhoN) coefficients.
+- ``softERP``/``softCFM`` set the contact time constant. ODE's equivalent contact stiffness is
+  ``k = ERP / (CFM * dt)``; MuJoCo's stiffness scales as ``1 / timeconst**2``, so
+  ``timeconst = 0.02 s * sqrt(k_default / k)`` where the Webots defaults (0.2, 0.001) give MuJoCo's own
+  default 0.02 s. It is never below two physics steps (MuJoCo's stability rule).
+- ``bounce`` (restitution e) sets the damping ratio of a linear spring-damper with that restitution:
+  ``zeta = -ln(e) / sqrt(pi^2 + ln(e)^2)``, and 1 (critical damping, no bounce) for e = 0.
+  ``bounceVelocity`` and ``maxContactJoints`` have no MuJoCo counterpart and are ignored.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from wbsim.world.model import WbNode
+
+__all__ = ["ContactParams", "contact_params", "INFINITE_FRICTION", "DEFAULT_WEBOTS_CONTACT"]
+
+INFINITE_FRICTION = 1.0e6
+"""Friction coefficient standing for Webots' infinite friction (-1); stable in MuJoCo's solver."""
+
+_DEFAULT_ERP = 0.2
+_DEFAULT_CFM = 0.001
+_DEFAULT_TIMECONST = 0.02
+
+
+@dataclass(frozen=True)
+class ContactParams:
+    """MuJoCo contact parameters for one material pair.
+
+    Attributes:
+        friction: (slide, slide, torsion, roll, roll) coefficients.
+        condim: 3 (sliding friction) or 6 (with rolling and torsional friction).
+        solref: (timeconst s, damping ratio).
+        solimp: MuJoCo's impedance parameters (dmin, dmax, width m, midpoint, power).
+    """
+
+    friction: tuple[float, float, float, float, float]
+    condim: int
+    solref: tuple[float, float]
+    solimp: tuple[float, float, float, float, float] = (0.9, 0.95, 0.001, 0.5, 2.0)
+
+
+@dataclass(frozen=True)
+class _Surface:
+    coulomb: float
+    rolling: tuple[float, float, float]
+    bounce: float
+    soft_erp: float
+    soft_cfm: float
+
+
+DEFAULT_WEBOTS_CONTACT = _Surface(1.0, (0.0, 0.0, 0.0), 0.5, _DEFAULT_ERP, _DEFAULT_CFM)
+"""Webots' built-in surface when no ContactProperties matches: mu 1, bounce 0.5, softERP 0.2, softCFM 0.001."""
+
+
+def _damping_ratio(restitution: float) -> float:
+    if restitution <= 0.0:
+        return 1.0
+    if restitution >= 1.0:
+        return 0.01  # a lossless bounce would never settle; keep a trace of damping
+    log_e = math.log(restitution)
+    return max(0.01, -log_e / math.sqrt(math.pi**2 + log_e**2))
+
+
+def _surface_of(node: WbNode | None) -> _Surface:
+    if node is None:
+        return DEFAULT_WEBOTS_CONTACT
+    coulomb = tuple(node["coulombFriction"])  # type: ignore[arg-type]
+    rolling = tuple(float(v) for v in node["rollingFriction"])  # type: ignore[union-attr]
+    return _Surface(
+        float(coulomb[0]) if coulomb else 1.0,
+        (rolling[0], rolling[1], rolling[2]),
+        float(node["bounce"]),  # type: ignore[arg-type]
+        float(node["softERP"]),  # type: ignore[arg-type]
+        float(node["softCFM"]),  # type: ignore[arg-type]
+    )
+
+
+def contact_params(node: WbNode | None, physics_dt_s: float) -> ContactParams:
+    """The MuJoCo parameters for a ContactProperties node (None: Webots' built-in defaults).
+
+    Args:
+        node: a checked ContactProperties node, or None.
+        physics_dt_s: the MuJoCo time step in seconds (bounds the time constant from below).
+    """
+    surface = _surface_of(node)
+    mu = INFINITE_FRICTION if surface.coulomb < 0 else max(surface.coulomb, 0.0)
+    rolling = tuple(INFINITE_FRICTION if r < 0 else r for r in surface.rolling)
+    condim = 6 if any(r > 0 for r in rolling) else 3
+    erp = max(surface.soft_erp, 1e-6)
+    stiffness_ratio = (erp / surface.soft_cfm) / (_DEFAULT_ERP / _DEFAULT_CFM)
+    timeconst = max(_DEFAULT_TIMECONST / math.sqrt(stiffness_ratio), 2.0 * physics_dt_s)
+    return ContactParams(
+        friction=(mu, mu, rolling[2], rolling[0], rolling[1]),
+        condim=condim,
+        solref=(timeconst, _damping_ratio(surface.bounce)),
+    )

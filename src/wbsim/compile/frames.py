@@ -1,0 +1,108 @@
+"""Rigid transforms between Webots frames: translation plus rotation, as numpy arrays.
+
+Quaternions are MuJoCo's (w, x, y, z). Webots rotations are axis-angle ``(x, y, z, angle_rad)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["Frame", "quat_from_axis_angle", "quat_to_matrix", "matrix_to_quat", "axis_angle_from_quat"]
+
+Vec = NDArray[np.float64]
+
+
+def quat_from_axis_angle(rotation: tuple[float, ...] | Vec) -> Vec:
+    """Unit quaternion (w, x, y, z) of a Webots axis-angle rotation ``(x, y, z, angle_rad)``."""
+    x, y, z, angle = (float(v) for v in rotation)
+    norm = np.sqrt(x * x + y * y + z * z)
+    if norm == 0.0 or angle == 0.0:
+        return np.array([1.0, 0.0, 0.0, 0.0])
+    s = np.sin(angle / 2.0) / norm
+    return np.array([np.cos(angle / 2.0), x * s, y * s, z * s])
+
+
+def quat_to_matrix(q: Vec) -> Vec:
+    """3x3 rotation matrix of a unit quaternion (w, x, y, z); columns are the rotated frame's axes."""
+    w, x, y, z = q / np.linalg.norm(q)
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ])
+
+
+def matrix_to_quat(r: Vec) -> Vec:
+    """Unit quaternion (w, x, y, z) of a 3x3 rotation matrix, with w >= 0."""
+    m = np.asarray(r, dtype=float)
+    trace = m[0, 0] + m[1, 1] + m[2, 2]
+    if trace > 0:
+        s = 2.0 * np.sqrt(trace + 1.0)
+        q = np.array([0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s])
+    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2])
+        q = np.array([(m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s])
+    elif m[1, 1] > m[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2])
+        q = np.array([(m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s])
+    else:
+        s = 2.0 * np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
+        q = np.array([(m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s])
+    q /= np.linalg.norm(q)
+    return q if q[0] >= 0 else -q
+
+
+def axis_angle_from_quat(q: Vec) -> tuple[float, float, float, float]:
+    """Webots axis-angle ``(x, y, z, angle_rad)`` of a quaternion; angle in [0, pi], axis (0, 0, 1) for identity."""
+    q = np.asarray(q, dtype=float)
+    q = q / np.linalg.norm(q)
+    if q[0] < 0:
+        q = -q
+    s = np.sqrt(max(0.0, 1.0 - q[0] * q[0]))
+    if s < 1e-12:
+        return (0.0, 0.0, 1.0, 0.0)
+    angle = 2.0 * np.arctan2(s, q[0])
+    return (float(q[1] / s), float(q[2] / s), float(q[3] / s), float(angle))
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A rigid transform: a point ``p`` in this frame maps to ``pos + rot @ p`` in the parent frame.
+
+    Attributes:
+        pos: translation, shape (3,), metres.
+        rot: rotation matrix, shape (3, 3).
+    """
+
+    pos: Vec
+    rot: Vec
+
+    @staticmethod
+    def identity() -> Frame:
+        """The identity transform."""
+        return Frame(np.zeros(3), np.eye(3))
+
+    @staticmethod
+    def from_webots(translation: tuple[float, ...], rotation: tuple[float, ...]) -> Frame:
+        """The transform of a Webots ``translation`` and axis-angle ``rotation`` field pair."""
+        return Frame(np.asarray(translation, dtype=float), quat_to_matrix(quat_from_axis_angle(rotation)))
+
+    def __matmul__(self, other: Frame) -> Frame:
+        """Compose: ``(self @ other)`` maps ``other``'s frame into ``self``'s parent frame."""
+        return Frame(self.pos + self.rot @ other.pos, self.rot @ other.rot)
+
+    def inverse(self) -> Frame:
+        """The inverse transform."""
+        return Frame(-self.rot.T @ self.pos, self.rot.T)
+
+    def apply(self, point: Vec) -> Vec:
+        """Map a point (3,) from this frame to the parent frame."""
+        return self.pos + self.rot @ np.asarray(point, dtype=float)
+
+    @property
+    def quat(self) -> Vec:
+        """The rotation as a unit quaternion (w, x, y, z)."""
+        return matrix_to_quat(self.rot)

@@ -1,0 +1,297 @@
+"""Rotational and linear motors with Webots semantics, vectorised over every motor of a world.
+
+Per basic time step (Webots' ``prePhysicsStep``), for motors not in torque mode:
+
+1. no available torque: commanded velocity 0;
+2. velocity control (infinite target): ``v = target velocity``;
+3. position control: ``err = target - position``; ``integral += err * ts``;
+   ``out = P*err + I*integral + D*(err - previous err)/ts``; ``v = out`` limited in magnitude to
+   ``|target velocity|``;
+4. acceleration limit: the commanded velocity moves from the previous *commanded* velocity by at most
+   ``acceleration * ts``;
+5. the joint is driven by an ODE-style velocity motor: it reaches ``v`` with a force no larger than
+   ``max(staticFriction, available torque)``.
+
+In torque mode (``set_torque``) the given torque is applied and the velocity motor only keeps the
+joint's static friction. Kinematic joints (endPoint without Physics) are moved directly as Webots does.
+Units: rad, rad/s, N*m for rotational motors; m, m/s, N for linear ones; ``ts`` in s.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from wbsim.compile.bindings import MotorBinding
+from wbsim.devices.sampling import NEVER, steps_for_period
+
+__all__ = ["MotorBank", "Motor"]
+
+_CONTROL, _TORQUE = 0, 1
+
+
+class MotorBank:
+    """State and per-step update of all motors of one simulation (one row per motor).
+
+    Args:
+        bindings: the motors, in a fixed order (row ``i`` is ``bindings[i]``).
+        model: the compiled MuJoCo model (its tendon friction and controls are written here).
+        basic_ms: WorldInfo.basicTimeStep in ms.
+        warn: callback printing a Webots warning for a motor name.
+    """
+
+    def __init__(self, bindings: tuple[MotorBinding, ...], model: mujoco.MjModel, basic_ms: float,
+                 warn: Callable[[str], None]) -> None:
+        self.bindings = bindings
+        self.model = model
+        self.basic_ms = basic_ms
+        self.ts = basic_ms / 1000.0
+        self.warn = warn
+        n = len(bindings)
+        self.n = n
+        f = np.array
+        self.qpos_adr = f([b.joint.qpos_adr for b in bindings], dtype=np.int64)
+        self.dof_adr = f([b.joint.dof_adr for b in bindings], dtype=np.int64)
+        self.ref_dof = f([b.reference_dof_adr for b in bindings], dtype=np.int64)
+        self.tendon = f([b.tendon_id for b in bindings], dtype=np.int64)
+        self.actuator = f([b.actuator_id for b in bindings], dtype=np.int64)
+        self.active = self.qpos_adr >= 0
+        self.kinematic = f([b.joint.kinematic for b in bindings], dtype=bool) & self.active
+        self.dynamic = self.active & ~self.kinematic
+        self.static_friction = f([b.static_friction for b in bindings], dtype=float)
+        self.initial_position = f([b.joint.initial_position for b in bindings], dtype=float)
+        force_field = ["maxForce" if b.linear else "maxTorque" for b in bindings]
+        self.max_force = f([float(b.node[k]) for b, k in zip(bindings, force_field)], dtype=float)
+        self.max_velocity = f([float(b.node["maxVelocity"]) for b in bindings], dtype=float)
+        self.min_position = f([float(b.node["minPosition"]) for b in bindings], dtype=float)
+        self.max_position = f([float(b.node["maxPosition"]) for b in bindings], dtype=float)
+        self.multiplier = f([float(b.node["multiplier"]) for b in bindings], dtype=float)
+        self.field_acceleration = f([float(b.node["acceleration"]) for b in bindings], dtype=float)
+        self.field_pid = f([b.node["controlPID"] for b in bindings], dtype=float).reshape(n, 3)
+        self.feedback_value = np.full(n, np.nan)
+        self.feedback_every = np.zeros(n, dtype=np.int64)
+        self.feedback_next = np.full(n, NEVER, dtype=np.int64)
+        self.feedback_period_ms = np.zeros(n, dtype=np.int64)
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to the state after loading: targets at the initial joint positions, velocity maxVelocity."""
+        n = self.n
+        self.target_position = self.initial_position.copy()
+        self.target_velocity = self.max_velocity.copy()
+        self.available = self.max_force.copy()
+        self.acceleration = self.field_acceleration.copy()
+        self.pid = self.field_pid.copy()
+        self.integral = np.zeros(n)
+        self.previous_error = np.zeros(n)
+        self.current_velocity = np.zeros(n)
+        self.mode = np.full(n, _CONTROL, dtype=np.int64)
+        self.torque = np.zeros(n)
+        self.kinematic_position = self.initial_position.copy()
+        self.feedback_value[:] = np.nan
+        self.feedback_every[:] = 0
+        self.feedback_next[:] = NEVER
+        self.feedback_period_ms[:] = 0
+        self.next_feedback = NEVER
+
+    # -- per step ---------------------------------------------------------------------------------------
+    def actuate(self, data: mujoco.MjData) -> None:
+        """Compute the commanded velocities and write the motor inputs into MuJoCo (one basic step)."""
+        if self.n == 0:
+            return
+        ts = self.ts
+        active = self.dynamic
+        q = np.where(self.active, data.qpos[np.where(self.active, self.qpos_adr, 0)], self.initial_position)
+        target = self.target_position
+        vt = self.target_velocity
+        position_control = np.isfinite(target)
+        err = np.where(position_control, target - q, 0.0)
+        control = (self.mode == _CONTROL) & active & position_control
+        self.integral = np.where(control, self.integral + err * ts, self.integral)
+        derivative = (err - self.previous_error) / ts
+        out = self.pid[:, 0] * err + self.pid[:, 1] * self.integral + self.pid[:, 2] * derivative
+        self.previous_error = np.where(control, err, self.previous_error)
+        limit = np.abs(vt)
+        sign = np.where(out > 0, 1.0, -1.0)
+        v = np.where(position_control, np.where(np.abs(out) < limit, out, sign * limit), vt)
+        accel = self.acceleration
+        limited = accel != -1.0
+        gap = v - self.current_velocity
+        step_limit = np.minimum(np.where(limited, accel, np.inf), np.abs(gap) / ts) * ts
+        v = np.where(limited, self.current_velocity + np.sign(gap) * step_limit, v)
+        v = np.where(self.available == 0.0, 0.0, v)
+        torque_mode = self.mode == _TORQUE
+        self.current_velocity = np.where(torque_mode | ~active, self.current_velocity, v)
+        if active.any():
+            idx = active
+            data.qvel[self.ref_dof[idx]] = np.where(torque_mode[idx], 0.0, v[idx])
+            self.model.tendon_frictionloss[self.tendon[idx]] = np.where(
+                torque_mode[idx], self.static_friction[idx], np.maximum(self.static_friction[idx], self.available[idx])
+            )
+            data.ctrl[self.actuator[idx]] = np.where(torque_mode[idx], self.torque[idx], 0.0)
+        if self.kinematic.any():
+            self._kinematic(data)
+
+    def _kinematic(self, data: mujoco.MjData) -> None:
+        """Webots' runKinematicControl: move the joint toward its target, ramping the velocity."""
+        ts = self.ts
+        for i in np.nonzero(self.kinematic)[0]:
+            pos = float(data.qpos[self.qpos_adr[i]])
+            target, vt, cur = self.target_position[i], self.target_velocity[i], self.current_velocity[i]
+            lo, hi = self.min_position[i], self.max_position[i]
+            if math.isinf(target):
+                if lo != hi and ((pos >= hi and vt >= 0) or (pos <= lo and vt <= 0)):
+                    self.current_velocity[i] = 0.0
+                    data.qvel[self.dof_adr[i]] = 0.0
+                    continue
+            elif abs(target - pos) < 1e-6:
+                data.qvel[self.dof_adr[i]] = 0.0
+                continue
+            acc = self.acceleration[i]
+            if acc == -1.0 or acc > self.available[i]:
+                acc = self.available[i]  # Webots uses the available torque as the acceleration (rad/s^2)
+            if abs(vt - cur) > 1e-6:
+                cur = min(cur + acc * ts, vt) if vt > cur else max(cur - acc * ts, vt)
+            self.current_velocity[i] = cur
+            if math.isinf(target):
+                new = pos + (cur if target > 0 else -cur) * ts
+            elif target > pos:
+                new = min(pos + cur * ts, target)
+            else:
+                new = max(pos - cur * ts, target)
+            data.qvel[self.dof_adr[i]] = (new - pos) / ts
+
+    def sample_feedback(self, data: mujoco.MjData, step: int) -> None:
+        """Refresh the force/torque feedback of motors whose sampling period elapsed at ``step``."""
+        if step < self.next_feedback:
+            return
+        due = self.feedback_next <= step
+        idx = np.nonzero(due & self.dynamic)[0]
+        # The velocity motor's force on the joint is the reaction on the reference DOF, negated.
+        self.feedback_value[idx] = -data.qfrc_constraint[self.ref_dof[idx]]
+        self.feedback_value[np.nonzero(due & ~self.dynamic)[0]] = 0.0
+        self.feedback_next = np.where(due, step + self.feedback_every, self.feedback_next)
+        self.next_feedback = int(self.feedback_next.min(initial=NEVER))
+
+    def enable_feedback(self, i: int, period_ms: int, now_step: int) -> None:
+        """Enable (period > 0) or disable (0) force feedback sampling of motor ``i``."""
+        self.feedback_period_ms[i] = period_ms
+        if period_ms <= 0:
+            self.feedback_every[i], self.feedback_next[i] = 0, NEVER
+        else:
+            self.feedback_every[i] = steps_for_period(period_ms, self.basic_ms)
+            self.feedback_next[i] = now_step + self.feedback_every[i]
+        self.next_feedback = int(self.feedback_next.min(initial=NEVER))
+
+
+@dataclass
+class Motor:
+    """One motor (snake_case core API; the Webots ``Motor`` class wraps it).
+
+    Attributes:
+        bank: the motor bank holding the state.
+        index: this motor's row in the bank.
+        name: the device name.
+        linear: True for a LinearMotor.
+    """
+
+    bank: MotorBank
+    index: int
+    name: str
+    linear: bool
+    now_step: Callable[[], int]
+
+    @property
+    def binding(self) -> MotorBinding:
+        """The compiled binding."""
+        return self.bank.bindings[self.index]
+
+    def _warn(self, text: str) -> None:
+        self.bank.warn(f"{self.name}: {text}")
+
+    def set_position(self, position: float) -> None:
+        """Target position (rad or m), or +/-inf for velocity control; leaves torque mode."""
+        b, i = self.bank, self.index
+        velocity_control = math.isinf(position)
+        target = position if velocity_control else position * b.multiplier[i]
+        lo, hi = b.min_position[i], b.max_position[i]
+        if lo != hi and not velocity_control:
+            if target > hi:
+                self._warn(f"too big requested position: {position:g} > {hi:g}")
+                target = hi
+            elif target < lo:
+                self._warn(f"too low requested position: {position:g} < {lo:g}")
+                target = lo
+        b.target_position[i] = target
+        b.mode[i] = _CONTROL
+
+    def set_velocity(self, velocity: float) -> None:
+        """Target velocity magnitude in position control, signed velocity in velocity control."""
+        b, i = self.bank, self.index
+        v = velocity * b.multiplier[i]
+        if abs(v) > b.max_velocity[i]:
+            unit = "m/s" if self.linear else "rad/s"
+            self._warn(f"The requested velocity {v:g} exceeds 'maxVelocity' = {b.max_velocity[i]:g} ({unit}).")
+            v = math.copysign(b.max_velocity[i], v)
+        b.target_velocity[i] = v
+
+    def set_acceleration(self, acceleration: float) -> None:
+        """Acceleration limit (rad/s^2 or m/s^2); -1 for none."""
+        self.bank.acceleration[self.index] = acceleration
+
+    def set_available_force(self, force: float) -> None:
+        """Largest torque/force the velocity motor may use, clamped to maxTorque/maxForce."""
+        b, i = self.bank, self.index
+        if force > b.max_force[i]:
+            what = "force" if self.linear else "torque"
+            field = "maxForce" if self.linear else "maxTorque"
+            self._warn(f"The requested available motor {what} {force:g} exceeds '{field}' = {b.max_force[i]:g}")
+            force = b.max_force[i]
+        b.available[i] = force
+
+    def set_control_pid(self, p: float, i: float, d: float) -> None:
+        """PID gains of position control; resets the integral and previous error as Webots does."""
+        b, k = self.bank, self.index
+        b.pid[k] = (p, i, d)
+        b.integral[k] = 0.0
+        b.previous_error[k] = 0.0
+
+    def set_torque(self, torque: float) -> None:
+        """Switch to torque (force) control and apply ``torque`` (N*m or N), clamped to the available one."""
+        b, i = self.bank, self.index
+        raw = torque * b.multiplier[i]
+        if abs(raw) > b.available[i]:
+            what, field = ("force", "maxForce") if self.linear else ("torque", "maxTorque")
+            self._warn(f"The requested motor {what} {raw:g} exceeds '{field}' = {b.available[i]:g}")
+            raw = math.copysign(b.available[i], raw)
+        b.torque[i] = raw
+        b.mode[i] = _TORQUE
+
+    def enable_force_feedback(self, period_ms: int) -> None:
+        """Sample the motor force/torque every ``period_ms`` (0 disables)."""
+        self.bank.enable_feedback(self.index, period_ms, self.now_step())
+
+    # -- getters ------------------------------------------------------------------------------------
+    @property
+    def target_position(self) -> float:
+        """The target position (rad or m; inf in velocity control)."""
+        return float(self.bank.target_position[self.index])
+
+    @property
+    def velocity(self) -> float:
+        """The target velocity as set (rad/s or m/s)."""
+        return float(self.bank.target_velocity[self.index])
+
+    @property
+    def feedback(self) -> float:
+        """The last sampled motor torque/force; NaN before the first sample."""
+        return float(self.bank.feedback_value[self.index])
+
+    @property
+    def feedback_period_ms(self) -> int:
+        """The feedback sampling period in ms (0 = disabled)."""
+        return int(self.bank.feedback_period_ms[self.index])

@@ -1,0 +1,227 @@
+"""Running unmodified Webots Python controllers inside the simulation process.
+
+Each controller runs in its own greenlet (a coroutine with its own stack): ``robot.step(ms)`` switches
+back to the simulation, which resumes the controller once ``ms`` of simulated time have elapsed. A
+round trip costs under a microsecond, against tens of microseconds for threads or processes.
+
+Isolation, matching what separate processes give in Webots:
+
+- the script runs as ``__main__`` in a fresh namespace, with ``sys.argv = [<name>.py, *controllerArgs]``
+  and the controller's folder as the working directory while it runs;
+- modules imported from the controller's own folder are private to that controller: two controllers
+  with a ``utils.py`` each, or two robots running the same controller, never share module state;
+- an exception prints its traceback on stderr and ends only that controller; its robot keeps its last
+  commands, as in Webots.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextvars
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+import greenlet
+
+if TYPE_CHECKING:
+    from wbsim.sim.robot import RobotRuntime
+
+__all__ = ["ControllerProcess", "current_robot", "ControllerFinder", "find_controller"]
+
+_CURRENT_ROBOT: contextvars.ContextVar[RobotRuntime | None] = contextvars.ContextVar("wbsim_robot", default=None)
+
+
+def current_robot() -> RobotRuntime | None:
+    """The robot whose controller is running in the current greenlet, or None outside controllers."""
+    return _CURRENT_ROBOT.get()
+
+
+class _Terminate(BaseException):
+    """Raised inside a controller to end it (the simulation is closing)."""
+
+
+def find_controller(project_dir: Path, name: str) -> tuple[Path | None, list[Path]]:
+    """Locate ``controllers/<name>/<name>.py`` of a project.
+
+    Returns:
+        The script path (or None) and the paths that were searched.
+    """
+    searched = [project_dir / "controllers" / name / f"{name}.py"]
+    for path in searched:
+        if path.is_file():
+            return path, searched
+    return None, searched
+
+
+def _importable_names(folder: Path) -> set[str]:
+    names = set()
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return names
+    for entry in entries:
+        if entry.suffix == ".py" and entry.is_file():
+            names.add(entry.stem)
+        elif entry.is_dir() and (entry / "__init__.py").is_file():
+            names.add(entry.name)
+    return names
+
+
+class ControllerFinder(importlib.abc.MetaPathFinder):
+    """Finds modules in the running controller's folder first, like ``sys.path[0]`` in a process.
+
+    One finder serves one simulation; it is first in ``sys.meta_path`` while that simulation exists
+    and does nothing when none of its controllers is running.
+    """
+
+    def __init__(self) -> None:
+        self.active: ControllerProcess | None = None
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+                  ) -> importlib.machinery.ModuleSpec | None:
+        process = self.active
+        if process is None:
+            return None
+        top = fullname.partition(".")[0]
+        if top not in process.private_names:
+            return None
+        search = [str(process.folder)] if path is None else list(path)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, search)
+        if spec is not None:
+            process.loaded_names.add(fullname)
+        return spec
+
+
+class ControllerProcess:
+    """One controller script running as a greenlet for one robot.
+
+    Args:
+        robot: the robot runtime the controller drives.
+        script: the controller's ``.py`` file.
+        args: the Robot's ``controllerArgs``.
+        finder: the simulation's import finder.
+    """
+
+    def __init__(self, robot: RobotRuntime, script: Path, args: Sequence[str], finder: ControllerFinder) -> None:
+        self.robot = robot
+        self.script = script
+        self.folder = script.parent
+        self.argv = [script.name, *args]
+        self.finder = finder
+        self.private_names = _importable_names(self.folder)
+        self.loaded_names: set[str] = set()
+        self.private_modules: dict[str, ModuleType] = {}
+        self.finished = False
+        self.crashed = False
+        self.exit_status: int | None = None
+        self.greenlet: greenlet.greenlet | None = None
+        self._resumer: greenlet.greenlet | None = None
+        self._terminating = False
+
+    @property
+    def name(self) -> str:
+        """The controller name (the script's stem)."""
+        return self.script.stem
+
+    # -- running ------------------------------------------------------------------------------------
+    def _main(self) -> None:
+        _CURRENT_ROBOT.set(self.robot)
+        namespace: dict[str, object] = {
+            "__name__": "__main__",
+            "__file__": str(self.script),
+            "__builtins__": builtins,
+            "__package__": None,
+        }
+        try:
+            source = self.script.read_text(encoding="utf-8")
+            code = compile(source, str(self.script), "exec")
+            exec(code, namespace)
+            self.exit_status = 0
+        except _Terminate:
+            self.exit_status = 0
+        except SystemExit as exit_request:
+            code = exit_request.code
+            self.exit_status = code if isinstance(code, int) else (0 if code is None else 1)
+            if code not in (None, 0) and not isinstance(code, int):
+                print(code, file=sys.stderr)
+        except BaseException:
+            self.crashed = True
+            self.exit_status = 1
+            print(f"Controller '{self.name}' of robot '{self.robot.name}' crashed:", file=sys.stderr)
+            traceback.print_exc()
+            sys.stderr.flush()
+        finally:
+            self.finished = True
+
+    def _enter(self) -> tuple[list[str], str, dict[str, ModuleType | None]]:
+        saved_argv = sys.argv
+        sys.argv = list(self.argv)
+        saved_cwd = os.getcwd()
+        if saved_cwd != str(self.folder):
+            os.chdir(self.folder)
+        outside: dict[str, ModuleType | None] = {}
+        modules = sys.modules
+        for name in self.private_names | self.loaded_names:
+            outside[name] = modules.pop(name, None)
+            mine = self.private_modules.get(name)
+            if mine is not None:
+                modules[name] = mine
+        self.finder.active = self
+        return saved_argv, saved_cwd, outside
+
+    def _leave(self, saved: tuple[list[str], str, dict[str, ModuleType | None]]) -> None:
+        saved_argv, saved_cwd, outside = saved
+        self.finder.active = None
+        modules = sys.modules
+        for name in self.private_names | self.loaded_names:
+            module = modules.pop(name, None)
+            if module is not None:
+                self.private_modules[name] = module
+            previous = outside.get(name)
+            if previous is not None:
+                modules[name] = previous
+        if os.getcwd() != saved_cwd:
+            os.chdir(saved_cwd)
+        sys.argv = saved_argv
+
+    def resume(self) -> None:
+        """Run the controller until its next ``robot.step`` call or its end."""
+        if self.finished:
+            return
+        if self.greenlet is None:
+            self.greenlet = greenlet.greenlet(self._main)
+        current = greenlet.getcurrent()
+        self.greenlet.parent = current
+        self._resumer = current
+        saved = self._enter()
+        try:
+            self.greenlet.switch()
+        finally:
+            self._leave(saved)
+
+    def yield_to_simulation(self) -> None:
+        """Called from the controller's greenlet by ``robot.step``: give control back to the simulation."""
+        assert self._resumer is not None
+        self._resumer.switch()
+        if self._terminating:
+            raise _Terminate()
+
+    def terminate(self) -> None:
+        """End the controller now (it gets no further chance to run code except ``finally`` blocks)."""
+        if self.finished or self.greenlet is None:
+            self.finished = True
+            return
+        self._terminating = True
+        self.resume()
+        self.finished = True
+
+    def in_own_greenlet(self) -> bool:
+        """True if the caller runs inside this controller's greenlet."""
+        return self.greenlet is not None and greenlet.getcurrent() is self.greenlet

@@ -1,0 +1,97 @@
+"""The core (snake_case) runtime of one robot: its devices, custom data and stepping.
+
+``step(duration_ms)`` follows Webots: the duration is rounded up to whole basic time steps; it returns
+0, or -1 once the simulation is ending. Called from the robot's controller greenlet it hands control to
+the simulation; called from a script (an ``<extern>`` robot driven from Python) it advances the
+simulation itself, running the other controllers as it goes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from wbsim.compile.bindings import MotorBinding, RobotBinding
+from wbsim.devices.motor import Motor
+from wbsim.devices.position_sensor import PositionSensor
+from wbsim.errors import ControllerError
+
+if TYPE_CHECKING:
+    from wbsim.sim.controllers import ControllerProcess
+    from wbsim.sim.simulation import Simulation
+
+__all__ = ["RobotRuntime", "CoreDevice"]
+
+CoreDevice = Motor | PositionSensor
+
+
+class RobotRuntime:
+    """One Robot node at run time.
+
+    Attributes:
+        sim: the simulation.
+        binding: the compiled robot binding.
+        name: the robot's ``name`` field.
+        supervisor: True if the robot has ``supervisor TRUE``.
+        devices: core devices in Webots' device order.
+        custom_data: the ``customData`` string.
+        controller: the controller process, or None (``<none>``, ``<extern>``, ``<generic>``).
+        wake_step: the basic-step index at which a waiting controller resumes.
+    """
+
+    def __init__(self, sim: Simulation, binding: RobotBinding, devices: list[CoreDevice]) -> None:
+        self.sim = sim
+        self.binding = binding
+        self.node = binding.node
+        self.name = str(binding.node["name"])
+        self.supervisor = bool(binding.node["supervisor"])
+        self.devices = devices
+        self.devices_by_name: dict[str, CoreDevice] = {}
+        for device in devices:
+            self.devices_by_name.setdefault(device.name, device)
+        self.custom_data = str(binding.node["customData"])
+        self.controller: ControllerProcess | None = None
+        self.wake_step = 0
+        self.last_duration_steps = 0
+        self.saw_end = False
+
+    @property
+    def controller_name(self) -> str:
+        """The ``controller`` field."""
+        return str(self.node["controller"])
+
+    def step(self, duration_ms: float) -> int:
+        """Let ``duration_ms`` of simulated time pass (rounded up to basic steps); 0, or -1 when ending.
+
+        Raises:
+            ControllerError: for a negative duration.
+        """
+        sim = self.sim
+        process = self.controller
+        own = process is not None and process.in_own_greenlet()
+        if sim.ended:
+            if self.saw_end and own:
+                raise SystemExit(0)  # Webots exits a controller that steps again after -1
+            self.saw_end = True
+            return -1
+        if duration_ms < 0 or math.isnan(duration_ms):
+            raise ControllerError(f"robot.step() called with an invalid duration {duration_ms!r} (must be >= 0 ms).")
+        if duration_ms == 0:
+            return 0
+        steps = max(1, math.ceil(duration_ms / sim.basic_time_step_ms - 1e-9))
+        self.last_duration_steps = steps
+        self.wake_step = sim.step_count + steps
+        if own:
+            assert process is not None
+            process.yield_to_simulation()
+        else:
+            while sim.step_count < self.wake_step and not sim.ended:
+                sim.step()
+        if sim.ended:
+            self.saw_end = True
+            return -1
+        return 0
+
+    def motor_index(self, binding: MotorBinding) -> int:
+        """The bank row of a motor binding."""
+        return self.sim.motor_rows[binding.node]

@@ -1,0 +1,417 @@
+"""The simulation: a compiled world, its MuJoCo state, devices, controllers and the step loop.
+
+Everything a simulation needs is owned by its :class:`Simulation` object (MuJoCo data, random
+generator, device state, controller greenlets), so several simulations can live in one process.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import warnings
+import weakref
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import mujoco
+import numpy as np
+
+from wbsim.compile.builder import CompiledWorld, CompileOptions, compile_world
+from wbsim.devices.motor import Motor, MotorBank
+from wbsim.devices.position_sensor import PositionSensor, PositionSensorBank
+from wbsim.errors import ControllerError, SimulationError
+from wbsim.sim.controllers import ControllerFinder, ControllerProcess, find_controller
+from wbsim.sim.messages import MessageLog
+from wbsim.sim.phases import PHASE_ORDER, Hook, Phase
+from wbsim.sim.robot import CoreDevice, RobotRuntime
+from wbsim.sim.supervision import Supervision
+from wbsim.world.loader import load_world_model
+from wbsim.world.model import WbNode, WorldModel, WorldWarning
+
+if TYPE_CHECKING:
+    from wbsim.api.robot import Robot
+
+__all__ = ["Simulation", "SimulationOptions", "load_world", "WbsimWarning"]
+
+
+class WbsimWarning(UserWarning):
+    """A world or compile warning (the world still loads)."""
+
+
+@dataclass(frozen=True)
+class SimulationOptions:
+    """How to load and run a world.
+
+    Attributes:
+        seed: random seed overriding ``WorldInfo.randomSeed`` (-1: time-based), or None to use the file's.
+        missing_controller: ``"error"`` to refuse a world whose controller file is missing,
+            ``"warn"`` to run that robot without controller (Webots' behaviour).
+        compile: compilation options (physics step size).
+        start_controllers: False to run no controller files at all (every robot is driven from Python).
+    """
+
+    seed: int | None = None
+    missing_controller: Literal["error", "warn"] = "error"
+    compile: CompileOptions = CompileOptions()
+    start_controllers: bool = True
+
+
+_NO_CONTROLLER = ("<none>", "<extern>", "<generic>", "")
+
+
+def _remove_finder(finder: ControllerFinder) -> None:
+    try:
+        sys.meta_path.remove(finder)
+    except ValueError:
+        pass
+
+
+class Simulation:
+    """A running world.
+
+    Args:
+        compiled: the compiled world.
+        options: run options.
+
+    Attributes:
+        compiled: the compiled world (model, bindings).
+        model: the MuJoCo model.
+        data: the MuJoCo data (the live state).
+        step_count: basic time steps done since the start (or the last reset).
+        ended: True once the simulation has ended (supervisor quit or :meth:`close`).
+        exit_status: the status given to ``simulationQuit`` (0 otherwise).
+        messages: simulator warnings and errors printed so far (the latest ones).
+    """
+
+    def __init__(self, compiled: CompiledWorld, options: SimulationOptions | None = None) -> None:
+        self.options = options or SimulationOptions()
+        self.compiled = compiled
+        self.world: WorldModel = compiled.world
+        self.model = compiled.model
+        self.data = mujoco.MjData(self.model)
+        self.bindings = compiled.bindings
+        self.basic_time_step_ms = compiled.basic_time_step_ms
+        self.substeps = compiled.substeps
+        self.messages = MessageLog()
+        info_seed = int(self.world.world_info["randomSeed"])  # type: ignore[arg-type]
+        seed = self.options.seed if self.options.seed is not None else info_seed
+        self.seed = int.from_bytes(os.urandom(4), "little") if seed == -1 else seed
+        self._rng = np.random.Generator(np.random.PCG64(self.seed))
+        self.step_count = 0
+        self.ended = False
+        self.exit_status = 0
+        self._hooks: dict[Phase, list[Hook]] = {phase: [] for phase in PHASE_ORDER}
+        self._reset_requested = False
+        self.motors = MotorBank(compiled.bindings.motors, self.model, self.basic_time_step_ms, self.messages.warning)
+        self.motor_rows = {b.node: i for i, b in enumerate(compiled.bindings.motors)}
+        self.position_sensors = PositionSensorBank(compiled.bindings.position_sensors, self.basic_time_step_ms,
+                                                   lambda: self._rng)
+        sensor_rows = {b.node: i for i, b in enumerate(compiled.bindings.position_sensors)}
+        self.robots: list[RobotRuntime] = []
+        for robot_binding in compiled.bindings.robots:
+            devices: list[CoreDevice] = []
+            for device in robot_binding.devices:
+                name = str(device.node["name"])
+                if device.node in self.motor_rows:
+                    devices.append(Motor(self.motors, self.motor_rows[device.node], name, device.linear,
+                                         self._now))
+                else:
+                    devices.append(PositionSensor(self.position_sensors, sensor_rows[device.node], name,
+                                                  device.linear, self._now))
+            runtime = RobotRuntime(self, robot_binding, devices)
+            names = [d.name for d in devices]
+            for duplicated in sorted({n for n in names if names.count(n) > 1}):
+                self.messages.warning(
+                    f'Robot "{runtime.name}": at least two devices are sharing the same name ("{duplicated}") '
+                    "while unique names are required.")
+            self.robots.append(runtime)
+        self._set_initial_velocities()
+        mujoco.mj_forward(self.model, self.data)
+        self.supervision = Supervision(self)
+        self._initial_data = mujoco.MjData(self.model)
+        mujoco.mj_copyData(self._initial_data, self.model, self.data)
+        self._initial_model_arrays = self._mutable_model_arrays()
+        self._finder = ControllerFinder()
+        self._finder_installed = False
+        self._controller_scripts = self._resolve_controllers()
+        self._start_controllers()
+
+    # -- set-up -----------------------------------------------------------------------------------------
+    def _now(self) -> int:
+        return self.step_count
+
+    def _set_initial_velocities(self) -> None:
+        model, data = self.model, self.data
+        mujoco.mj_kinematics(model, data)
+        mujoco.mj_comPos(model, data)
+        for binding in self.bindings.solids:
+            if binding.free_joint_id < 0:
+                continue
+            linear = np.asarray(binding.node["linearVelocity"], dtype=float)
+            angular = np.asarray(binding.node["angularVelocity"], dtype=float)
+            if not linear.any() and not angular.any():
+                continue
+            body = binding.body_id
+            dof = model.jnt_dofadr[binding.free_joint_id]
+            offset = data.xipos[body] - data.xpos[body]
+            data.qvel[dof : dof + 3] = linear - np.cross(angular, offset)
+            data.qvel[dof + 3 : dof + 6] = data.xmat[body].reshape(3, 3).T @ angular
+
+    def _mutable_model_arrays(self) -> dict[str, np.ndarray]:
+        # Model fields that wbsim changes at run time; restored on reset.
+        return {name: getattr(self.model, name).copy() for name in ("body_pos", "body_quat", "tendon_frictionloss")}
+
+    def _resolve_controllers(self) -> dict[RobotRuntime, Path]:
+        scripts: dict[RobotRuntime, Path] = {}
+        if not self.options.start_controllers:
+            return scripts
+        for robot in self.robots:
+            name = robot.controller_name
+            if name in _NO_CONTROLLER:
+                continue
+            script, searched = find_controller(self.world.project_dir, name)
+            if script is None:
+                folder = self.world.project_dir / "controllers" / name
+                others = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+                hint = f" (that folder holds: {', '.join(others)}; only Python controllers run in wbsim)" if others else ""
+                message = (f'Robot "{robot.name}": controller "{name}" not found; expected '
+                           f"{', '.join(str(p) for p in searched)}{hint}. Use controller \"<none>\" or \"<extern>\" "
+                           "to drive the robot from Python.")
+                if self.options.missing_controller == "error":
+                    raise ControllerError(message)
+                self.messages.warning(message + " The robot runs without controller.")
+                continue
+            scripts[robot] = script
+        return scripts
+
+    def _start_controllers(self) -> None:
+        for robot in self.robots:
+            robot.wake_step = 0
+            robot.saw_end = False
+            script = self._controller_scripts.get(robot)
+            args = [str(a) for a in robot.node["controllerArgs"]]  # type: ignore[union-attr]
+            robot.controller = ControllerProcess(robot, script, args, self._finder) if script else None
+        if any(r.controller is not None for r in self.robots) and not self._finder_installed:
+            sys.meta_path.insert(0, self._finder)
+            self._finder_installed = True
+            weakref.finalize(self, _remove_finder, self._finder)
+
+    # -- public API ------------------------------------------------------------------------------------
+    @property
+    def time_ms(self) -> float:
+        """Simulated time in ms."""
+        return self.step_count * self.basic_time_step_ms
+
+    @property
+    def time_s(self) -> float:
+        """Simulated time in s."""
+        return self.time_ms / 1000.0
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The simulation's random generator (seeded from WorldInfo.randomSeed; re-seeded on reset)."""
+        return self._rng
+
+    def add_hook(self, phase: Phase, hook: Hook) -> None:
+        """Run ``hook(simulation)`` in ``phase`` of every step, after the phase's built-in work."""
+        self._hooks[phase].append(hook)
+
+    def remove_hook(self, phase: Phase, hook: Hook) -> None:
+        """Remove a hook added with :meth:`add_hook`."""
+        self._hooks[phase].remove(hook)
+
+    def _run_hooks(self, phase: Phase) -> None:
+        for hook in self._hooks[phase]:
+            hook(self)
+
+    def step(self) -> bool:
+        """Advance one basic time step through every phase; returns False once the simulation has ended."""
+        if self.ended:
+            return False
+        hooks = self._hooks
+        for robot in self.robots:
+            process = robot.controller
+            if process is not None and not process.finished and robot.wake_step <= self.step_count:
+                process.resume()
+                if self.ended:
+                    break
+        if hooks[Phase.CONTROLLERS]:
+            self._run_hooks(Phase.CONTROLLERS)
+        if self.ended:
+            return False
+        self.motors.actuate(self.data)
+        if hooks[Phase.DEVICES_ACTUATE]:
+            self._run_hooks(Phase.DEVICES_ACTUATE)
+        if hooks[Phase.PLUGIN_STEP]:
+            self._run_hooks(Phase.PLUGIN_STEP)
+        wrenches = self.supervision.wrenches
+        if wrenches:
+            self.supervision.apply_wrenches()
+        mujoco.mj_step(self.model, self.data, nstep=self.substeps)
+        if wrenches:
+            self.supervision.clear_wrenches()
+        self.step_count += 1
+        if hooks[Phase.PHYSICS]:
+            self._run_hooks(Phase.PHYSICS)
+        if hooks[Phase.COLLIDE]:
+            self._run_hooks(Phase.COLLIDE)
+        if hooks[Phase.PLUGIN_STEP_END]:
+            self._run_hooks(Phase.PLUGIN_STEP_END)
+        step = self.step_count
+        self.position_sensors.sample(self.data, step)
+        self.motors.sample_feedback(self.data, step)
+        if hooks[Phase.DEVICES_SAMPLE]:
+            self._run_hooks(Phase.DEVICES_SAMPLE)
+        if self._reset_requested:
+            self._reset_requested = False
+            self._reset_world(restart_controllers=False)
+        return not self.ended
+
+    def run(self, duration_s: float | None = None) -> int:
+        """Step until ``duration_s`` of simulated time has passed, or the simulation ends.
+
+        With no duration, run until every controller has ended or a supervisor quits (immediately if
+        no controller runs).
+
+        Returns:
+            The exit status (``simulationQuit`` status, else 0).
+        """
+        if duration_s is not None:
+            if duration_s < 0 or math.isnan(duration_s):
+                raise SimulationError(f"duration must be >= 0 s, got {duration_s!r}.")
+            target = self.step_count + math.ceil(duration_s * 1000.0 / self.basic_time_step_ms - 1e-9)
+            while self.step_count < target and self.step():
+                pass
+        else:
+            while self.controllers_running() and self.step():
+                pass
+        return self.exit_status
+
+    def controllers_running(self) -> bool:
+        """True while at least one controller has not ended."""
+        return any(r.controller is not None and not r.controller.finished for r in self.robots)
+
+    def quit(self, status: int = 0) -> None:
+        """End the simulation with ``status`` (Webots' ``simulationQuit``); controllers then see step() == -1."""
+        if not self.ended:
+            self.ended = True
+            self.exit_status = int(status)
+
+    def close(self) -> None:
+        """End the simulation: waiting controllers get -1 from ``step`` and may clean up, then are stopped."""
+        self.ended = True
+        for robot in self.robots:
+            process = robot.controller
+            if process is None or process.finished or process.greenlet is None:
+                continue
+            process.resume()  # its pending step() returns -1
+            if not process.finished:
+                process.terminate()
+        if self._finder_installed:
+            _remove_finder(self._finder)
+            self._finder_installed = False
+
+    def __enter__(self) -> Simulation:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def reset(self) -> None:
+        """Restore the initial state and seed and restart the controllers; the next run is bit-identical."""
+        for robot in self.robots:
+            if robot.controller is not None:
+                robot.controller.terminate()
+        self._reset_world(restart_controllers=True)
+
+    def request_world_reset(self) -> None:
+        """Webots' ``simulationReset``: at the end of the current step, reset the world; controllers keep running."""
+        self._reset_requested = True
+
+    def _reset_world(self, restart_controllers: bool) -> None:
+        mujoco.mj_copyData(self.data, self.model, self._initial_data)
+        for name, values in self._initial_model_arrays.items():
+            getattr(self.model, name)[...] = values
+        self.step_count = 0
+        self.ended = False
+        self.exit_status = 0
+        self._rng = np.random.Generator(np.random.PCG64(self.seed))
+        self.motors.reset()
+        self.position_sensors.reset()
+        self.supervision.reset()
+        for robot in self.robots:
+            robot.custom_data = str(robot.node["customData"])
+        if restart_controllers:
+            self._start_controllers()
+        else:
+            for robot in self.robots:
+                robot.wake_step = robot.last_duration_steps
+
+    # -- lookup -------------------------------------------------------------------------------------------
+    def node(self, def_path: str) -> WbNode | None:
+        """The node with DEF name or dotted DEF path ``def_path`` (Webots' plugin lookup rules)."""
+        return self.world.find_def(def_path)
+
+    def robot(self, name: str) -> Robot:
+        """The Webots API ``Robot`` (or ``Supervisor``) object of the robot called ``name``.
+
+        Use it to drive a robot from a script: ``robot.step(ms)`` advances this simulation.
+
+        Raises:
+            SimulationError: no robot has that name (the message lists the robot names).
+        """
+        from wbsim.api.robot import make_robot
+
+        for runtime in self.robots:
+            if runtime.name == name:
+                return make_robot(runtime)
+        names = ", ".join(repr(r.name) for r in self.robots) or "none"
+        raise SimulationError(f"No robot named {name!r}; robots in this world: {names}.")
+
+    def robot_runtime(self, name: str) -> RobotRuntime:
+        """The core runtime of the robot called ``name`` (see :meth:`robot`)."""
+        for runtime in self.robots:
+            if runtime.name == name:
+                return runtime
+        raise SimulationError(f"No robot named {name!r}.")
+
+    def iter_robots(self) -> Iterator[RobotRuntime]:
+        """The robots in scene order."""
+        return iter(self.robots)
+
+
+def load_world(
+    path: str | os.PathLike[str],
+    *,
+    seed: int | None = None,
+    missing_controller: Literal["error", "warn"] = "error",
+    max_physics_step_ms: float = 4.0,
+    start_controllers: bool = True,
+) -> Simulation:
+    """Load, check and compile a ``.wbt`` world and return a ready-to-run simulation.
+
+    Args:
+        path: the world file; controllers are looked up in ``controllers/`` next to its ``worlds/`` folder.
+        seed: override ``WorldInfo.randomSeed`` (-1 for a time-based seed).
+        missing_controller: ``"error"`` (default) or ``"warn"`` when a controller file is missing.
+        max_physics_step_ms: largest MuJoCo step; basicTimeStep is split into equal physics steps.
+        start_controllers: False to run no controller files (drive every robot with :meth:`Simulation.robot`).
+
+    Raises:
+        WorldLoadError: the world has errors (every one is listed, with file, line, column and node path).
+        ControllerError: a controller file is missing (with ``missing_controller="error"``).
+    """
+    model = load_world_model(path)
+    compiled = compile_world(model, CompileOptions(max_physics_step_ms=max_physics_step_ms))
+    for warning in (*model.warnings, *compiled.warnings):
+        _emit_warning(warning)
+    return Simulation(compiled, SimulationOptions(seed=seed, missing_controller=missing_controller,
+                                                  start_controllers=start_controllers,
+                                                  compile=CompileOptions(max_physics_step_ms=max_physics_step_ms)))
+
+
+def _emit_warning(warning: WorldWarning) -> None:
+    warnings.warn(str(warning), WbsimWarning, stacklevel=3)

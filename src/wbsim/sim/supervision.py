@@ -1,0 +1,215 @@
+"""Core supervisor operations on nodes: poses, velocities and field values backed by the live state.
+
+Conventions follow Webots: positions and orientations are of the node's own frame in world coordinates
+(orientation as a row-major 3x3 matrix); velocities are ``[vx, vy, vz, wx, wy, wz]`` in the world frame,
+of the centre of mass of the rigid body the Solid belongs to. A Solid's ``translation`` and
+``rotation`` fields read the current pose relative to its parent frame; writing them moves the body
+(velocities are kept, as Webots does for supervisor moves).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import mujoco
+import numpy as np
+
+from wbsim.compile.bindings import SolidBinding
+from wbsim.compile.frames import Frame, axis_angle_from_quat, matrix_to_quat, quat_from_axis_angle, quat_to_matrix
+from wbsim.world.model import WbNode
+
+if TYPE_CHECKING:
+    from wbsim.sim.simulation import Simulation
+
+__all__ = ["Supervision", "find_def_supervisor"]
+
+
+def find_def_supervisor(roots: tuple[WbNode, ...], dotted: str) -> WbNode | None:
+    """Webots' ``wb_supervisor_node_get_from_def``: the first segment anywhere, each next one a direct sub-node.
+
+    The first DEF name is searched depth first through every node field; each following segment must be
+    the DEF name of a node held directly in a field of the previous one. PROTO-internal nodes are hidden.
+    """
+    segments = dotted.split(".")
+    if not dotted or any(not s for s in segments):
+        return None
+    found: WbNode | None = None
+    for root in roots:
+        for node in root.walk():
+            if node.def_name == segments[0] and not node.inside_proto:
+                found = node
+                break
+        if found is not None:
+            break
+    for segment in segments[1:]:
+        if found is None:
+            return None
+        found = next((child for _, _, child in found.child_nodes()
+                      if child.def_name == segment and not child.inside_proto), None)
+    return found
+
+
+class Supervision:
+    """Pose, velocity and field access for one simulation.
+
+    Args:
+        sim: the simulation.
+    """
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+        model = sim.model
+        # Frame between a Solid's parent body and the Solid's own (translation, rotation) frame: the
+        # intermediate Pose nodes, or the joint frame for endPoints. Fixed for the whole run.
+        self.offsets: dict[WbNode, Frame] = {}
+        self.parent_body: dict[WbNode, int] = {}
+        for binding in sim.bindings.solids:
+            node = binding.node
+            body = binding.body_id
+            local = Frame(model.body_pos[body].copy(), quat_to_matrix(model.body_quat[body].copy()))
+            own = Frame.from_webots(node["translation"], node["rotation"])  # type: ignore[arg-type]
+            self.offsets[node] = local @ own.inverse()
+            self.parent_body[node] = int(model.body_parentid[body])
+        self.overrides: dict[tuple[WbNode, str], object] = {}
+        self.node_ids: dict[WbNode, int] = {}
+        self.wrenches: dict[int, np.ndarray] = {}
+
+    def reset(self) -> None:
+        """Forget field values and pending forces written by supervisors."""
+        self.overrides.clear()
+        self.wrenches.clear()
+
+    # -- one-step forces -----------------------------------------------------------------------------
+    def add_wrench(self, binding: SolidBinding, vector: np.ndarray, torque: bool) -> None:
+        """Queue a world-frame force (at the Solid's centre of mass) or torque for the next step only."""
+        body = binding.body_id
+        wrench = self.wrenches.setdefault(body, np.zeros(6))
+        if torque:
+            wrench[3:] += vector
+        else:
+            wrench[:3] += vector
+            # xfrc_applied acts at the body's centre of mass, which is where Webots applies addForce.
+
+    def apply_wrenches(self) -> None:
+        """Write queued forces into ``xfrc_applied`` before the physics step."""
+        for body, wrench in self.wrenches.items():
+            self.sim.data.xfrc_applied[body] += wrench
+
+    def clear_wrenches(self) -> None:
+        """Remove the queued forces after the physics step (they last one basic step, as in Webots)."""
+        for body, wrench in self.wrenches.items():
+            self.sim.data.xfrc_applied[body] -= wrench
+        self.wrenches.clear()
+
+    # -- poses -------------------------------------------------------------------------------------------
+    def _body_frame(self, body: int) -> Frame:
+        data = self.sim.data
+        return Frame(data.xpos[body].copy(), data.xmat[body].reshape(3, 3).copy())
+
+    def world_frame(self, node: WbNode) -> Frame | None:
+        """The world frame of a Pose-derived node (Solid, Pose, Transform), or None for other nodes."""
+        binding = self.sim.bindings.solid(node)
+        if binding is not None:
+            return self._body_frame(binding.body_id)
+        if node.type_name not in ("Pose", "Transform") or node.parent is None:
+            return None
+        chain: list[WbNode] = []
+        current: WbNode | None = node
+        while current is not None and self.sim.bindings.solid(current) is None:
+            if not current.is_a("group") and not current.is_a("joint"):
+                return None
+            chain.append(current)
+            current = current.parent
+        base = self._body_frame(self.sim.bindings.solid(current).body_id) if current is not None else Frame.identity()  # type: ignore[union-attr]
+        for item in reversed(chain):
+            if item.type_name in ("Pose", "Transform"):
+                base = base @ Frame.from_webots(item["translation"], item["rotation"])  # type: ignore[arg-type]
+        return base
+
+    def local_pose(self, binding: SolidBinding) -> tuple[tuple[float, float, float], tuple[float, float, float, float]]:
+        """The current ``translation`` and axis-angle ``rotation`` of a Solid relative to its parent frame."""
+        node = binding.node
+        parent = self._body_frame(self.parent_body[node]) @ self.offsets[node]
+        local = parent.inverse() @ self._body_frame(binding.body_id)
+        return tuple(float(v) for v in local.pos), axis_angle_from_quat(matrix_to_quat(local.rot))  # type: ignore[return-value]
+
+    def set_local_pose(self, binding: SolidBinding, translation: tuple[float, ...] | None,
+                       rotation: tuple[float, ...] | None) -> None:
+        """Move a Solid to a new ``translation`` and/or ``rotation`` relative to its parent frame."""
+        current_t, current_r = self.local_pose(binding)
+        t = np.asarray(translation if translation is not None else current_t, dtype=float)
+        r = rotation if rotation is not None else current_r
+        node = binding.node
+        model, data = self.sim.model, self.sim.data
+        new_local = Frame(t, quat_to_matrix(quat_from_axis_angle(r)))
+        if binding.free_joint_id >= 0:
+            parent = self._body_frame(self.parent_body[node]) @ self.offsets[node]
+            world = parent @ new_local
+            adr = model.jnt_qposadr[binding.free_joint_id]
+            data.qpos[adr : adr + 3] = world.pos
+            data.qpos[adr + 3 : adr + 7] = world.quat
+        else:
+            body_local = self.offsets[node] @ new_local
+            model.body_pos[binding.body_id] = body_local.pos
+            model.body_quat[binding.body_id] = body_local.quat
+        mujoco.mj_kinematics(model, data)
+
+    # -- velocities ------------------------------------------------------------------------------------
+    def velocity(self, binding: SolidBinding) -> list[float]:
+        """``[vx, vy, vz, wx, wy, wz]`` of the centre of mass of the Solid's rigid body, world frame."""
+        if not binding.dynamic or binding.owner_body_id <= 0:
+            return [0.0] * 6
+        result = np.zeros(6)
+        mujoco.mj_objectVelocity(self.sim.model, self.sim.data, mujoco.mjtObj.mjOBJ_BODY, binding.owner_body_id,
+                                 result, 0)
+        return [*map(float, result[3:]), *map(float, result[:3])]
+
+    def set_velocity(self, binding: SolidBinding, velocity: list[float]) -> bool:
+        """Set the COM linear and angular velocity (world frame) of a free Solid; False if it has no free body."""
+        if binding.free_joint_id < 0:
+            return False
+        model, data = self.sim.model, self.sim.data
+        body = binding.body_id
+        linear, angular = np.asarray(velocity[:3], float), np.asarray(velocity[3:6], float)
+        offset = data.xipos[body] - data.xpos[body]
+        dof = model.jnt_dofadr[binding.free_joint_id]
+        # MuJoCo's free joint velocity is that of the body origin (world frame) and angular in body axes.
+        data.qvel[dof : dof + 3] = linear - np.cross(angular, offset)
+        data.qvel[dof + 3 : dof + 6] = data.xmat[body].reshape(3, 3).T @ angular
+        return True
+
+    def reset_physics(self) -> None:
+        """Webots' simulationResetPhysics: all velocities and applied forces to zero, poses kept."""
+        data = self.sim.data
+        data.qvel[:] = 0.0
+        data.qacc_warmstart[:] = 0.0
+        data.qfrc_applied[:] = 0.0
+        data.xfrc_applied[:] = 0.0
+        self.sim.motors.current_velocity[:] = 0.0
+
+    # -- fields --------------------------------------------------------------------------------------------
+    def field_value(self, node: WbNode, name: str) -> object:
+        """The current value of a field (live pose for Solid translation/rotation)."""
+        binding = self.sim.bindings.solid(node)
+        if binding is not None and name in ("translation", "rotation"):
+            translation, rotation = self.local_pose(binding)
+            return translation if name == "translation" else rotation
+        if (node, name) in self.overrides:
+            return self.overrides[(node, name)]
+        if node.proto_name is not None and name in node.proto_fields:
+            return node.proto_fields[name]
+        return node.fields[name]
+
+    def set_field_value(self, node: WbNode, name: str, value: object) -> None:
+        """Write a field; Solid translation/rotation move the body, other fields only store the value."""
+        binding = self.sim.bindings.solid(node)
+        if binding is not None and name == "translation":
+            self.set_local_pose(binding, value, None)  # type: ignore[arg-type]
+            return
+        if binding is not None and name == "rotation":
+            self.set_local_pose(binding, None, value)  # type: ignore[arg-type]
+            return
+        self.overrides[(node, name)] = value
+        for robot in self.sim.robots:
+            if robot.node is node and name == "customData":
+                robot.custom_data = str(value)

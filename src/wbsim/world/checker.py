@@ -1,0 +1,560 @@
+"""Turn parsed syntax into the checked world model, applying the node schemas.
+
+The checker reports every problem it can find (unknown nodes and fields with the valid names, wrong
+types, out-of-range values, misplaced nodes, forbidden USEs, PROTO interface errors) instead of
+stopping at the first one, so ``wbsim check`` can list them all. Values outside bounds that Webots
+repairs itself are repaired the same way, with a warning.
+
+PROTO instances are expanded here: the body is checked with each ``IS`` replaced by the instance's
+value (or the interface default), in the context of the file that wrote that value.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from wbsim.errors import SourceLocation, WorldError, WorldSchemaError
+from wbsim.world.builtin_nodes import TOP_LEVEL_KINDS, builtin_schemas
+from wbsim.world.fieldtypes import FieldType, LiteralError, convert_literals
+from wbsim.world.model import WbNode, WorldModel, WorldWarning
+from wbsim.world.schema import FieldSpec, NodeSchema
+from wbsim.world.syntax import (
+    Atom,
+    ExternProto,
+    FieldSyntax,
+    IsSyntax,
+    Item,
+    NodeSyntax,
+    NullSyntax,
+    ProtoFieldDecl,
+    ProtoSyntax,
+    UseSyntax,
+    ValueSyntax,
+    WorldSyntax,
+)
+
+__all__ = ["Checker", "ProtoScope", "ProtoResolver"]
+
+# Webots forbids USE of these: each must exist once in the scene tree.
+_NO_USE_KINDS = frozenset({"solid", "joint", "hinge_parameters", "slider_parameters", "ball_parameters"})
+_INVALID = object()
+
+
+@dataclass(frozen=True, slots=True)
+class ProtoScope:
+    """Where PROTO names are resolved: the declaring file and its EXTERNPROTO declarations."""
+
+    file: str
+    externs: Mapping[str, ExternProto]
+
+
+ProtoResolver = Callable[[str, ProtoScope, SourceLocation], "ProtoSyntax | None"]
+"""Finds a PROTO by name for a scope; returns None if unknown, raises WorldError if found but broken."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Ctx:
+    """What applies to syntax written in one place: PROTO scope, IS bindings, PROTO nesting."""
+
+    scope: ProtoScope
+    bindings: Mapping[str, _Bound] | None
+    decls: Mapping[str, ProtoFieldDecl] | None
+    inside_proto: bool
+    proto_stack: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Bound:
+    """A value together with the context it was written in."""
+
+    value: ValueSyntax
+    ctx: _Ctx
+
+
+def _suggest(name: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(name, choices, n=3, cutoff=0.6)
+    return f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def _numbers(value: object) -> list[float]:
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, (int, float)):
+        return [float(value)]
+    if isinstance(value, tuple):
+        return [n for v in value for n in _numbers(v)]
+    return []
+
+
+def _map_numbers(value: object, fn: Callable[[float], float]) -> object:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return int(fn(float(value)))
+    if isinstance(value, float):
+        return fn(value)
+    if isinstance(value, tuple):
+        return tuple(_map_numbers(v, fn) for v in value)
+    return value
+
+
+class Checker:
+    """Checks one world (and the PROTOs it uses) against the node schemas.
+
+    Args:
+        resolve_proto: finds PROTO definitions by name (see :data:`ProtoResolver`).
+
+    Attributes:
+        errors: every error found, in discovery order, without duplicates.
+        warnings: every warning, without duplicates.
+    """
+
+    def __init__(self, resolve_proto: ProtoResolver) -> None:
+        self._resolve_proto = resolve_proto
+        self._schemas = builtin_schemas()
+        self.errors: list[WorldError] = []
+        self.warnings: list[WorldWarning] = []
+        self._seen: set[str] = set()
+
+    # -- reporting ----------------------------------------------------------------------------------
+    def _error(self, message: str, location: SourceLocation | None, path: str) -> None:
+        error = WorldSchemaError(message, location, path)
+        key = str(error)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.errors.append(error)
+
+    def _record(self, error: WorldError) -> None:
+        if str(error) not in self._seen:
+            self._seen.add(str(error))
+            self.errors.append(error)
+
+    def _warn(self, message: str, location: SourceLocation | None, path: str) -> None:
+        warning = WorldWarning(message, location, path)
+        key = "W" + str(warning)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.warnings.append(warning)
+
+    # -- entry point --------------------------------------------------------------------------------
+    def check_world(self, syntax: WorldSyntax, project_dir: Path) -> WorldModel | None:
+        """Check a parsed world; returns the model, or None if errors were found (see ``errors``)."""
+        scope = ProtoScope(syntax.file, {e.name: e for e in syntax.externprotos})
+        ctx = _Ctx(scope, None, None, False, ())
+        nodes: list[WbNode] = []
+        for i, item in enumerate(syntax.nodes):
+            node = self._item(item, ctx, TOP_LEVEL_KINDS, "", f"top-level node [{i}]", "the world")
+            if node is not None:
+                nodes.append(node)
+        infos = [n for n in nodes if n.type_name == "WorldInfo"]
+        for extra in infos[1:]:
+            self._warn("Only the first WorldInfo node is used; this one is ignored.", extra.location, extra.path)
+        world_info = infos[0] if infos else self._default_node("WorldInfo", SourceLocation(syntax.file, 1, 1))
+        if self.errors:
+            return None
+        return WorldModel(
+            file=syntax.file,
+            project_dir=project_dir,
+            version=syntax.version,
+            nodes=tuple(nodes),
+            world_info=world_info,
+            warnings=tuple(self.warnings),
+        )
+
+    def _default_node(self, type_name: str, location: SourceLocation) -> WbNode:
+        schema = self._schemas[type_name]
+        fields = {name: spec.default for name, spec in schema.fields.items()}
+        return WbNode(schema, fields, given=frozenset(), field_locations={}, location=location, def_name=None,
+                      path=type_name)
+
+    # -- nodes --------------------------------------------------------------------------------------
+    def _kinds_of(self, type_name: str, ctx: _Ctx, location: SourceLocation) -> frozenset[str] | None:
+        schema = self._schemas.get(type_name)
+        if schema is not None:
+            return schema.kinds
+        seen: set[str] = set()
+        scope = ctx.scope
+        while True:
+            try:
+                proto = self._resolve_proto(type_name, scope, location)
+            except WorldError:
+                return None
+            if proto is None or proto.name in seen:
+                return None
+            seen.add(proto.name)
+            root = proto.body.type_name
+            if root in self._schemas:
+                return self._schemas[root].kinds
+            type_name, location = root, proto.body.location
+            scope = ProtoScope(proto.file, {e.name: e for e in proto.externprotos})
+
+    def _valid_names(self, kinds: frozenset[str]) -> list[str]:
+        return sorted(n for n, s in self._schemas.items() if s.kinds & kinds and s.support != "unsupported")
+
+    def _item(
+        self, item: Item, ctx: _Ctx, kinds: frozenset[str], parent_path: str, slot: str, field_label: str
+    ) -> WbNode | None:
+        """Check one SFNode item placed in a field accepting ``kinds``; None if skipped or invalid."""
+        container = f"{parent_path} > {slot}" if parent_path else slot
+        if isinstance(item, UseSyntax):
+            target_kinds = self._kinds_of(item.target.type_name, ctx, item.target.location)
+            if target_kinds is not None and target_kinds & _NO_USE_KINDS:
+                self._error(
+                    f"USE {item.name}: a {item.target.type_name} node cannot be USEd; Solid nodes, joints and "
+                    "joint parameters must appear once (DEF/USE is for shapes, geometries, appearances, Physics).",
+                    item.location,
+                    container,
+                )
+                return None
+            return self._node(item.target, ctx, kinds, parent_path, slot, field_label, use_copy=True)
+        if isinstance(item, NodeSyntax):
+            return self._node(item, ctx, kinds, parent_path, slot, field_label)
+        if isinstance(item, NullSyntax):
+            self._error(f"NULL is not allowed in the list of {field_label}.", item.location, container)
+            return None
+        self._error(f"Expected a node in {field_label}, found a literal {item.value!r}.", item.location, container)
+        return None
+
+    def _node(
+        self,
+        syntax: NodeSyntax,
+        ctx: _Ctx,
+        kinds: frozenset[str],
+        parent_path: str,
+        slot: str,
+        field_label: str,
+        *,
+        use_copy: bool = False,
+    ) -> WbNode | None:
+        container = f"{parent_path} > {slot}" if parent_path else slot
+        schema = self._schemas.get(syntax.type_name)
+        if schema is None:
+            try:
+                proto = self._resolve_proto(syntax.type_name, ctx.scope, syntax.location)
+            except WorldError as error:
+                self._record(WorldSchemaError(error.message, error.location or syntax.location, container))
+                return None
+            if proto is None:
+                valid = self._valid_names(kinds)
+                self._error(
+                    f"Unknown node or PROTO '{syntax.type_name}'.{_suggest(syntax.type_name, list(self._schemas))} "
+                    f"Valid nodes in {field_label}: {', '.join(valid)} (or a PROTO declared with EXTERNPROTO).",
+                    syntax.location,
+                    container,
+                )
+                return None
+            return self._expand_proto(syntax, proto, ctx, kinds, parent_path, slot, field_label, use_copy)
+        if not schema.kinds & kinds:
+            valid = self._valid_names(kinds)
+            self._error(
+                f"A {syntax.type_name} node cannot be placed in {field_label}: expected one of {', '.join(valid)}.",
+                syntax.location,
+                container,
+            )
+            return None
+        if schema.support == "unsupported":
+            self._warn(
+                f"{syntax.type_name} nodes are not simulated by wbsim yet; this node and everything inside it "
+                "are ignored.",
+                syntax.location,
+                container,
+            )
+            return None
+        return self._build(syntax, schema, ctx, parent_path, slot, use_copy=use_copy)
+
+    def _label(self, type_name: str, def_name: str | None, name: object) -> str:
+        label = type_name
+        if isinstance(name, str):
+            label += f' "{name}"'
+        elif def_name:
+            label = f"DEF {def_name} {label}"
+        return label
+
+    def _build(
+        self,
+        syntax: NodeSyntax,
+        schema: NodeSchema,
+        ctx: _Ctx,
+        parent_path: str,
+        slot: str,
+        *,
+        use_copy: bool,
+        display_type: str | None = None,
+        def_name: str | None = None,
+    ) -> WbNode:
+        """Check the fields of a node with a known built-in schema and create it."""
+        def_name = def_name if def_name is not None else (None if use_copy else syntax.def_name)
+        # The path label needs the name, which may come through IS; resolve it first.
+        name_value: object = None
+        for entry in syntax.fields:
+            if entry.name == "name" and "name" in schema.fields:
+                bound = self._resolve(entry, ctx, schema.fields["name"], "")
+                if bound is not None and len(bound.value.items) == 1 and isinstance(bound.value.items[0], Atom):
+                    name_value = bound.value.items[0].value
+        label = self._label(display_type or schema.name, def_name, name_value)
+        path = f"{parent_path} > {slot} > {label}" if parent_path else label
+        fields: dict[str, object] = {}
+        locations: dict[str, SourceLocation] = {}
+        for entry in syntax.fields:
+            spec = schema.fields.get(entry.name)
+            if spec is None:
+                names = list(schema.field_names)
+                message = (
+                    f"Unknown field '{entry.name}' in {schema.name}.{_suggest(entry.name, names)} "
+                    f"Valid fields: {', '.join(names) if names else 'none'}."
+                )
+                if schema.support == "visual":
+                    self._warn(message + " Ignored (visual-only node).", entry.location, path)
+                else:
+                    self._error(message, entry.location, path)
+                continue
+            if entry.name in fields or entry.name in locations:
+                self._error(f"Field '{entry.name}' is given twice in {schema.name}.", entry.location, path)
+                continue
+            bound = self._resolve(entry, ctx, spec, path)
+            locations[entry.name] = entry.location
+            if bound is None:
+                continue
+            value = self._value(spec, bound.value, bound.ctx, path, schema.name)
+            if value is not _INVALID:
+                fields[entry.name] = value
+        given = frozenset(fields)
+        for name, spec in schema.fields.items():
+            fields.setdefault(name, spec.default)
+        node = WbNode(
+            schema,
+            fields,
+            given=given,
+            field_locations=locations,
+            location=syntax.location,
+            def_name=def_name,
+            path=path,
+            inside_proto=ctx.inside_proto,
+        )
+        for field_name, index, child in node.child_nodes():
+            child.parent, child.parent_field, child.index = node, field_name, index
+        return node
+
+    def _resolve(self, entry: FieldSyntax, ctx: _Ctx, spec: FieldSpec, path: str) -> _Bound | None:
+        """The value of a field entry with its context, following IS to the PROTO instance value."""
+        if not isinstance(entry.value, IsSyntax):
+            return _Bound(entry.value, ctx)
+        target = entry.value.proto_field
+        if ctx.bindings is None or ctx.decls is None:
+            self._error("'IS' can only be used inside a PROTO body.", entry.value.location, path)
+            return None
+        decl = ctx.decls.get(target)
+        if decl is None:
+            self._error(
+                f"'{entry.name} IS {target}': the PROTO has no field '{target}'."
+                f"{_suggest(target, list(ctx.decls))} Its fields: {', '.join(ctx.decls) or 'none'}.",
+                entry.value.location,
+                path,
+            )
+            return None
+        if decl.type_name != spec.type.value:
+            self._error(
+                f"'{entry.name} IS {target}': field '{entry.name}' is {spec.type.value} but PROTO field "
+                f"'{target}' is {decl.type_name}.",
+                entry.value.location,
+                path,
+            )
+            return None
+        return ctx.bindings[target]
+
+    def _value(self, spec: FieldSpec, value: ValueSyntax, ctx: _Ctx, path: str, node_type: str) -> object:
+        """Convert and check one field value; returns ``_INVALID`` after reporting an error."""
+        label = f"field '{spec.name}' of {node_type}"
+        field_path = f"{path} > {spec.name}"
+        if spec.type.is_node:
+            if not spec.type.is_multiple:
+                if value.bracketed or len(value.items) != 1:
+                    self._error(f"Expected a single node, USE or NULL for {label}.", value.location, field_path)
+                    return _INVALID
+                item = value.items[0]
+                if isinstance(item, NullSyntax):
+                    return None
+                node = self._item(item, ctx, spec.node_kinds, path, spec.name, label)
+                return node
+            nodes = []
+            for i, item in enumerate(value.items):
+                node = self._item(item, ctx, spec.node_kinds, path, f"{spec.name}[{i}]", label)
+                if node is not None:
+                    nodes.append(node)
+            return tuple(nodes)
+        atoms: list[Atom] = []
+        for item in value.items:
+            if not isinstance(item, Atom):
+                where = item.location
+                self._error(f"Expected {spec.type.description} for {label}, found a node.", where, field_path)
+                return _INVALID
+            atoms.append(item)
+        try:
+            converted = convert_literals(
+                spec.type, [a.kind for a in atoms], [a.value for a in atoms], value.bracketed
+            )
+        except LiteralError as error:
+            where = atoms[error.index].location if 0 <= error.index < len(atoms) else value.location
+            self._error(f"Invalid value for {label} ({spec.type.value}): {error.message}.", where, field_path)
+            return _INVALID
+        return self._constrain(spec, converted, value.location, field_path, label)
+
+    def _constrain(self, spec: FieldSpec, value: object, location: SourceLocation, path: str, label: str) -> object:
+        if spec.choices is not None:
+            items = value if spec.type.is_multiple else (value,)
+            for item in items:  # type: ignore[union-attr]
+                if item not in spec.choices:
+                    choices = ", ".join(repr(c) for c in spec.choices)
+                    self._error(
+                        f"Invalid value {item!r} for {label}: expected one of {choices}.", location, path
+                    )
+                    return _INVALID
+        bounds = spec.bounds
+        if bounds is None:
+            return value
+        bad = [n for n in _numbers(value) if not bounds.contains(n)]
+        if not bad:
+            return value
+        if spec.on_violation == "replace":
+            self._warn(
+                f"Invalid value {bad[0]:g} for {label}: must be in {bounds}; using {spec.replacement!r} as Webots does.",
+                location,
+                path,
+            )
+            return spec.replacement
+        if spec.on_violation == "clamp":
+            clamped = _map_numbers(value, bounds.clamp)
+            self._warn(f"Invalid value {bad[0]:g} for {label}: must be in {bounds}; clamped.", location, path)
+            return clamped
+        shown = "nan" if math.isnan(bad[0]) else f"{bad[0]:g}"
+        self._error(f"Value {shown} out of range for {label}: must be in {bounds}.", location, path)
+        return _INVALID
+
+    # -- PROTOs -------------------------------------------------------------------------------------
+    def _expand_proto(
+        self,
+        syntax: NodeSyntax,
+        proto: ProtoSyntax,
+        ctx: _Ctx,
+        kinds: frozenset[str],
+        parent_path: str,
+        slot: str,
+        field_label: str,
+        use_copy: bool,
+    ) -> WbNode | None:
+        container = f"{parent_path} > {slot}" if parent_path else slot
+        if proto.name in ctx.proto_stack:
+            chain = " -> ".join((*ctx.proto_stack, proto.name))
+            self._error(f"PROTO {proto.name} uses itself ({chain}).", syntax.location, container)
+            return None
+        decls = {d.name: d for d in proto.fields}
+        proto_scope = ProtoScope(proto.file, {e.name: e for e in proto.externprotos})
+        stack = (*ctx.proto_stack, proto.name)
+        default_ctx = _Ctx(proto_scope, None, None, True, stack)
+        bindings: dict[str, _Bound] = {}
+        proto_fields: dict[str, object] = {}
+        instance_path = f"{container} > {proto.name}"
+        for entry in syntax.fields:
+            decl = decls.get(entry.name)
+            if decl is None:
+                self._error(
+                    f"Unknown field '{entry.name}' in PROTO {proto.name}.{_suggest(entry.name, list(decls))} "
+                    f"Valid fields: {', '.join(decls) or 'none'}.",
+                    entry.location,
+                    instance_path,
+                )
+                continue
+            spec = FieldSpec(decl.name, FieldType(decl.type_name), None)
+            bound = self._resolve(entry, ctx, spec, instance_path)
+            if bound is None:
+                continue
+            if not spec.type.is_node:
+                value = self._value(spec, bound.value, bound.ctx, instance_path, f"PROTO {proto.name}")
+                if value is _INVALID:
+                    continue
+                if decl.accepted is not None and not self._accepted(value, decl, spec):
+                    choices = ", ".join(repr(a.value) for a in decl.accepted if isinstance(a, Atom))
+                    self._error(
+                        f"Invalid value {value!r} for field '{decl.name}' of PROTO {proto.name}: "
+                        f"expected one of {choices}.",
+                        bound.value.location,
+                        instance_path,
+                    )
+                    continue
+                proto_fields[decl.name] = value
+            bindings[decl.name] = bound
+        for decl in proto.fields:
+            if decl.name not in bindings:
+                bindings[decl.name] = _Bound(decl.default, default_ctx)
+                spec = FieldSpec(decl.name, FieldType(decl.type_name), None)
+                if not spec.type.is_node:
+                    value = self._value(spec, decl.default, default_ctx, instance_path, f"PROTO {proto.name}")
+                    if value is not _INVALID:
+                        proto_fields[decl.name] = value
+        body_ctx = _Ctx(proto_scope, bindings, decls, True, stack)
+        body = proto.body
+        schema = self._schemas.get(body.type_name)
+        def_name = None if use_copy else syntax.def_name
+        if schema is None:
+            # A PROTO whose body is another PROTO instance: expand that one with our bindings.
+            try:
+                inner = self._resolve_proto(body.type_name, proto_scope, body.location)
+            except WorldError as error:
+                self._record(WorldSchemaError(error.message, error.location, container))
+                return None
+            if inner is None:
+                self._error(
+                    f"Unknown node or PROTO '{body.type_name}' as the body of PROTO {proto.name}.",
+                    body.location,
+                    instance_path,
+                )
+                return None
+            node = self._expand_proto(body, inner, body_ctx, kinds, parent_path, slot, field_label, False)
+        else:
+            if not schema.kinds & kinds:
+                self._error(
+                    f"A {proto.name} (a {body.type_name} PROTO) cannot be placed in {field_label}: expected one of "
+                    f"{', '.join(self._valid_names(kinds))}.",
+                    syntax.location,
+                    container,
+                )
+                return None
+            if schema.support == "unsupported":
+                self._warn(
+                    f"PROTO {proto.name} is a {body.type_name}, which wbsim does not simulate yet; ignored.",
+                    syntax.location,
+                    container,
+                )
+                return None
+            node = self._build(
+                body, schema, body_ctx, parent_path, slot, use_copy=False, display_type=proto.name,
+                def_name=def_name or "",
+            )
+        if node is None:
+            return None
+        node.def_name = def_name
+        node.proto_name = proto.name
+        node.proto_fields = proto_fields
+        node.inside_proto = ctx.inside_proto
+        node.location = syntax.location
+        return node
+
+    @staticmethod
+    def _accepted(value: object, decl: ProtoFieldDecl, spec: FieldSpec) -> bool:
+        """True if ``value`` is one of the PROTO field's accepted values (only literal restrictions are checked)."""
+        assert decl.accepted is not None
+        atoms = [a for a in decl.accepted if isinstance(a, Atom)]
+        if not atoms or len(atoms) != len(decl.accepted):
+            return True
+        as_list = FieldType["MF" + spec.type.single.value[2:]]
+        try:
+            allowed = convert_literals(as_list, [a.kind for a in atoms], [a.value for a in atoms], True)
+        except LiteralError:
+            return True  # a malformed restriction list is the PROTO author's problem, not the instance's
+        assert isinstance(allowed, tuple)
+        items = value if spec.type.is_multiple else (value,)
+        return all(item in allowed for item in items)  # type: ignore[union-attr]

@@ -1,0 +1,70 @@
+"""Load a world file into the checked world model: read, parse, resolve PROTOs, check.
+
+Nothing is half-loaded: either every check passes and a :class:`~wbsim.world.model.WorldModel` is
+returned, or a :class:`~wbsim.errors.WorldLoadError` lists every problem found.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from wbsim.errors import SourceLocation, WorldError, WorldLoadError, WorldSyntaxError
+from wbsim.world.checker import Checker
+from wbsim.world.model import WorldModel
+from wbsim.world.parser import parse_world
+from wbsim.world.protos import ProtoLibrary
+
+__all__ = ["load_world_model", "load_world_model_from_string", "project_dir_of"]
+
+
+def project_dir_of(world_path: Path) -> Path:
+    """The project folder of a world: the parent of ``worlds/`` if the world is in one, else its folder."""
+    folder = world_path.parent
+    return folder.parent if folder.name == "worlds" else folder
+
+
+def load_world_model_from_string(text: str, file: str = "<string>", project_dir: str | os.PathLike[str] = ".") -> WorldModel:
+    """Check world text that is not in a file (tests, generated worlds).
+
+    Args:
+        text: the world file content, header included.
+        file: the name used in error messages and as the base for relative EXTERNPROTO paths.
+        project_dir: where ``protos/`` and ``controllers/`` are looked up.
+
+    Raises:
+        WorldLoadError: listing every problem found.
+    """
+    project = Path(project_dir)
+    try:
+        syntax = parse_world(text, file)
+    except WorldSyntaxError as error:
+        raise WorldLoadError([error]) from None
+    checker = Checker(ProtoLibrary(project).resolve)
+    model = checker.check_world(syntax, project)
+    if model is None:
+        raise WorldLoadError(checker.errors)
+    return model
+
+
+def load_world_model(path: str | os.PathLike[str]) -> WorldModel:
+    """Read and check a ``.wbt`` file.
+
+    Args:
+        path: the world file.
+
+    Raises:
+        WorldLoadError: the file is missing or unreadable, or has syntax or schema errors (all listed).
+    """
+    world_path = Path(path)
+    try:
+        text = world_path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise WorldLoadError([WorldError(f"World file not found: {world_path}")]) from None
+    except IsADirectoryError:
+        raise WorldLoadError([WorldError(f"Expected a .wbt file, got a directory: {world_path}")]) from None
+    except UnicodeDecodeError as error:
+        raise WorldLoadError(
+            [WorldSyntaxError(f"World file is not valid UTF-8: {error}.", SourceLocation(str(path), 1, 1))]
+        ) from None
+    return load_world_model_from_string(text, str(path), project_dir_of(world_path.resolve()))

@@ -1,0 +1,330 @@
+"""Parser for world (``.wbt``) and PROTO (``.proto``) files, producing :mod:`wbsim.world.syntax` records.
+
+Grammar (as implemented by Webots' parser)::
+
+    world     := { ["IMPORTABLE"] "EXTERNPROTO" STRING } { node }
+    node      := "USE" ID | ["DEF" ID] TypeName "{" { fieldEntry } "}"
+    fieldEntry:= fieldName ( "IS" ID | value ) | "hidden" fieldName value
+    value     := "[" { item } "]" | "NULL" | node | literal { literal }
+    proto     := { ["IMPORTABLE"] "EXTERNPROTO" STRING } "PROTO" ID "[" { fieldDecl } "]" "{" node "}"
+    fieldDecl := declKeyword Type [ "{" { item } "}" ] ID value
+
+The parser is schema-free: it does not know field types, so a bare value is the run of literals up to
+the next word. :mod:`wbsim.world.checker` applies the types.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from wbsim.errors import WorldSyntaxError
+from wbsim.world.lexer import Token, TokenKind, read_header, tokenize
+from wbsim.world.syntax import (
+    Atom,
+    ExternProto,
+    FieldSyntax,
+    IsSyntax,
+    Item,
+    NodeSyntax,
+    NullSyntax,
+    ProtoFieldDecl,
+    ProtoSyntax,
+    UseSyntax,
+    ValueSyntax,
+    WorldSyntax,
+)
+
+__all__ = ["parse_world", "parse_proto", "FIELD_TYPE_NAMES", "is_identifier"]
+
+FIELD_TYPE_NAMES = frozenset(
+    prefix + base
+    for prefix in ("SF", "MF")
+    for base in ("Bool", "Int32", "Float", "String", "Vec2f", "Vec3f", "Color", "Rotation", "Node")
+)
+_DECL_KEYWORDS = frozenset(
+    {"field", "vrmlField", "hiddenField", "deprecatedField", "unconnectedField", "w3dField"}
+)
+_KEYWORDS = (
+    _DECL_KEYWORDS
+    | FIELD_TYPE_NAMES
+    | {"DEF", "USE", "PROTO", "EXTERNPROTO", "IMPORTABLE", "IS", "TRUE", "FALSE", "NULL"}
+    | {"ROUTE", "TO", "eventIn", "eventOut", "exposedField", "MFTime", "SFImage", "SFTime"}
+)
+_ILLEGAL_ID_CHARS = frozenset("\"#',.[\\]{}")
+
+
+def is_identifier(text: str) -> bool:
+    """True if ``text`` is a legal VRML97 identifier that is not a keyword."""
+    if not text or text in _KEYWORDS or text[0].isdigit():
+        return False
+    return all(ord(c) > 0x20 and c not in _ILLEGAL_ID_CHARS for c in text)
+
+
+class _Parser:
+    """Recursive-descent parser over a token list; one instance per file."""
+
+    def __init__(self, text: str, file: str, *, in_proto: bool) -> None:
+        self.file = file
+        self.header = read_header(text, file)
+        self.tokens = tokenize(text, file)
+        self.pos = 0
+        self.in_proto = in_proto
+        # DEF scope is one file; a USE refers to the closest preceding DEF of that name.
+        self.defs: dict[str, NodeSyntax] = {}
+
+    # -- token helpers -------------------------------------------------------------------------
+    def peek(self, ahead: int = 0) -> Token:
+        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
+
+    def next(self) -> Token:
+        token = self.tokens[self.pos]
+        if token.kind is not TokenKind.EOF:
+            self.pos += 1
+        return token
+
+    def error(self, message: str, token: Token) -> WorldSyntaxError:
+        return WorldSyntaxError(message, token.location)
+
+    def expect(self, kind: TokenKind, what: str) -> Token:
+        token = self.next()
+        if token.kind is not kind:
+            raise self.error(f"Expected {what}, found {token.describe()}.", token)
+        return token
+
+    def expect_identifier(self, what: str) -> Token:
+        token = self.next()
+        if token.kind is not TokenKind.WORD or not is_identifier(token.text):
+            raise self.error(f"Expected {what} (an identifier), found {token.describe()}.", token)
+        return token
+
+    def at_word(self, text: str) -> bool:
+        token = self.peek()
+        return token.kind is TokenKind.WORD and token.text == text
+
+    # -- grammar ------------------------------------------------------------------------------------
+    def externprotos(self) -> list[ExternProto]:
+        result = []
+        while self.at_word("EXTERNPROTO") or (self.at_word("IMPORTABLE") and self.peek(1).text == "EXTERNPROTO"):
+            if self.at_word("IMPORTABLE"):
+                self.next()
+            self.next()
+            url = self.expect(TokenKind.STRING, "the URL of the PROTO file after EXTERNPROTO")
+            assert isinstance(url.value, str)
+            if not url.value.lower().endswith(".proto"):
+                raise self.error(f"Expected URL to end with '.proto' or '.PROTO', found {url.text}.", url)
+            name = PurePosixPath(url.value.replace("\\", "/")).stem
+            result.append(ExternProto(url=url.value, name=name, location=url.location))
+        return result
+
+    def node(self) -> NodeSyntax | UseSyntax:
+        token = self.peek()
+        if self.at_word("USE"):
+            self.next()
+            name = self.expect_identifier("a DEF name after USE")
+            target = self.defs.get(name.text)
+            if target is None:
+                known = ", ".join(sorted(self.defs)) or "none"
+                raise self.error(
+                    f"USE {name.text}: no node was defined with DEF {name.text} before this point "
+                    f"(DEF names defined so far: {known}).",
+                    name,
+                )
+            return UseSyntax(name=name.text, target=target, location=token.location)
+        def_name = None
+        if self.at_word("DEF"):
+            self.next()
+            def_name = self.expect_identifier("a name after DEF").text
+        type_token = self.expect_identifier("a node type name")
+        self.expect(TokenKind.LBRACE, f"'{{' after node type {type_token.text}")
+        node = NodeSyntax(type_name=type_token.text, location=type_token.location, def_name=def_name)
+        while True:
+            token = self.peek()
+            if token.kind is TokenKind.RBRACE:
+                self.next()
+                break
+            if token.kind is TokenKind.EOF:
+                raise self.error(
+                    f"Missing '}}' to close node {type_token.text} opened at line {type_token.location.line}.",
+                    token,
+                )
+            entry = self.field_entry(type_token.text)
+            if entry is not None:
+                node.fields.append(entry)
+        if def_name is not None:
+            self.defs[def_name] = node
+        return node
+
+    def field_entry(self, node_type: str) -> FieldSyntax | None:
+        token = self.next()
+        if token.kind is not TokenKind.WORD:
+            raise self.error(f"Expected a field name or '}}' in node {node_type}, found {token.describe()}.", token)
+        if token.text == "hidden":
+            # Webots stores internal state of PROTO instances as hidden fields; wbsim does not need it.
+            self.expect(TokenKind.WORD, "a field name after 'hidden'")
+            self.value(f"hidden field of {node_type}")
+            return None
+        if not is_identifier(token.text):
+            raise self.error(f"Expected a field name or '}}' in node {node_type}, found {token.describe()}.", token)
+        if self.at_word("IS"):
+            is_token = self.next()
+            if not self.in_proto:
+                raise self.error("'IS' keyword is only allowed in .proto files.", is_token)
+            target = self.expect_identifier("a PROTO field name after IS")
+            return FieldSyntax(token.text, IsSyntax(target.text, target.location), token.location)
+        return FieldSyntax(token.text, self.value(f"field '{token.text}' of {node_type}"), token.location)
+
+    def item(self) -> Item | None:
+        """One SF item: a literal, NULL, a node or a USE; None if the next token starts none of these."""
+        token = self.peek()
+        if token.kind is TokenKind.NUMBER:
+            self.next()
+            assert isinstance(token.value, float)
+            return Atom("number", token.value, token.location)
+        if token.kind is TokenKind.STRING:
+            self.next()
+            return Atom("string", token.value, token.location)
+        if token.kind is TokenKind.WORD:
+            if token.text in ("TRUE", "FALSE"):
+                self.next()
+                return Atom("bool", token.text == "TRUE", token.location)
+            if token.text == "NULL":
+                self.next()
+                return NullSyntax(token.location)
+            if token.text in ("DEF", "USE") or self.peek(1).kind is TokenKind.LBRACE:
+                return self.node()
+        return None
+
+    def value(self, what: str) -> ValueSyntax:
+        start = self.peek()
+        if start.kind is TokenKind.LBRACKET:
+            self.next()
+            items: list[Item] = []
+            while True:
+                token = self.peek()
+                if token.kind is TokenKind.RBRACKET:
+                    self.next()
+                    return ValueSyntax(tuple(items), True, start.location)
+                item = self.item()
+                if item is None:
+                    if token.kind is TokenKind.EOF:
+                        raise self.error(
+                            f"Missing ']' to close the list of {what} opened at line {start.location.line}.", token
+                        )
+                    raise self.error(f"Unexpected {token.describe()} in the list of {what}.", token)
+                items.append(item)
+        first = self.item()
+        if first is None:
+            raise self.error(f"Expected a value for {what}, found {start.describe()}.", start)
+        if not isinstance(first, Atom):
+            return ValueSyntax((first,), False, start.location)
+        atoms: list[Item] = [first]
+        while self.peek().kind in (TokenKind.NUMBER, TokenKind.STRING) or (
+            self.peek().kind is TokenKind.WORD and self.peek().text in ("TRUE", "FALSE")
+        ):
+            item = self.item()
+            assert item is not None
+            atoms.append(item)
+        return ValueSyntax(tuple(atoms), False, start.location)
+
+    def world(self) -> WorldSyntax:
+        externs = self.externprotos()
+        nodes: list[NodeSyntax | UseSyntax] = []
+        while self.peek().kind is not TokenKind.EOF:
+            token = self.peek()
+            if self.at_word("EXTERNPROTO") or self.at_word("IMPORTABLE"):
+                externs.extend(self.externprotos())
+                continue
+            if self.at_word("PROTO"):
+                raise self.error("PROTO definitions belong in .proto files, not in worlds.", token)
+            if token.kind is not TokenKind.WORD:
+                raise self.error(f"Expected a node, found {token.describe()}.", token)
+            nodes.append(self.node())
+        return WorldSyntax(self.file, self.header.version, tuple(externs), tuple(nodes))
+
+    def proto(self) -> ProtoSyntax:
+        externs = self.externprotos()
+        keyword = self.next()
+        if keyword.kind is not TokenKind.WORD or keyword.text != "PROTO":
+            raise self.error(f"Expected 'PROTO', found {keyword.describe()}.", keyword)
+        name = self.expect_identifier("the PROTO name")
+        self.expect(TokenKind.LBRACKET, f"'[' to open the interface of PROTO {name.text}")
+        decls: list[ProtoFieldDecl] = []
+        seen: set[str] = set()
+        while self.peek().kind is not TokenKind.RBRACKET:
+            kw = self.next()
+            if kw.kind is not TokenKind.WORD or kw.text not in _DECL_KEYWORDS:
+                raise self.error(
+                    f"Expected a field declaration ({', '.join(sorted(_DECL_KEYWORDS))}) or ']', "
+                    f"found {kw.describe()}.",
+                    kw,
+                )
+            type_token = self.next()
+            if type_token.text not in FIELD_TYPE_NAMES:
+                raise self.error(
+                    f"Unknown field type {type_token.describe()}: expected one of {', '.join(sorted(FIELD_TYPE_NAMES))}.",
+                    type_token,
+                )
+            accepted: tuple[Item, ...] | None = None
+            if self.peek().kind is TokenKind.LBRACE:
+                open_brace = self.next()
+                values: list[Item] = []
+                while self.peek().kind is not TokenKind.RBRACE:
+                    item = self.item()
+                    if item is None:
+                        token = self.peek()
+                        if token.kind is TokenKind.EOF:
+                            raise self.error(
+                                f"Missing '}}' after the accepted values opened at line {open_brace.location.line}.",
+                                token,
+                            )
+                        raise self.error(f"Unexpected {token.describe()} in accepted values.", token)
+                    values.append(item)
+                self.next()
+                accepted = tuple(values)
+            field_name = self.expect_identifier("a field name")
+            if field_name.text in seen:
+                raise self.error(f"Duplicate field '{field_name.text}' in PROTO {name.text}.", field_name)
+            seen.add(field_name.text)
+            default = self.value(f"the default of field '{field_name.text}'")
+            decls.append(
+                ProtoFieldDecl(kw.text, type_token.text, field_name.text, default, accepted, field_name.location)
+            )
+        self.next()
+        self.expect(TokenKind.LBRACE, f"'{{' to open the body of PROTO {name.text}")
+        body = self.node()
+        if isinstance(body, UseSyntax):
+            raise WorldSyntaxError("The body of a PROTO must be a node, not USE.", body.location)
+        while self.peek().kind is not TokenKind.RBRACE:
+            token = self.peek()
+            if token.kind is TokenKind.EOF:
+                raise self.error(f"Missing '}}' to close the body of PROTO {name.text}.", token)
+            # Webots allows only one root node; extra nodes are a mistake worth reporting.
+            raise self.error(f"A PROTO body has exactly one root node; found {token.describe()}.", token)
+        self.next()
+        trailing = self.peek()
+        if trailing.kind is not TokenKind.EOF:
+            raise self.error(f"Unexpected {trailing.describe()} after the PROTO definition.", trailing)
+        return ProtoSyntax(name.text, tuple(decls), body, tuple(externs), self.file, name.location)
+
+
+def parse_world(text: str, file: str) -> WorldSyntax:
+    """Parse the text of a ``.wbt`` world file.
+
+    Args:
+        text: the file content.
+        file: the file name used in error messages and locations.
+
+    Raises:
+        WorldSyntaxError: at the first syntax error, located at file:line:column.
+    """
+    return _Parser(text, file, in_proto=False).world()
+
+
+def parse_proto(text: str, file: str) -> ProtoSyntax:
+    """Parse the text of a ``.proto`` file (non-procedural PROTOs only).
+
+    Raises:
+        WorldSyntaxError: at the first syntax error, or at a template marker of a procedural PROTO.
+    """
+    return _Parser(text, file, in_proto=True).proto()
+

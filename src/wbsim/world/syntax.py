@@ -1,0 +1,192 @@
+"""The parsed node tree: what a world or PROTO file says, before any schema is applied.
+
+The parser produces these plain records; :mod:`wbsim.world.checker` turns them into the checked
+world model using the node schemas. Every record keeps its source location so that later stages can
+report errors at the right file, line and column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from wbsim.errors import SourceLocation
+
+__all__ = [
+    "Atom",
+    "NullSyntax",
+    "UseSyntax",
+    "NodeSyntax",
+    "ValueSyntax",
+    "IsSyntax",
+    "FieldSyntax",
+    "ProtoFieldDecl",
+    "ProtoSyntax",
+    "ExternProto",
+    "WorldSyntax",
+    "Item",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Atom:
+    """A scalar literal: a number, a string, or TRUE/FALSE.
+
+    Attributes:
+        kind: ``"number"``, ``"string"`` or ``"bool"``.
+        value: float, str or bool.
+        location: where the literal starts.
+    """
+
+    kind: str
+    value: float | str | bool
+    location: SourceLocation
+
+
+@dataclass(frozen=True, slots=True)
+class NullSyntax:
+    """The ``NULL`` keyword used as an SFNode value."""
+
+    location: SourceLocation
+
+
+@dataclass(slots=True)
+class NodeSyntax:
+    """A node as written: ``[DEF name] Type { fields }``.
+
+    Attributes:
+        type_name: the node or PROTO type name as written.
+        location: position of the type name.
+        def_name: the DEF name, if any.
+        fields: the field entries in file order (hidden fields are dropped by the parser).
+        file: the file the node was written in.
+    """
+
+    type_name: str
+    location: SourceLocation
+    def_name: str | None = None
+    fields: list[FieldSyntax] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class UseSyntax:
+    """``USE name``, already resolved to the closest preceding node with that DEF name.
+
+    Attributes:
+        name: the DEF name referred to.
+        target: the node that was defined with it.
+        location: position of the ``USE`` keyword.
+    """
+
+    name: str
+    target: NodeSyntax
+    location: SourceLocation
+
+
+Item = Union[Atom, NodeSyntax, UseSyntax, NullSyntax]
+
+
+@dataclass(frozen=True, slots=True)
+class ValueSyntax:
+    """A field value as written: a bracketed list or a bare sequence of items.
+
+    Attributes:
+        items: literals and nodes in order.
+        bracketed: True for ``[ ... ]`` (only legal for MF fields).
+        location: where the value starts.
+    """
+
+    items: tuple[Item, ...]
+    bracketed: bool
+    location: SourceLocation
+
+
+@dataclass(frozen=True, slots=True)
+class IsSyntax:
+    """``field IS protoField`` inside a PROTO body."""
+
+    proto_field: str
+    location: SourceLocation
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSyntax:
+    """One field entry of a node: ``name value`` or ``name IS protoField``."""
+
+    name: str
+    value: ValueSyntax | IsSyntax
+    location: SourceLocation
+
+
+@dataclass(frozen=True, slots=True)
+class ProtoFieldDecl:
+    """One interface field of a PROTO: ``field Type [{accepted}] name default``.
+
+    Attributes:
+        keyword: ``field``, ``vrmlField``, ``hiddenField``, ``deprecatedField``, ``unconnectedField`` or ``w3dField``.
+        type_name: the declared field type, e.g. ``SFVec3f``.
+        name: the interface field name.
+        default: the default value as written.
+        accepted: the accepted values if restricted, else None.
+        location: position of the field name.
+    """
+
+    keyword: str
+    type_name: str
+    name: str
+    default: ValueSyntax
+    accepted: tuple[Item, ...] | None
+    location: SourceLocation
+
+
+@dataclass(frozen=True, slots=True)
+class ExternProto:
+    """``[IMPORTABLE] EXTERNPROTO "url"``: where a PROTO type is defined.
+
+    Attributes:
+        url: the URL as written.
+        name: the PROTO name (file stem of the URL).
+        location: position of the URL string.
+    """
+
+    url: str
+    name: str
+    location: SourceLocation
+
+
+@dataclass(frozen=True, slots=True)
+class ProtoSyntax:
+    """A parsed PROTO file.
+
+    Attributes:
+        name: the PROTO type name.
+        fields: interface declarations in order.
+        body: the root node of the PROTO body.
+        externprotos: PROTOs the body may use.
+        file: path of the PROTO file.
+        location: position of the PROTO name.
+    """
+
+    name: str
+    fields: tuple[ProtoFieldDecl, ...]
+    body: NodeSyntax
+    externprotos: tuple[ExternProto, ...]
+    file: str
+    location: SourceLocation
+
+
+@dataclass(frozen=True, slots=True)
+class WorldSyntax:
+    """A parsed world file.
+
+    Attributes:
+        file: path of the world file.
+        version: the version from the header, e.g. ``R2023b``.
+        externprotos: the EXTERNPROTO declarations.
+        nodes: the top-level nodes in order (Nodes or USEs).
+    """
+
+    file: str
+    version: str
+    externprotos: tuple[ExternProto, ...]
+    nodes: tuple[NodeSyntax | UseSyntax, ...]
