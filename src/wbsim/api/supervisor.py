@@ -268,6 +268,7 @@ class Node:
         binding = self._solid("wb_supervisor_node_get_center_of_mass")
         if binding is None:
             return list(_NAN3)
+        self._sim.supervision.refresh()
         return list(map(float, self._sim.data.xipos[binding.body_id]))  # type: ignore[attr-defined]
 
     def getVelocity(self) -> list[float]:
@@ -296,6 +297,7 @@ class Node:
             return
         dof = self._sim.model.jnt_dofadr[binding.free_joint_id]  # type: ignore[attr-defined]
         self._sim.data.qvel[dof : dof + 6] = 0.0
+        self._sim.supervision.invalidate()
 
     def addForce(self, force: list[float], relative: bool) -> None:
         """Apply ``force`` (N) at the Solid's centre of mass during the next step; ``relative``: Solid frame."""
@@ -313,6 +315,7 @@ class Node:
             self._sim.messages.warning("wb_supervisor_node_add_force() can't be used with a kinematic Solid")
             return
         v = np.asarray(vector, dtype=float)
+        self._sim.supervision.refresh()
         if relative:
             v = self._sim.data.xmat[binding.body_id].reshape(3, 3) @ v  # type: ignore[attr-defined]
         self._sim.supervision.add_wrench(binding, v, torque)  # type: ignore[arg-type]

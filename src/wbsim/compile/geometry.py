@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import mujoco
 import numpy as np
 from numpy.typing import NDArray
 
@@ -96,6 +97,42 @@ def _is_convex(vertices: NDArray[np.float64], faces: NDArray[np.int64]) -> bool:
     return True
 
 
+def _is_closed_manifold(points: NDArray[np.float64], faces: NDArray[np.int64]) -> bool:
+    """True if the triangles form a closed, consistently oriented surface.
+
+    Points at the same position count as one vertex (exported meshes often repeat them per face), and
+    triangles that collapse to an edge are ignored; then every directed edge must appear once and its
+    reverse once.
+    """
+    scale = float(np.ptp(points, axis=0).max()) or 1.0
+    _, weld = np.unique(np.round(points / (1e-9 * scale)), axis=0, return_inverse=True)
+    welded = weld.reshape(-1)[faces]
+    welded = welded[(welded[:, 0] != welded[:, 1]) & (welded[:, 1] != welded[:, 2]) & (welded[:, 2] != welded[:, 0])]
+    edges = np.concatenate([welded[:, [0, 1]], welded[:, [1, 2]], welded[:, [2, 0]]])
+    directed = {(int(a), int(b)) for a, b in edges}
+    if len(directed) != len(edges):  # an edge used twice in the same direction: inconsistent orientation
+        return False
+    return all((b, a) in directed for a, b in directed)
+
+
+def _hull_mass(points: NDArray[np.float64]) -> inertia.MassProperties:
+    """Unit-density mass properties of the convex hull of ``points``, computed by MuJoCo (qhull)."""
+    spec = mujoco.MjSpec()
+    spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_TRUE
+    mesh = spec.add_mesh(name="hull")
+    mesh.uservert = np.asarray(points, dtype=float).ravel().tolist()
+    mesh.inertia = mujoco.mjtMeshInertia.mjMESH_INERTIA_CONVEX
+    body = spec.worldbody.add_body(name="b")
+    body.add_freejoint()
+    body.add_geom(type=mujoco.mjtGeom.mjGEOM_MESH, meshname="hull", density=1.0)
+    model = spec.compile()
+    rot = np.zeros(9)
+    mujoco.mju_quat2Mat(rot, model.body_iquat[1])
+    rot = rot.reshape(3, 3)
+    return inertia.MassProperties(float(model.body_mass[1]), model.body_ipos[1].copy(),
+                                  rot @ np.diag(model.body_inertia[1]) @ rot.T)
+
+
 def _primitive(node: WbNode, frame: Frame, warnings: list[WorldWarning]) -> GeomDescription | None:
     kind = node.type_name
     if kind == "Box":
@@ -130,20 +167,30 @@ def _primitive(node: WbNode, frame: Frame, warnings: list[WorldWarning]) -> Geom
         if len(used) < 4 or np.linalg.matrix_rank(points[used] - points[used].mean(axis=0)) < 3:
             raise CompileError("IndexedFaceSet used as a boundingObject is flat: it encloses no volume.",
                                node.location, node.path)
-        props = inertia.mesh(points, faces)
-        if props.mass <= 0:
+        closed = _is_closed_manifold(points, faces)
+        props = inertia.mesh(points, faces) if closed else None
+        if props is not None and props.mass < 0:
+            # A closed surface whose faces all point inward: the same solid with the other orientation.
             warnings.append(WorldWarning(
-                "IndexedFaceSet encloses a negative or zero volume (faces oriented inward or mesh not closed); "
-                "its mass uses the convex hull's volume instead.", node.location, node.path))
-            props = None  # type: ignore[assignment]
-        if not _is_convex(points[used], faces):
+                f"IndexedFaceSet faces are oriented inward (ccw {'TRUE' if node['ccw'] else 'FALSE'} does not match "
+                "the vertex order); its mass uses the volume it encloses.", node.location_of("ccw"), node.path))
+            faces = faces[:, ::-1].copy()
+            props = inertia.mesh(points, faces)
+        if props is None or props.mass <= 0:
             warnings.append(WorldWarning(
-                "IndexedFaceSet is not convex: MuJoCo collides meshes by their convex hull, so concave parts "
-                "will not be hollow. Split it into convex pieces for exact collisions.", node.location, node.path))
-        description = GeomDescription("mesh", (), frame, node, props.transformed(frame) if props else None,
+                "IndexedFaceSet is not a closed, consistently oriented surface, so it encloses no definite volume; "
+                "its mass and inertia use its convex hull instead.", node.location, node.path))
+            props = _hull_mass(points[used])
+            hull = True
+        else:
+            hull = False
+            if not _is_convex(points[used], faces):
+                warnings.append(WorldWarning(
+                    "IndexedFaceSet is not convex: MuJoCo collides meshes by their convex hull, so concave parts "
+                    "will not be hollow. Split it into convex pieces for exact collisions.", node.location, node.path))
+        description = GeomDescription("mesh", (), frame, node, props.transformed(frame),
                                       mesh_vertices=points, mesh_faces=faces)
-        if props is None:
-            description.extra["hull_mass"] = True
+        description.extra["hull_mass"] = hull
         return description
     if kind == "ElevationGrid":
         nx, ny = int(node["xDimension"]), int(node["yDimension"])  # type: ignore[arg-type]

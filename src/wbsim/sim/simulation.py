@@ -11,7 +11,7 @@ import os
 import sys
 import warnings
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -231,17 +231,24 @@ class Simulation:
         """Advance one basic time step through every phase; returns False once the simulation has ended."""
         if self.ended:
             return False
-        hooks = self._hooks
+        self._controllers_phase()
+        if self.ended:
+            return False
+        self._physics_phases()
+        return not self.ended
+
+    def _controllers_phase(self) -> None:
         for robot in self.robots:
             process = robot.controller
             if process is not None and not process.finished and robot.wake_step <= self.step_count:
                 process.resume()
                 if self.ended:
                     break
-        if hooks[Phase.CONTROLLERS]:
+        if self._hooks[Phase.CONTROLLERS]:
             self._run_hooks(Phase.CONTROLLERS)
-        if self.ended:
-            return False
+
+    def _physics_phases(self) -> None:
+        hooks = self._hooks
         self.motors.actuate(self.data)
         if hooks[Phase.DEVICES_ACTUATE]:
             self._run_hooks(Phase.DEVICES_ACTUATE)
@@ -268,13 +275,16 @@ class Simulation:
         if self._reset_requested:
             self._reset_requested = False
             self._reset_world(restart_controllers=False)
-        return not self.ended
 
-    def run(self, duration_s: float | None = None) -> int:
+    def run(self, duration_s: float | None = None, on_step: Callable[[Simulation], None] | None = None) -> int:
         """Step until ``duration_s`` of simulated time has passed, or the simulation ends.
 
-        With no duration, run until every controller has ended or a supervisor quits (immediately if
-        no controller runs).
+        With no duration, run until every controller has ended (the step in which the last one ends
+        does no physics) or a supervisor quits; immediately if no controller runs.
+
+        Args:
+            duration_s: simulated seconds, rounded up to whole basic time steps; None: see above.
+            on_step: called after every completed step (progress display, pacing).
 
         Returns:
             The exit status (``simulationQuit`` status, else 0).
@@ -284,10 +294,16 @@ class Simulation:
                 raise SimulationError(f"duration must be >= 0 s, got {duration_s!r}.")
             target = self.step_count + math.ceil(duration_s * 1000.0 / self.basic_time_step_ms - 1e-9)
             while self.step_count < target and self.step():
-                pass
-        else:
-            while self.controllers_running() and self.step():
-                pass
+                if on_step is not None:
+                    on_step(self)
+            return self.exit_status
+        while not self.ended and self.controllers_running():
+            self._controllers_phase()
+            if self.ended or not self.controllers_running():
+                break
+            self._physics_phases()
+            if on_step is not None:
+                on_step(self)
         return self.exit_status
 
     def controllers_running(self) -> bool:

@@ -73,11 +73,31 @@ class Supervision:
         self.overrides: dict[tuple[WbNode, str], object] = {}
         self.node_ids: dict[WbNode, int] = {}
         self.wrenches: dict[int, np.ndarray] = {}
+        self._fresh_at: int | None = None
+
+    def refresh(self) -> None:
+        """Recompute poses and velocities from ``qpos``/``qvel`` if the state changed since the last refresh.
+
+        After ``mj_step`` MuJoCo's derived quantities describe the state before the last integration;
+        these three functions depend only on ``qpos``/``qvel``, so they cannot change the trajectory.
+        """
+        if self._fresh_at == self.sim.step_count:
+            return
+        model, data = self.sim.model, self.sim.data
+        mujoco.mj_kinematics(model, data)
+        mujoco.mj_comPos(model, data)
+        mujoco.mj_comVel(model, data)
+        self._fresh_at = self.sim.step_count
+
+    def invalidate(self) -> None:
+        """Mark derived quantities stale (after ``qpos``/``qvel``/model pose edits)."""
+        self._fresh_at = None
 
     def reset(self) -> None:
         """Forget field values and pending forces written by supervisors."""
         self.overrides.clear()
         self.wrenches.clear()
+        self.invalidate()
 
     # -- one-step forces -----------------------------------------------------------------------------
     def add_wrench(self, binding: SolidBinding, vector: np.ndarray, torque: bool) -> None:
@@ -103,6 +123,7 @@ class Supervision:
 
     # -- poses -------------------------------------------------------------------------------------------
     def _body_frame(self, body: int) -> Frame:
+        self.refresh()
         data = self.sim.data
         return Frame(data.xpos[body].copy(), data.xmat[body].reshape(3, 3).copy())
 
@@ -152,13 +173,14 @@ class Supervision:
             body_local = self.offsets[node] @ new_local
             model.body_pos[binding.body_id] = body_local.pos
             model.body_quat[binding.body_id] = body_local.quat
-        mujoco.mj_kinematics(model, data)
+        self.invalidate()
 
     # -- velocities ------------------------------------------------------------------------------------
     def velocity(self, binding: SolidBinding) -> list[float]:
         """``[vx, vy, vz, wx, wy, wz]`` of the centre of mass of the Solid's rigid body, world frame."""
         if not binding.dynamic or binding.owner_body_id <= 0:
             return [0.0] * 6
+        self.refresh()
         result = np.zeros(6)
         mujoco.mj_objectVelocity(self.sim.model, self.sim.data, mujoco.mjtObj.mjOBJ_BODY, binding.owner_body_id,
                                  result, 0)
@@ -168,6 +190,7 @@ class Supervision:
         """Set the COM linear and angular velocity (world frame) of a free Solid; False if it has no free body."""
         if binding.free_joint_id < 0:
             return False
+        self.refresh()
         model, data = self.sim.model, self.sim.data
         body = binding.body_id
         linear, angular = np.asarray(velocity[:3], float), np.asarray(velocity[3:6], float)
@@ -176,6 +199,7 @@ class Supervision:
         # MuJoCo's free joint velocity is that of the body origin (world frame) and angular in body axes.
         data.qvel[dof : dof + 3] = linear - np.cross(angular, offset)
         data.qvel[dof + 3 : dof + 6] = data.xmat[body].reshape(3, 3).T @ angular
+        self.invalidate()
         return True
 
     def reset_physics(self) -> None:
@@ -186,6 +210,7 @@ class Supervision:
         data.qfrc_applied[:] = 0.0
         data.xfrc_applied[:] = 0.0
         self.sim.motors.current_velocity[:] = 0.0
+        self.invalidate()
 
     # -- fields --------------------------------------------------------------------------------------------
     def field_value(self, node: WbNode, name: str) -> object:

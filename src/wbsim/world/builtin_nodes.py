@@ -1,7 +1,7 @@
 """The built-in node schemas: field tables of the Webots base nodes that wbsim reads.
 
 Field names, types and defaults follow Webots' ``resources/nodes/*.wrl`` tables; the sanitising rules
-(``on_violation="replace"``) are the ones Webots applies itself (see ``docs/world-format.md``).
+(``on_violation="replace"``) are the ones Webots applies itself (see ``webots-behaviour.md`` §5.7 in the shared reference).
 Ranges that Webots documents but does not repair are errors here, so a typo cannot silently change
 the physics.
 
@@ -87,6 +87,14 @@ def _solid_fields(name: str) -> list[FieldSpec]:
     ]
 
 
+_SOUNDS = "webots://projects/default/worlds/sounds/"
+
+
+def _joint_position_fields(*names: str) -> list[FieldSpec]:
+    """Hidden joint positions that Webots writes when saving a world (the position without jointParameters)."""
+    return [_ign(name, T.SFFloat, 0.0) for name in names]
+
+
 def _motor_fields(name: str, force_field: str, unit: str) -> list[FieldSpec]:
     return [
         _f("name", T.SFString, name),
@@ -98,7 +106,7 @@ def _motor_fields(name: str, force_field: str, unit: str) -> list[FieldSpec]:
         _f("maxPosition", T.SFFloat, 0.0, unit=unit),
         _f(force_field, T.SFFloat, 10.0, bounds=NON_NEGATIVE, unit="N*m" if unit == "rad" else "N"),
         _f("multiplier", T.SFFloat, 1.0),
-        _ign("sound", T.SFString, ""),
+        _ign("sound", T.SFString, f"{_SOUNDS}{name.replace(' ', '_')}.wav"),
         _ign("muscles", T.MFNode, (), node_kinds=frozenset({"muscle"})),
     ]
 
@@ -369,15 +377,16 @@ def _table() -> list[NodeSchema]:
             _ign("forceDependentSlip", T.MFFloat, (0.0,)),
             _f("softERP", T.SFFloat, 0.2, bounds=UNIT),
             _f("softCFM", T.SFFloat, 0.001, bounds=POSITIVE),
-            _ign("bumpSound", T.SFString, ""),
-            _ign("rollSound", T.SFString, ""),
-            _ign("slideSound", T.SFString, ""),
+            _ign("bumpSound", T.SFString, f"{_SOUNDS}bump.wav"),
+            _ign("rollSound", T.SFString, f"{_SOUNDS}roll.wav"),
+            _ign("slideSound", T.SFString, f"{_SOUNDS}slide.wav"),
             _f("maxContactJoints", T.SFInt32, 10, bounds=Bounds(1.0, INF)),
         ]),
         _node("HingeJoint", "joint", [
             _f("jointParameters", T.SFNode, None, node_kinds=frozenset({"hinge_parameters"})),
             _f("device", T.MFNode, (), node_kinds=frozenset({"rotational_device"})),
             _f("endPoint", T.SFNode, None, node_kinds=frozenset({"solid"})),
+            *_joint_position_fields("position"),
         ]),
         _node("HingeJointParameters", "hinge_parameters", _joint_parameter_fields((1.0, 0.0, 0.0), "rad") + [
             _f("anchor", T.SFVec3f, (0.0, 0.0, 0.0), unit="m"),
@@ -391,6 +400,7 @@ def _table() -> list[NodeSchema]:
             _f("jointParameters", T.SFNode, None, node_kinds=frozenset({"slider_parameters"})),
             _f("device", T.MFNode, (), node_kinds=frozenset({"linear_device"})),
             _f("endPoint", T.SFNode, None, node_kinds=frozenset({"solid"})),
+            *_joint_position_fields("position"),
         ]),
         _node("JointParameters", "slider_parameters", _joint_parameter_fields((0.0, 0.0, 1.0), "m")),
         _node("BallJoint", "joint", [
@@ -401,6 +411,7 @@ def _table() -> list[NodeSchema]:
             _f("device2", T.MFNode, (), node_kinds=frozenset({"rotational_device"})),
             _f("device3", T.MFNode, (), node_kinds=frozenset({"rotational_device"})),
             _f("endPoint", T.SFNode, None, node_kinds=frozenset({"solid"})),
+            *_joint_position_fields("position", "position2", "position3"),
         ]),
         _node("BallJointParameters", "ball_parameters", _joint_parameter_fields(None, "rad") + [
             _f("anchor", T.SFVec3f, (0.0, 0.0, 0.0), unit="m"),

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from wbsim.errors import SourceLocation, WorldError, WorldSchemaError
+from wbsim.errors import SourceLocation, WorldError, WorldSchemaError, WorldSyntaxError
 from wbsim.world.builtin_nodes import TOP_LEVEL_KINDS, builtin_schemas
 from wbsim.world.fieldtypes import FieldType, LiteralError, convert_literals
 from wbsim.world.model import WbNode, WorldModel, WorldWarning
@@ -80,6 +80,12 @@ def _suggest(name: str, choices: list[str]) -> str:
     return f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
 
+def _relocated(error: WorldError, location: SourceLocation | None, path: str) -> WorldError:
+    """A copy of a PROTO-loading error placed at ``location`` and ``path``, keeping its class (syntax or schema)."""
+    cls = type(error) if isinstance(error, (WorldSyntaxError, WorldSchemaError)) else WorldSchemaError
+    return cls(error.message, location, path)
+
+
 def _numbers(value: object) -> list[float]:
     if isinstance(value, bool):
         return []
@@ -122,15 +128,14 @@ class Checker:
 
     # -- reporting ----------------------------------------------------------------------------------
     def _error(self, message: str, location: SourceLocation | None, path: str) -> None:
-        error = WorldSchemaError(message, location, path)
-        key = str(error)
-        if key not in self._seen:
-            self._seen.add(key)
-            self.errors.append(error)
+        self._record(WorldSchemaError(message, location, path))
 
     def _record(self, error: WorldError) -> None:
-        if str(error) not in self._seen:
-            self._seen.add(str(error))
+        # One problem, one error: a located problem met again (through a USE copy or another instance of
+        # the same PROTO) is reported once, at its first node path.
+        key = f"{error.location}: {error.message}" if error.location is not None else str(error)
+        if key not in self._seen:
+            self._seen.add(key)
             self.errors.append(error)
 
     def _warn(self, message: str, location: SourceLocation | None, path: str) -> None:
@@ -236,7 +241,7 @@ class Checker:
             try:
                 proto = self._resolve_proto(syntax.type_name, ctx.scope, syntax.location)
             except WorldError as error:
-                self._record(WorldSchemaError(error.message, error.location or syntax.location, container))
+                self._record(_relocated(error, error.location or syntax.location, container))
                 return None
             if proto is None:
                 valid = self._valid_names(kinds)
@@ -292,7 +297,7 @@ class Checker:
         name_value: object = None
         for entry in syntax.fields:
             if entry.name == "name" and "name" in schema.fields:
-                bound = self._resolve(entry, ctx, schema.fields["name"], "")
+                bound = self._resolve(entry, ctx, schema.fields["name"], "", report=False)
                 if bound is not None and len(bound.value.items) == 1 and isinstance(bound.value.items[0], Atom):
                     name_value = bound.value.items[0].value
         label = self._label(display_type or schema.name, def_name, name_value)
@@ -339,15 +344,25 @@ class Checker:
             child.parent, child.parent_field, child.index = node, field_name, index
         return node
 
-    def _resolve(self, entry: FieldSyntax, ctx: _Ctx, spec: FieldSpec, path: str) -> _Bound | None:
-        """The value of a field entry with its context, following IS to the PROTO instance value."""
+    def _resolve(
+        self, entry: FieldSyntax, ctx: _Ctx, spec: FieldSpec, path: str, *, report: bool = True
+    ) -> _Bound | None:
+        """The value of a field entry with its context, following IS to the PROTO instance value.
+
+        With ``report=False`` a broken IS gives None without an error (it is reported when the field
+        itself is checked).
+        """
         if not isinstance(entry.value, IsSyntax):
             return _Bound(entry.value, ctx)
         target = entry.value.proto_field
         if ctx.bindings is None or ctx.decls is None:
-            self._error("'IS' can only be used inside a PROTO body.", entry.value.location, path)
+            if report:
+                self._error("'IS' can only be used inside a PROTO body.", entry.value.location, path)
             return None
         decl = ctx.decls.get(target)
+        if decl is None or decl.type_name != spec.type.value:
+            if not report:
+                return None
         if decl is None:
             self._error(
                 f"'{entry.name} IS {target}': the PROTO has no field '{target}'."
@@ -504,7 +519,7 @@ class Checker:
             try:
                 inner = self._resolve_proto(body.type_name, proto_scope, body.location)
             except WorldError as error:
-                self._record(WorldSchemaError(error.message, error.location, container))
+                self._record(_relocated(error, error.location or body.location, container))
                 return None
             if inner is None:
                 self._error(

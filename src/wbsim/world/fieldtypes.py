@@ -84,6 +84,8 @@ _DESCRIPTIONS = {
 _ARITY = {"SFBool": 1, "SFInt32": 1, "SFFloat": 1, "SFString": 1, "SFVec2f": 2, "SFVec3f": 3, "SFColor": 3,
           "SFRotation": 4}
 _KIND = {"SFBool": "bool", "SFString": "string"}
+_INT32_MIN = -(2**31)
+_INT32_MAX = 2**31 - 1
 
 
 def literal_arity(field_type: FieldType) -> int:
@@ -112,6 +114,8 @@ def _element(single: FieldType, kinds: list[str], values: list[object], start: i
         assert isinstance(number, float)
         if not number.is_integer():
             raise LiteralError(f"expected an integer, found {number!r}", start)
+        if not _INT32_MIN <= number <= _INT32_MAX:
+            raise LiteralError(f"expected a 32-bit integer, found {number:.0f}", start)
         return int(number)
     if arity == 1:
         return chunk[0]

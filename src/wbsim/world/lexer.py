@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import bisect
 import enum
+import math
 import re
 from dataclasses import dataclass
 
 from wbsim.errors import SourceLocation, WorldSyntaxError
 
-__all__ = ["TokenKind", "Token", "Header", "tokenize", "read_header"]
+__all__ = ["TokenKind", "Token", "Header", "tokenize", "read_header", "TEMPLATE_MARKER_RE", "template_error"]
 
 
 class TokenKind(enum.Enum):
@@ -83,6 +84,17 @@ _TOKEN_RE = re.compile(
     re.VERBOSE,
 )
 _ESCAPE_RE = re.compile(r"\\(.)")
+TEMPLATE_MARKER_RE = re.compile(r"%[<{]")
+"""Start of a template statement (JavaScript ``%<`` or Lua ``%{``) of a procedural PROTO."""
+
+
+def template_error(marker: str, location: SourceLocation) -> WorldSyntaxError:
+    """The error for a template marker (``%<`` or ``%{``) of a procedural PROTO."""
+    return WorldSyntaxError(
+        f"Template statement {marker!r}: procedural PROTOs (JavaScript or Lua templates) are not supported "
+        "by wbsim; use a PROTO without templates.",
+        location,
+    )
 
 
 def read_header(text: str, file: str) -> Header:
@@ -107,14 +119,18 @@ def read_header(text: str, file: str) -> Header:
 
 
 def _unescape(body: str, location: SourceLocation) -> str:
+    """Decode the escapes of a string body; ``location`` is where the opening quote is."""
+
     def replace(match: re.Match[str]) -> str:
         char = match.group(1)
         if char in '"\\':
             return char
         if char == "n":
             return "\\n"  # Webots keeps backslash-n as two characters
+        # Strings are on one line, so the backslash is on the quote's line, after the quote.
+        where = SourceLocation(location.file, location.line, location.column + 1 + match.start())
         raise WorldSyntaxError(
-            f"Invalid escaped character '\\{char}' in string: only \\\" and \\\\ are allowed.", location
+            f"Invalid escaped character '\\{char}' in string: only \\\" and \\\\ are allowed.", where
         )
 
     return _ESCAPE_RE.sub(replace, body)
@@ -160,8 +176,14 @@ def tokenize(text: str, file: str) -> list[Token]:
                     number = float(raw)
                 except ValueError:
                     raise WorldSyntaxError(f"Invalid number {raw!r}.", location) from None
+                if not math.isfinite(number):  # float() also accepts "+inf", "-nan" and overflows to inf
+                    raise WorldSyntaxError(f"Invalid number {raw!r}: numbers must be finite.", location)
                 append(Token(TokenKind.NUMBER, raw, number, location))
             else:
+                # A marker glued to a word (``x%<``, or ``x%{`` where the word stops before the brace).
+                marker = TEMPLATE_MARKER_RE.search(text, match.start(), match.end() + 1)
+                if marker is not None:
+                    raise template_error(marker.group(), location_of(marker.start()))
                 append(Token(TokenKind.WORD, raw, raw, location))
         elif group == "punct":
             append(Token(_PUNCT[raw], raw, raw, location))
@@ -170,11 +192,7 @@ def tokenize(text: str, file: str) -> list[Token]:
         elif group == "unclosed":
             raise WorldSyntaxError("Unclosed string literal: a string must end on the line it starts.", location)
         elif group == "template":
-            raise WorldSyntaxError(
-                f"Template statement {raw!r}: procedural PROTOs (JavaScript or Lua templates) are not supported "
-                "by wbsim; use a PROTO without templates.",
-                location,
-            )
+            raise template_error(raw, location)
     eof_offset = len(text)
     append(Token(TokenKind.EOF, "", "", location_of(eof_offset)))
     return tokens

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from wbsim.errors import WorldSyntaxError
-from wbsim.world.lexer import Token, TokenKind, read_header, tokenize
+from wbsim.errors import SourceLocation, WorldSyntaxError
+from wbsim.world.lexer import TEMPLATE_MARKER_RE, Token, TokenKind, read_header, template_error, tokenize
 from wbsim.world.syntax import (
     Atom,
     ExternProto,
@@ -67,6 +67,16 @@ class _Parser:
         self.file = file
         self.header = read_header(text, file)
         self.tokens = tokenize(text, file)
+        if in_proto:
+            # Webots treats a PROTO containing a template marker anywhere, strings included, as procedural.
+            for token in self.tokens:
+                if token.kind is TokenKind.STRING:
+                    marker = TEMPLATE_MARKER_RE.search(token.text)
+                    if marker is not None:
+                        loc = token.location
+                        raise template_error(
+                            marker.group(), SourceLocation(loc.file, loc.line, loc.column + marker.start())
+                        )
         self.pos = 0
         self.in_proto = in_proto
         # DEF scope is one file; a USE refers to the closest preceding DEF of that name.
@@ -231,6 +241,8 @@ class _Parser:
         nodes: list[NodeSyntax | UseSyntax] = []
         while self.peek().kind is not TokenKind.EOF:
             token = self.peek()
+            if self.at_word("IMPORTABLE") and self.peek(1).text != "EXTERNPROTO":
+                raise self.error(f"Expected EXTERNPROTO after IMPORTABLE, found {self.peek(1).describe()}.", self.peek(1))
             if self.at_word("EXTERNPROTO") or self.at_word("IMPORTABLE"):
                 externs.extend(self.externprotos())
                 continue

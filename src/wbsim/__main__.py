@@ -1,0 +1,7 @@
+"""``python -m wbsim``: the same as the ``wbsim`` command."""
+
+import sys
+
+from wbsim.cli.main import main
+
+sys.exit(main())

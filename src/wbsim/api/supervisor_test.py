@@ -1,0 +1,208 @@
+"""Supervisor, Node and Field against Webots semantics and the live MuJoCo state."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+WORLD = """
+WorldInfo { basicTimeStep 10 physicsDisableTime 0 contactProperties [ ContactProperties { bounce 0 } ] }
+DEF FLOOR Solid { boundingObject Plane {} }
+DEF BOSS Robot {
+  name "boss"
+  controller "<extern>"
+  supervisor TRUE
+  customData "hello"
+  children [
+    DEF ARM Pose {
+      translation 1 0 0
+      children [ DEF MARKER Solid { translation 0 1 0 rotation 0 0 1 1.5707963 name "marker" } ]
+    }
+  ]
+}
+DEF WORKER Robot { name "worker" controller "<extern>" translation 5 0 0 }
+DEF BOX Solid {
+  translation 0 0 2
+  rotation 0 0 1 0.5
+  name "box"
+  boundingObject Box { size 0.2 0.2 0.2 }
+  physics Physics { density -1 mass 2 }
+}
+DEF SHELF Solid { translation 3 0 0 name "shelf" boundingObject Box { size 0.5 0.5 0.5 } }
+"""
+
+
+@pytest.fixture
+def rig(project, load):
+    sim = load(project(WORLD))
+    return sim, sim.robot("boss")
+
+
+def test_supervisor_robot_gets_a_supervisor_object(rig):
+    sim, boss = rig
+    from controller import Supervisor
+
+    assert isinstance(boss, Supervisor)
+    assert boss.getSupervisor() is True
+    assert not isinstance(sim.robot("worker"), Supervisor)
+
+
+def test_get_from_def_and_dotted_paths_follow_webots_supervisor_rules(rig):
+    sim, boss = rig
+    box = boss.getFromDef("BOX")
+    assert box.getTypeName() == "Solid" and box.getDef() == "BOX"
+    assert boss.getFromDef("BOSS.ARM").getTypeName() == "Pose"
+    assert boss.getFromDef("BOSS.ARM.MARKER").getDef() == "MARKER"
+    # Each later segment must be a direct sub-node: MARKER is not directly inside BOSS.
+    assert boss.getFromDef("BOSS.MARKER") is None
+    assert boss.getFromDef("NOPE") is None
+    assert boss.getSelf().getDef() == "BOSS"
+    assert boss.getSelf() == boss.getFromDef("BOSS")
+    assert boss.getFromId(box.getId()) == box
+    assert boss.getFromDef("MARKER").getParentNode() == boss.getFromDef("BOSS.ARM")
+    assert boss.getFromDef("BOX").getParentNode() == boss.getRoot()
+
+
+def test_position_and_orientation_of_solids_and_poses(rig):
+    sim, boss = rig
+    marker = boss.getFromDef("MARKER")
+    np.testing.assert_allclose(marker.getPosition(), [1, 1, 0], atol=1e-9)
+    np.testing.assert_allclose(np.reshape(marker.getOrientation(), (3, 3)), [[0, -1, 0], [1, 0, 0], [0, 0, 1]],
+                               atol=1e-6)
+    np.testing.assert_allclose(boss.getFromDef("ARM").getPosition(), [1, 0, 0], atol=1e-12)
+    pose = np.reshape(marker.getPose(boss.getFromDef("ARM")), (4, 4))
+    np.testing.assert_allclose(pose[:3, 3], [0, 1, 0], atol=1e-9)
+
+
+def test_velocity_of_a_falling_box_is_g_t(rig):
+    sim, boss = rig
+    box = boss.getFromDef("BOX")
+    boss.step(300)
+    vx, vy, vz, wx, wy, wz = box.getVelocity()
+    assert vz == pytest.approx(-9.81 * 0.3, rel=1e-6)
+    assert vx == vy == wx == wy == wz == 0.0
+    assert box.getPosition()[2] == pytest.approx(2 - 0.5 * 9.81 * 0.3**2, abs=0.02)
+
+
+def test_set_velocity_moves_a_free_solid(rig):
+    sim, boss = rig
+    box = boss.getFromDef("BOX")
+    box.setVelocity([1.0, 0.0, 0.0, 0.0, 0.0, 2.0])
+    boss.step(10)
+    velocity = box.getVelocity()
+    assert velocity[0] == pytest.approx(1.0, rel=1e-6)
+    assert velocity[5] == pytest.approx(2.0, rel=1e-6)
+    assert box.getPosition()[0] == pytest.approx(0.01, rel=1e-3)
+
+
+def test_translation_field_reads_live_pose_and_writing_it_moves_bodies(rig):
+    sim, boss = rig
+    box = boss.getFromDef("BOX")
+    translation = box.getField("translation")
+    assert translation.getTypeName() == "SFVec3f" and translation.getType() == translation.SF_VEC3F
+    np.testing.assert_allclose(translation.getSFVec3f(), [0, 0, 2], atol=1e-12)
+    boss.step(100)
+    assert translation.getSFVec3f()[2] < 2.0  # follows the simulation
+    translation.setSFVec3f([0.5, 0.5, 1.0])
+    np.testing.assert_allclose(box.getPosition(), [0.5, 0.5, 1.0], atol=1e-9)
+    rotation = box.getField("rotation")
+    np.testing.assert_allclose(rotation.getSFRotation(), [0, 0, 1, 0.5], atol=1e-9)
+    rotation.setSFRotation([0, 0, 2, 1.0])  # the axis is normalised
+    np.testing.assert_allclose(rotation.getSFRotation(), [0, 0, 1, 1.0], atol=1e-9)
+    shelf = boss.getFromDef("SHELF")
+    shelf.getField("translation").setSFVec3f([3, 1, 0])
+    boss.step(10)
+    np.testing.assert_allclose(shelf.getPosition(), [3, 1, 0], atol=1e-12)
+
+
+def test_other_fields_read_and_write(rig, capfd):
+    sim, boss = rig
+    robot_node = boss.getSelf()
+    assert robot_node.getField("customData").getSFString() == "hello"
+    assert robot_node.getField("controller").getSFString() == "<extern>"
+    assert robot_node.getField("nonexistent") is None
+    boss.setCustomData("changed")
+    assert robot_node.getField("customData").getSFString() == "changed"
+    robot_node.getField("customData").setSFString("via field")
+    assert boss.getCustomData() == "via field"
+    children = robot_node.getField("children")
+    assert children.getCount() == 1 and children.getMFNode(0) == boss.getFromDef("ARM")
+    assert children.getMFNode(-1) == boss.getFromDef("ARM")
+    assert children.getMFNode(5) is None
+    assert "out-of-bound index" in capfd.readouterr().err
+    box = boss.getFromDef("BOX")
+    assert box.getField("physics").getSFNode().getTypeName() == "Physics"
+    box.getField("translation").setSFVec3f([1, 2])
+    assert "length of 'value' argument should be 3" in capfd.readouterr().err
+
+
+def test_simulation_quit_status_ends_the_run(rig):
+    sim, boss = rig
+    boss.step(10)
+    boss.simulationQuit(7)
+    assert boss.step(10) == -1
+    assert sim.exit_status == 7
+
+
+def test_simulation_reset_restores_world_and_time(rig):
+    sim, boss = rig
+    box = boss.getFromDef("BOX")
+    boss.step(200)
+    boss.simulationReset()
+    # The reset happens at the end of the next step; the pending step(10) then counts from time 0 (Webots).
+    boss.step(10)
+    assert sim.time_s == pytest.approx(0.01)
+    assert box.getPosition()[2] == pytest.approx(2.0, abs=1e-3)
+    assert box.getVelocity()[2] == pytest.approx(-9.81 * 0.01, rel=1e-6)
+
+
+def test_simulation_reset_physics_zeroes_velocities_keeps_poses(rig):
+    sim, boss = rig
+    box = boss.getFromDef("BOX")
+    boss.step(200)
+    z = box.getPosition()[2]
+    boss.simulationResetPhysics()
+    assert box.getVelocity() == [0.0] * 6
+    assert box.getPosition()[2] == z
+
+
+def test_add_force_acts_for_one_step(rig):
+    sim, boss = rig
+    box = boss.getFromDef("BOX")
+    box.addForce([20.0, 0.0, 0.0], False)
+    boss.step(10)
+    vx = box.getVelocity()[0]
+    assert vx == pytest.approx(20.0 / 2.0 * 0.01, rel=1e-6)
+    boss.step(10)
+    assert box.getVelocity()[0] == pytest.approx(vx, rel=1e-9)
+
+
+def test_supervisor_calls_from_a_plain_robot_are_refused(project, load, capfd):
+    sim = load(project(WORLD))
+    from controller import Supervisor
+
+    worker = Supervisor(sim.robot_runtime("worker"))
+    assert worker.getFromDef("BOX") is None
+    err = capfd.readouterr().err
+    assert "ignoring illegal call to wb_supervisor_node_get_from_def() in a 'Robot' controller." in err
+    worker.simulationQuit(1)
+    assert not sim.ended
+
+
+def test_position_of_non_pose_node_warns_and_returns_nan(rig, capfd):
+    sim, boss = rig
+    physics = boss.getFromDef("BOX").getField("physics").getSFNode()
+    assert all(math.isnan(v) for v in physics.getPosition())
+    assert "can exclusively be used with Pose" in capfd.readouterr().err
+
+
+def test_node_type_constants(rig):
+    sim, boss = rig
+    from controller import Node
+
+    assert boss.getSelf().getType() == Node.ROBOT
+    assert boss.getFromDef("BOX").getType() == Node.SOLID
+    assert boss.getFromDef("ARM").getType() == Node.POSE
+    assert len({Node.ROBOT, Node.SOLID, Node.POSE, Node.HINGE_JOINT}) == 4

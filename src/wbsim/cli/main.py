@@ -1,0 +1,196 @@
+"""The ``wbsim`` command line: ``run``, ``check`` and ``--version``.
+
+Exit statuses: ``run`` returns the supervisor's ``simulationQuit`` status (0 otherwise); 2 for a world
+that does not load (every problem is printed) or bad arguments; 130 when interrupted with Ctrl-C.
+``check`` returns 0 when the world loads cleanly and 1 when it has problems.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+from wbsim._version import __version__
+from wbsim.errors import ControllerError, WbsimError, WorldLoadError
+
+__all__ = ["main", "build_parser"]
+
+_LOAD_ERROR = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``wbsim`` command."""
+    parser = argparse.ArgumentParser(
+        prog="wbsim",
+        description="Run Webots-format worlds headless on MuJoCo, with Webots Python controllers.",
+    )
+    parser.add_argument("--version", action="version", version=f"wbsim {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = commands.add_parser("run", help="run a world headless", description="Run a world headless.")
+    run.add_argument("world", type=Path, help="the .wbt file")
+    run.add_argument("--duration", type=float, metavar="S",
+                     help="simulated seconds to run (default: until every controller ends or a supervisor quits)")
+    run.add_argument("--mode", choices=("fast", "realtime"), default="fast",
+                     help="fast: as fast as possible (default); realtime: paced to the wall clock")
+    run.add_argument("--seed", type=int, help="random seed overriding WorldInfo.randomSeed (-1: time-based)")
+    run.add_argument("--no-progress", action="store_true", help="no progress display")
+    run.add_argument("--missing-controller", choices=("error", "warn"), default="error",
+                     help="what to do when a robot's controller file is missing (default: error)")
+
+    check = commands.add_parser("check", help="check a world and report every problem",
+                                description="Check a world file and report every problem found.")
+    check.add_argument("world", type=Path, help="the .wbt file")
+    return parser
+
+
+def _print_warnings(caught: list[warnings.WarningMessage]) -> None:
+    for item in caught:
+        print(f"warning: {item.message}", file=sys.stderr)
+
+
+def _load(args: argparse.Namespace) -> object:
+    from wbsim.sim.simulation import load_world
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sim = load_world(args.world, seed=args.seed, missing_controller=args.missing_controller)
+    _print_warnings(caught)
+    return sim
+
+
+class _Progress:
+    """Live line with simulated time and real-time factor, on terminals only."""
+
+    def __init__(self, enabled: bool, duration_s: float | None) -> None:
+        self.enabled = enabled
+        self.duration_s = duration_s
+        self._live = None
+        self._start = time.perf_counter()
+        self._last = 0.0
+
+    def __enter__(self) -> _Progress:
+        if self.enabled:
+            from rich.console import Console
+            from rich.live import Live
+
+            self._live = Live("", console=Console(stderr=True), refresh_per_second=8, transient=False)
+            self._live.__enter__()
+        return self
+
+    def update(self, sim_time_s: float, force: bool = False) -> None:
+        if self._live is None:
+            return
+        now = time.perf_counter()
+        if not force and now - self._last < 0.1:
+            return
+        self._last = now
+        wall = max(now - self._start, 1e-9)
+        total = f" / {self.duration_s:.2f}" if self.duration_s is not None else ""
+        self._live.update(f"[bold]t = {sim_time_s:.2f}{total} s[/bold]   real-time factor {sim_time_s / wall:.1f}x"
+                          f"   wall {wall:.1f} s")
+
+    def __exit__(self, *exc: object) -> None:
+        if self._live is not None:
+            self._live.__exit__(None, None, None)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.duration is not None and args.duration < 0:
+        print("wbsim run: --duration must be >= 0", file=sys.stderr)
+        return _LOAD_ERROR
+    try:
+        sim = _load(args)
+    except (WorldLoadError, ControllerError, WbsimError) as error:
+        print(f"wbsim: cannot load {args.world}:\n{error}", file=sys.stderr)
+        return _LOAD_ERROR
+    from wbsim.sim.simulation import Simulation
+
+    assert isinstance(sim, Simulation)
+    if args.duration is None and not sim.controllers_running():
+        print("wbsim: no controller runs in this world; give --duration to run it for a fixed time.",
+              file=sys.stderr)
+        sim.close()
+        return 0
+    show = not args.no_progress and sys.stderr.isatty()
+    realtime = args.mode == "realtime"
+    start = time.perf_counter()
+    status = 0
+    try:
+        with _Progress(show, args.duration) as progress:
+
+            def after_step(simulation: Simulation) -> None:
+                if realtime:
+                    ahead = simulation.time_s - (time.perf_counter() - start)
+                    if ahead > 0:
+                        time.sleep(ahead)
+                progress.update(simulation.time_s)
+
+            status = sim.run(args.duration, on_step=after_step if (show or realtime) else None)
+            progress.update(sim.time_s, force=True)
+    except KeyboardInterrupt:
+        print(f"\nwbsim: interrupted at t = {sim.time_s:.3f} s", file=sys.stderr)
+        status = 130
+    finally:
+        sim.close()
+    return status
+
+
+def _check(args: argparse.Namespace) -> int:
+    from wbsim.compile.builder import compile_world
+    from wbsim.sim.controllers import find_controller
+    from wbsim.world.loader import load_world_model
+
+    problems: list[str] = []
+    warned: list[str] = []
+    try:
+        model = load_world_model(args.world)
+    except WorldLoadError as error:
+        for item in error.errors:
+            print(f"error: {item}", file=sys.stderr)
+        print(f"{args.world}: {len(error.errors)} problem(s)", file=sys.stderr)
+        return 1
+    warned.extend(str(w) for w in model.warnings)
+    try:
+        compiled = compile_world(model)
+        warned.extend(str(w) for w in compiled.warnings)
+    except WorldLoadError as error:
+        problems.extend(str(e) for e in error.errors)
+        compiled = None
+    for node in model.walk():
+        if node.type_name != "Robot":
+            continue
+        name = str(node["controller"])
+        if name in ("<none>", "<extern>", "<generic>", ""):
+            continue
+        script, searched = find_controller(model.project_dir, name)
+        if script is None:
+            problems.append(f"{node.location}: controller \"{name}\" not found (expected "
+                            f"{', '.join(str(p) for p in searched)}) [in {node.path}]")
+    for line in warned:
+        print(line, file=sys.stderr)
+    for line in problems:
+        print(f"error: {line}", file=sys.stderr)
+    if problems:
+        print(f"{args.world}: {len(problems)} problem(s)", file=sys.stderr)
+        return 1
+    robots = sum(1 for n in model.walk() if n.type_name == "Robot")
+    bodies = compiled.model.nbody - 1 if compiled is not None else 0
+    print(f"{args.world}: OK ({robots} robot(s), {bodies} MuJoCo bodies, {len(warned)} warning(s))")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``wbsim`` console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    if args.command == "run":
+        return _run(args)
+    return _check(args)
+
+
+def _console_main() -> None:
+    sys.exit(main())

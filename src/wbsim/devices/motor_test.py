@@ -1,0 +1,323 @@
+"""Motor behaviour against Webots' control law, driven through the Webots API from a script."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+WORLD = """
+WorldInfo { basicTimeStep 16 }
+Robot {
+  name "r"
+  controller "<extern>"
+  children [
+    DEF WHEEL_JOINT HingeJoint {
+      jointParameters HingeJointParameters { axis 0 0 1 }
+      device [
+        RotationalMotor { name "wheel" maxVelocity 10 maxTorque 100 }
+        PositionSensor { name "wheel sensor" }
+      ]
+      endPoint Solid {
+        physics Physics { density -1 mass 1 }
+        boundingObject Cylinder { radius 0.1 height 0.02 }
+      }
+    }
+    Solid {
+      name "arm base"
+      translation 0 -1 0
+      # A Physics Solid under the static robot is welded to the world; feedback needs a Physics parent.
+      physics Physics { density -1 mass 5 }
+      boundingObject Box { size 0.05 0.05 0.05 }
+      children [
+        HingeJoint {
+          jointParameters HingeJointParameters { axis 0 1 0 anchor 0 0 1 }
+          device [
+            RotationalMotor { name "arm" maxTorque 20 minPosition -1 maxPosition 1 }
+            PositionSensor { name "arm sensor" }
+          ]
+          endPoint Solid {
+            translation 0.5 0 1
+            physics Physics { density -1 mass 1 centerOfMass [ 0 0 0 ] inertiaMatrix [ 1e-5 1e-5 1e-5, 0 0 0 ] }
+            boundingObject Sphere { radius 0.02 }
+          }
+        }
+      ]
+    }
+    SliderJoint {
+      jointParameters JointParameters { axis 1 0 0 }
+      device [ LinearMotor { name "slider" maxVelocity 2 maxForce 50 } ]
+      endPoint Solid {
+        translation 0 2 0
+        physics Physics { density -1 mass 2 }
+        boundingObject Box { size 0.1 0.1 0.1 }
+      }
+    }
+  ]
+}
+"""
+TS = 0.016
+WHEEL_INERTIA = 0.5 * 1.0 * 0.1**2  # kg*m^2 about the cylinder axis
+
+
+@pytest.fixture
+def rig(project, load):
+    sim = load(project(WORLD))
+    robot = sim.robot("r")
+    return sim, robot
+
+
+def joint_state(sim, name: str) -> tuple[float, float]:
+    for motor in sim.bindings.motors:
+        if motor.node["name"] == name:
+            return float(sim.data.qpos[motor.joint.qpos_adr]), float(sim.data.qvel[motor.joint.dof_adr])
+    raise KeyError(name)
+
+
+def test_initial_state_matches_webots(rig):
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    assert wheel.getTargetPosition() == 0.0  # the joint's initial position
+    assert wheel.getVelocity() == 10.0  # maxVelocity until setVelocity is called
+    assert wheel.getMaxTorque() == 100.0 and wheel.getAvailableTorque() == 100.0
+    assert wheel.getAcceleration() == -1.0
+    assert wheel.getType() == wheel.ROTATIONAL
+    assert robot.getDevice("slider").getType() == wheel.LINEAR
+    assert math.isnan(wheel.getTorqueFeedback())
+
+
+def test_position_control_follows_webots_p_controller(rig):
+    """Webots: v = clamp(P * (target - q), +/- target velocity); an unsaturated motor reaches v within the step."""
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    wheel.setPosition(1.0)
+    q, expected = 0.0, []
+    for _ in range(40):
+        v = max(-10.0, min(10.0, 10.0 * (1.0 - q)))
+        q += v * TS
+        expected.append(q)
+    measured = []
+    for _ in range(40):
+        robot.step(16)
+        measured.append(joint_state(sim, "wheel")[0])
+    np.testing.assert_allclose(measured, expected, atol=2e-4)
+    assert abs(measured[-1] - 1.0) < 1e-3
+
+
+def test_position_control_respects_velocity_limit(rig):
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    wheel.setVelocity(3.0)
+    wheel.setPosition(100.0)
+    speeds = []
+    for _ in range(50):
+        robot.step(16)
+        speeds.append(joint_state(sim, "wheel")[1])
+    assert max(speeds) <= 3.0 * (1 + 1e-3)
+    assert speeds[-1] == pytest.approx(3.0, rel=1e-3)
+
+
+def test_velocity_control_reaches_target_and_clamps_to_max_velocity(rig, capfd):
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    wheel.setPosition(float("inf"))
+    wheel.setVelocity(-4.0)
+    robot.step(160)
+    assert joint_state(sim, "wheel")[1] == pytest.approx(-4.0, rel=1e-3)
+    wheel.setVelocity(25.0)
+    assert "The requested velocity 25 exceeds 'maxVelocity' = 10" in capfd.readouterr().err
+    assert wheel.getVelocity() == 10.0
+    robot.step(160)
+    assert joint_state(sim, "wheel")[1] == pytest.approx(10.0, rel=1e-3)
+
+
+def test_negative_velocity_in_position_control_is_rejected(rig, capfd):
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    wheel.setVelocity(-1.0)
+    assert "called with negative 'velocity' argument in position control mode" in capfd.readouterr().err
+    assert wheel.getVelocity() == 10.0
+
+
+def test_acceleration_limit_ramps_commanded_velocity(rig):
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    wheel.setPosition(float("inf"))
+    wheel.setAcceleration(50.0)
+    wheel.setVelocity(10.0)
+    for n in range(1, 8):
+        robot.step(16)
+        assert joint_state(sim, "wheel")[1] == pytest.approx(50.0 * TS * n, rel=2e-3)
+
+
+def test_torque_control_accelerates_at_torque_over_inertia(rig):
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    wheel.setTorque(0.5)
+    robot.step(160)
+    assert joint_state(sim, "wheel")[1] == pytest.approx(0.5 / WHEEL_INERTIA * 0.16, rel=1e-3)
+
+
+def test_torque_limited_motor_accelerates_at_max_torque(rig):
+    """Like ODE's velocity motor: with too little torque to reach the target, it accelerates at torque/inertia."""
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    wheel.setAvailableTorque(0.05)
+    wheel.setPosition(float("inf"))
+    wheel.setVelocity(10.0)
+    robot.step(160)
+    assert joint_state(sim, "wheel")[1] == pytest.approx(0.05 / WHEEL_INERTIA * 0.16, rel=1e-3)
+
+
+def test_torque_is_clamped_to_available_torque_and_set_position_leaves_torque_mode(rig, capfd):
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    wheel.setAvailableTorque(0.2)
+    wheel.setTorque(0.3)
+    assert "The requested motor torque 0.3 exceeds 'maxTorque' = 0.2" in capfd.readouterr().err
+    robot.step(16)
+    assert joint_state(sim, "wheel")[1] == pytest.approx(0.2 / WHEEL_INERTIA * TS, rel=1e-3)
+    wheel.setPosition(float("inf"))
+    wheel.setVelocity(0.0)
+    robot.step(32)
+    assert abs(joint_state(sim, "wheel")[1]) < 1e-3
+
+
+def test_available_torque_limits_holding_against_gravity(rig):
+    """A 1 kg mass at 0.5 m needs 4.905 N*m: held with 20 N*m, sags with 3 N*m."""
+    sim, robot = rig
+    arm = robot.getDevice("arm")
+    arm.setPosition(0.0)
+    arm.enableTorqueFeedback(16)
+    robot.step(1000)
+    q, _ = joint_state(sim, "arm")
+    assert abs(q) < 1e-2
+    # A positive motor torque turns the joint positively; gravity turns this arm positively about +y.
+    assert arm.getTorqueFeedback() == pytest.approx(-0.5 * 9.81, rel=2e-2)
+    arm.setAvailableTorque(3.0)
+    robot.step(500)
+    assert joint_state(sim, "arm")[0] > 0.3
+
+
+def test_position_limits_clamp_target_with_warning(rig, capfd):
+    sim, robot = rig
+    arm = robot.getDevice("arm")
+    arm.setPosition(2.0)
+    assert "too big requested position: 2 > 1" in capfd.readouterr().err
+    assert arm.getTargetPosition() == 1.0
+    arm.setPosition(-3.0)
+    assert "too low requested position: -3 < -1" in capfd.readouterr().err
+    assert arm.getTargetPosition() == -1.0
+
+
+def test_feedback_refused_without_physics_parent(rig, capfd):
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    wheel.enableTorqueFeedback(16)
+    assert "cannot be invoked because the parent Solid has no Physics node." in capfd.readouterr().err
+    assert wheel.getTorqueFeedbackSamplingPeriod() == 0
+
+
+def test_available_torque_above_max_is_clamped(rig, capfd):
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    wheel.setAvailableTorque(150.0)
+    assert "exceeds 'maxTorque' = 100" in capfd.readouterr().err
+    assert wheel.getAvailableTorque() == 100.0
+
+
+def test_zero_available_torque_means_no_control(rig):
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    wheel.setTorque(0.5)
+    robot.step(160)
+    spinning = joint_state(sim, "wheel")[1]
+    wheel.setPosition(float("inf"))
+    wheel.setVelocity(0.0)
+    wheel.setAvailableTorque(0.0)
+    robot.step(160)
+    assert joint_state(sim, "wheel")[1] == pytest.approx(spinning, rel=1e-6)
+
+
+def test_linear_motor_velocity_and_force(rig):
+    sim, robot = rig
+    slider = robot.getDevice("slider")
+    slider.setPosition(float("inf"))
+    slider.setVelocity(1.5)
+    robot.step(160)
+    assert joint_state(sim, "slider")[1] == pytest.approx(1.5, rel=1e-3)
+    slider.setForce(10.0)
+    before = joint_state(sim, "slider")[1]
+    robot.step(160)
+    assert joint_state(sim, "slider")[1] - before == pytest.approx(10.0 / 2.0 * 0.16, rel=1e-3)
+
+
+def test_invalid_arguments_print_controller_library_errors(rig, capfd):
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    wheel.setPosition(float("nan"))
+    wheel.setAcceleration(-2.0)
+    wheel.setAvailableTorque(-1.0)
+    wheel.setControlPID(0.0, 0.0, 0.0)
+    err = capfd.readouterr().err
+    assert "wb_motor_set_position() called with an invalid 'position' argument (NaN)." in err
+    assert "wb_motor_set_acceleration() called with negative 'acceleration' argument." in err
+    assert "wb_motor_set_available_force() called with negative 'force' argument." in err
+    assert "wb_motor_set_control_pid() called with negative or zero 'p' argument." in err
+    assert wheel.getTargetPosition() == 0.0
+
+
+def test_control_pid_integral_removes_steady_state_error(rig):
+    """With P only, a constant disturbance leaves an offset; I removes it (Webots' PID with integral)."""
+    sim, robot = rig
+    arm = robot.getDevice("arm")
+    arm.setControlPID(10.0, 0.0, 0.0)
+    arm.setPosition(0.0)
+    robot.step(1000)
+    assert abs(joint_state(sim, "arm")[0]) < 1e-2
+
+
+def test_motor_and_sensor_siblings(rig):
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    sensor = robot.getDevice("wheel sensor")
+    assert wheel.getPositionSensor() is sensor
+    assert sensor.getMotor() is wheel
+    assert robot.getDevice("slider").getPositionSensor() is None
+
+
+KINEMATIC = """
+WorldInfo { basicTimeStep 10 }
+Robot {
+  name "k"
+  controller "<extern>"
+  children [
+    HingeJoint {
+      jointParameters HingeJointParameters { axis 0 0 1 }
+      device [ RotationalMotor { name "m" maxTorque 10 } ]
+      endPoint Solid { boundingObject Box { size 0.1 0.1 0.1 } }
+    }
+  ]
+}
+"""
+
+
+def test_kinematic_joint_ramps_velocity_at_available_torque(project, load):
+    """Webots moves endPoints without Physics kinematically, accelerating at 'maxTorque' rad/s^2."""
+    sim = load(project(KINEMATIC))
+    robot = sim.robot("k")
+    motor = robot.getDevice("m")
+    motor.setPosition(1.0)
+    q = v = 0.0
+    expected = []
+    for _ in range(30):
+        v = min(v + 10.0 * 0.01, 10.0)
+        q = min(q + v * 0.01, 1.0)
+        expected.append(q)
+    measured = []
+    binding = sim.bindings.motors[0]
+    for _ in range(30):
+        robot.step(10)
+        measured.append(float(sim.data.qpos[binding.joint.qpos_adr]))
+    np.testing.assert_allclose(measured, expected, atol=1e-3)

@@ -1,0 +1,184 @@
+"""Controllers run as in Webots: found by name, isolated from each other, crashes contained."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from wbsim.api.robot import Robot
+from wbsim.errors import ControllerError
+
+TWO_ROBOTS = """
+WorldInfo { basicTimeStep 10 }
+Robot { name "a" controller "counter" controllerArgs [ "--tag" "alpha" ] }
+Robot { name "b" controller "counter" controllerArgs [ "--tag" "beta" ] }
+"""
+COUNTER = """
+import os, sys
+from controller import Robot
+import helper
+
+robot = Robot()
+helper.hits += 1
+with open(os.path.join(os.getcwd(), f"{robot.getName()}.txt"), "w") as out:
+    out.write(f"{sys.argv!r}|{__name__}|{helper.hits}\\n")
+while robot.step(10) != -1:
+    helper.hits += 1
+    if helper.hits == 5:
+        with open(f"{robot.getName()}-5.txt", "w") as out:
+            out.write(str(robot.getTime()))
+"""
+HELPER = "hits = 0\n"
+
+
+def test_controllers_are_found_and_get_args_cwd_and_private_modules(project, load, tmp_path):
+    path = project(TWO_ROBOTS, controllers={"counter": COUNTER}, files={"controllers/counter/helper.py": HELPER})
+    sim = load(path)
+    sys.modules.pop("helper", None)
+    sim.run(0.1)
+    folder = tmp_path / "controllers" / "counter"
+    a = (folder / "a.txt").read_text().strip().split("|")
+    b = (folder / "b.txt").read_text().strip().split("|")
+    assert a[0] == repr(["counter.py", "--tag", "alpha"])
+    assert b[0] == repr(["counter.py", "--tag", "beta"])
+    assert a[1] == b[1] == "__main__"
+    # Each robot has its own copy of helper.py: both counted their first hit as 1.
+    assert a[2] == b[2] == "1"
+    # Both reach 5 hits at the same simulated time (4 steps of 10 ms after the first), independently.
+    assert (folder / "a-5.txt").read_text() == (folder / "b-5.txt").read_text() == "0.04"
+    # Nothing leaks into the importing process or its working directory.
+    assert "helper" not in sys.modules
+    assert os.getcwd() != str(folder)
+
+
+def test_a_crashing_controller_prints_its_traceback_and_only_it_stops(project, load, capfd):
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot { name "bad" controller "crasher" }
+    Robot { name "good" controller "steady" supervisor TRUE }
+    """
+    crasher = """
+    from controller import Robot
+    robot = Robot()
+    robot.step(20)
+    def deep():
+        raise ValueError("boom at 20 ms")
+    deep()
+    """
+    steady = """
+    from controller import Supervisor
+    robot = Supervisor()
+    while robot.step(10) != -1:
+        if robot.getTime() >= 0.1:
+            robot.simulationQuit(0)
+    """
+    sim = load(project(world, controllers={"crasher": crasher, "steady": steady}))
+    status = sim.run()
+    err = capfd.readouterr().err
+    assert "Controller 'crasher' of robot 'bad' crashed:" in err
+    assert "Traceback (most recent call last):" in err and "ValueError: boom at 20 ms" in err and "deep()" in err
+    assert status == 0 and sim.time_s == pytest.approx(0.1)
+    bad = next(r for r in sim.robots if r.name == "bad").controller
+    assert bad.finished and bad.crashed
+
+
+def test_robot_keeps_last_commands_after_its_controller_exits(project, load):
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot {
+      name "spinner"
+      controller "once"
+      children [ HingeJoint { jointParameters HingeJointParameters { axis 0 0 1 }
+                 device [ RotationalMotor { name "m" maxTorque 100 } ]
+                 endPoint Solid { physics Physics {} boundingObject Box { size 0.1 0.1 0.1 } } } ]
+    }
+    """
+    once = """
+    from controller import Robot
+    robot = Robot()
+    m = robot.getDevice("m")
+    m.setPosition(float("inf"))
+    m.setVelocity(2.0)
+    robot.step(10)
+    """
+    sim = load(project(world, controllers={"once": once}))
+    sim.run(0.5)
+    dof = sim.bindings.motors[0].joint.dof_adr
+    assert sim.data.qvel[dof] == pytest.approx(2.0, rel=1e-3)
+
+
+def test_close_gives_minus_one_to_waiting_controllers_which_can_clean_up(project, load, tmp_path):
+    world = 'WorldInfo { basicTimeStep 10 }\nRobot { name "r" controller "cleanup" }'
+    cleanup = """
+    from controller import Robot
+    robot = Robot()
+    while robot.step(10) != -1:
+        pass
+    open("cleaned.txt", "w").write("bye")
+    """
+    sim = load(project(world, controllers={"cleanup": cleanup}))
+    sim.run(0.05)
+    sim.close()
+    assert (tmp_path / "controllers" / "cleanup" / "cleaned.txt").read_text() == "bye"
+
+
+def test_stepping_again_after_minus_one_ends_the_controller(project, load):
+    world = 'WorldInfo { basicTimeStep 10 }\nRobot { name "r" controller "stubborn" supervisor TRUE }'
+    stubborn = """
+    from controller import Supervisor
+    robot = Supervisor()
+    robot.step(10)
+    robot.simulationQuit(3)
+    assert robot.step(10) == -1
+    robot.step(10)  # Webots exits the controller here
+    raise RuntimeError("not reached")
+    """
+    sim = load(project(world, controllers={"stubborn": stubborn}))
+    assert sim.run() == 3
+    process = sim.robots[0].controller
+    sim.close()
+    assert process.finished and not process.crashed and process.exit_status == 0
+
+
+def test_sys_exit_in_controller_is_a_clean_end(project, load):
+    world = 'WorldInfo { basicTimeStep 10 }\nRobot { name "r" controller "quitter" }'
+    quitter = """
+    import sys
+    from controller import Robot
+    robot = Robot()
+    robot.step(30)
+    sys.exit(0)
+    """
+    sim = load(project(world, controllers={"quitter": quitter}))
+    sim.run()
+    process = sim.robots[0].controller
+    assert process.finished and not process.crashed and sim.step_count == 3
+
+
+def test_missing_controller_is_an_error_naming_the_expected_path(project, load):
+    path = project('Robot { name "r" controller "ghost" }', files={"controllers/ghost/ghost.c": "int main(){}"})
+    with pytest.raises(ControllerError) as info:
+        load(path)
+    message = str(info.value)
+    assert "ghost.py" in message and "ghost.c" in message and "only Python controllers" in message
+
+
+def test_missing_controller_can_be_downgraded_to_a_warning(project, load, capfd):
+    sim = load(project('Robot { name "r" controller "ghost" }'), missing_controller="warn")
+    assert sim.robots[0].controller is None
+    assert 'controller "ghost" not found' in capfd.readouterr().err
+
+
+def test_robot_constructor_outside_a_controller_explains_what_to_do():
+    with pytest.raises(ControllerError, match=r"sim\.robot"):
+        Robot()
+
+
+def test_start_controllers_false_runs_none(project, load):
+    path = project('Robot { name "r" controller "counter" }', controllers={"counter": COUNTER},
+                   files={"controllers/counter/helper.py": HELPER})
+    sim = load(path, start_controllers=False)
+    assert sim.robots[0].controller is None
+    sim.run(0.05)
