@@ -37,7 +37,7 @@ from wbsim.compile.geometry import GeomDescription, bounding_geoms
 from wbsim.errors import CompileError, WorldError, WorldLoadError
 from wbsim.world.model import WbNode, WorldModel, WorldWarning
 
-__all__ = ["CompileOptions", "CompiledWorld", "compile_world", "gravity_vector"]
+__all__ = ["CompileOptions", "CompiledWorld", "compile_world", "gravity_vector", "sleep_tolerance"]
 
 _UP_AXIS = {"ENU": 2, "NUE": 1, "EUN": 1}
 # The motor reference DOF must barely yield to the motor's reaction, yet MuJoCo's Newton solver loses
@@ -63,6 +63,20 @@ def gravity_vector(coordinate_system: str, gravity: float) -> np.ndarray:
     vector = np.zeros(3)
     vector[_UP_AXIS[coordinate_system]] = -gravity
     return vector
+
+
+def sleep_tolerance(linear_threshold: float, angular_threshold: float, disable_time_s: float, dt_s: float) -> float:
+    """MuJoCo's ``sleep_tolerance`` standing for Webots' auto-disable thresholds and ``physicsDisableTime``.
+
+    ODE disables a body once its speeds stay below the thresholds for ``physicsDisableTime`` seconds;
+    MuJoCo puts a tree to sleep once its velocities stay below one tolerance for only ``mjMINAWAKE``
+    steps. Using Webots' threshold unchanged would freeze a body released from rest (or at the turning
+    point of a slow oscillation) within a few tens of milliseconds. The tolerance is therefore scaled by
+    the ratio of the two idle windows, so that a motion of constant acceleration ``a`` (which stays
+    below a threshold ``v`` for ``v / a`` seconds) falls asleep in both engines under the same condition.
+    """
+    window_s = mujoco.mjMINAWAKE * dt_s
+    return min(linear_threshold, angular_threshold) * min(1.0, window_s / disable_time_s)
 
 
 @dataclass(frozen=True)
@@ -190,9 +204,13 @@ class _Builder:
         opt.timestep = self.dt_s
         opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
         opt.gravity = gravity_vector(str(info["coordinateSystem"]), float(info["gravity"]))  # type: ignore[arg-type]
-        if float(info["physicsDisableTime"]) > 0:  # type: ignore[arg-type]
+        disable_time_s = float(info["physicsDisableTime"])  # type: ignore[arg-type]
+        if disable_time_s > 0:
             opt.enableflags |= mujoco.mjtEnableBit.mjENBL_SLEEP
-            opt.sleep_tolerance = float(info["physicsDisableLinearThreshold"])  # type: ignore[arg-type]
+            opt.sleep_tolerance = sleep_tolerance(
+                float(info["physicsDisableLinearThreshold"]),  # type: ignore[arg-type]
+                float(info["physicsDisableAngularThreshold"]),  # type: ignore[arg-type]
+                disable_time_s, self.dt_s)
         self.contact_nodes = list(info["contactProperties"])  # type: ignore[arg-type]
         self.default_contact = contact_params(self._contact_node("default", "default"), self.dt_s)
         self.counter = 0
@@ -433,6 +451,7 @@ class _Builder:
         joint_spec["pos"] = to_child.apply(frame.apply(anchor)) if kind != "slider" else np.zeros(3)
         joint_spec["params"] = param_values
         joint_spec["params_node"] = params
+        joint_spec["parent_spec"] = parent.spec
         pending.kinematic = kinematic
         pending.end_point = self._solid(end_point, parent, ep_frame, ("joint", joint_spec))
 
@@ -464,12 +483,13 @@ class _Builder:
         j.damping = [float(params.get("dampingConstant", 0.0)), 0.0, 0.0]  # type: ignore[arg-type]
         static_friction = float(params.get("staticFriction", 0.0))  # type: ignore[arg-type]
         lo, hi = float(params.get("minStop", 0.0)), float(params.get("maxStop", 0.0))  # type: ignore[arg-type]
-        if kind != "ball" and (lo != 0.0 or hi != 0.0):
+        # Webots places stops only when minStop != maxStop (so both 0, the default, means none).
+        if kind != "ball" and lo != hi:
             if lo > hi:
                 lo, hi = hi, lo
             j.limited = mujoco.mjtLimited.mjLIMITED_TRUE
-            j.range = [lo, hi if hi > lo else lo + 1e-9]
-        elif kind == "ball" and (lo != 0.0 or hi != 0.0):
+            j.range = [lo, hi]
+        elif kind == "ball" and lo != hi:
             params_node = spec["params_node"]
             where = params_node if isinstance(params_node, WbNode) else pending.node
             self.warnings.append(WorldWarning("BallJoint stops are not simulated by wbsim; ignored.",
@@ -480,7 +500,7 @@ class _Builder:
             j.frictionloss = static_friction
         else:
             pending.motor.static_friction = static_friction
-            self._motor_elements(pending.motor, name, kind)
+            self._motor_elements(pending.motor, name, kind, spec["parent_spec"])
 
     def _devices(self, node: WbNode, pending: _PendingJoint, robot: _Robot | None, kind: str) -> None:
         fields = ("device",) if kind != "ball" else ("device", "device2", "device3")
@@ -508,11 +528,12 @@ class _Builder:
                         f"{device.type_name} '{device['name']}' is not inside a Robot: no controller can use it.",
                         device.location, device.path))
 
-    def _motor_elements(self, motor: _PendingMotor, joint_name: str, kind: str) -> None:
+    def _motor_elements(self, motor: _PendingMotor, joint_name: str, kind: str, parent: mujoco.MjsBody) -> None:
+        # The reference DOF hangs from the driven joint's parent body: the motor then drives the velocity
+        # relative to the parent, as ODE's joint motor does, and the tendon stays inside one kinematic
+        # tree (MuJoCo 4.0's sparse solver path diverges with a tendon joining two trees; measured).
         ref_body = self._name("ref")
-        reference = self.spec.worldbody.add_body(name=ref_body)
-        # Without geometry MuJoCo's sleep test sees zero velocity; the reference must never sleep.
-        reference.sleep = mujoco.mjtSleepPolicy.mjSLEEP_NEVER
+        reference = parent.add_body(name=ref_body)
         reference.explicitinertial = True
         reference.mass = _TINY_MASS
         reference.fullinertia = [_TINY_MASS] * 3 + [0.0] * 3

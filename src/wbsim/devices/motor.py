@@ -29,9 +29,54 @@ import numpy as np
 from wbsim.compile.bindings import MotorBinding
 from wbsim.devices.sampling import NEVER, steps_for_period
 
-__all__ = ["MotorBank", "Motor"]
+__all__ = ["MotorBank", "Motor", "control_law"]
 
 _CONTROL, _TORQUE = 0, 1
+
+
+def control_law(
+    q: np.ndarray,
+    target: np.ndarray,
+    target_velocity: np.ndarray,
+    pid: np.ndarray,
+    integral: np.ndarray,
+    previous_error: np.ndarray,
+    current_velocity: np.ndarray,
+    acceleration: np.ndarray,
+    available: np.ndarray,
+    ts: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Webots' per-step motor law for motors in position or velocity control, vectorised.
+
+    Args:
+        q: joint positions (k,), rad or m.
+        target: target positions (k,); infinite for velocity control.
+        target_velocity: target velocities (k,).
+        pid: (k, 3) P, I, D gains.
+        integral, previous_error: PID state (k,).
+        current_velocity: the velocity commanded at the previous step (k,).
+        acceleration: acceleration limits (k,), -1 for none.
+        available: available torques/forces (k,); 0 means no control.
+        ts: the basic time step in s.
+
+    Returns:
+        (commanded velocity, new integral, new previous error, new current velocity), each (k,).
+    """
+    position_control = np.isfinite(target)
+    err = np.where(position_control, target - q, 0.0)
+    integral = np.where(position_control, integral + err * ts, integral)
+    out = pid[:, 0] * err + pid[:, 1] * integral + pid[:, 2] * ((err - previous_error) / ts)
+    previous_error = np.where(position_control, err, previous_error)
+    limit = np.abs(target_velocity)
+    clamped = np.where(np.abs(out) < limit, out, np.where(out > 0, 1.0, -1.0) * limit)
+    v = np.where(position_control, clamped, target_velocity)
+    limited = acceleration != -1.0
+    if limited.any():
+        gap = v - current_velocity
+        step = np.minimum(np.where(limited, acceleration, np.inf), np.abs(gap) / ts) * ts
+        v = np.where(limited, current_velocity + np.sign(gap) * step, v)
+    v = np.where(available == 0.0, 0.0, v)
+    return v, integral, previous_error, v
 
 
 class MotorBank:
@@ -97,43 +142,67 @@ class MotorBank:
         self.feedback_next[:] = NEVER
         self.feedback_period_ms[:] = 0
         self.next_feedback = NEVER
+        self._simple_mask = np.zeros(n, dtype=bool)
+        self._dirty = True
 
     # -- per step ---------------------------------------------------------------------------------------
+    def reset_velocities(self) -> None:
+        """Webots' resetPhysics for motors: the previously commanded velocities become 0."""
+        self.current_velocity[:] = 0.0
+        self._simple_mask[:] = False
+        self._dirty = True
+
+    def mark_dirty(self) -> None:
+        """A command changed: reclassify the motors and rewrite MuJoCo's motor inputs before the next step."""
+        self._dirty = True
+
+    def _reclassify(self) -> None:
+        dynamic = self.dynamic
+        control = dynamic & (self.mode == _CONTROL)
+        torque = dynamic & (self.mode == _TORQUE)
+        simple = control & ~np.isfinite(self.target_position) & (self.acceleration == -1.0) & (self.available != 0.0)
+        # Motors that were commanding their target velocity keep it as the "previous" velocity.
+        self.current_velocity = np.where(self._simple_mask, self.target_velocity, self.current_velocity)
+        self._simple_mask = simple
+        self._simple = np.flatnonzero(simple)
+        self._simple_ref = self.ref_dof[self._simple]
+        self._general = np.flatnonzero(control & ~simple)
+        self._torque = np.flatnonzero(torque)
+        self._torque_ref = self.ref_dof[self._torque]
+        idx = np.flatnonzero(dynamic)
+        self.model.tendon_frictionloss[self.tendon[idx]] = np.where(
+            torque[idx], self.static_friction[idx], np.maximum(self.static_friction[idx], self.available[idx])
+        )
+        self._ctrl_idx = self.actuator[idx]
+        self._ctrl_values = np.where(torque[idx], self.torque[idx], 0.0)
+        self._kinematic_idx = np.flatnonzero(self.kinematic)
+        self._dirty = False
+
     def actuate(self, data: mujoco.MjData) -> None:
         """Compute the commanded velocities and write the motor inputs into MuJoCo (one basic step)."""
         if self.n == 0:
             return
-        ts = self.ts
-        active = self.dynamic
-        q = np.where(self.active, data.qpos[np.where(self.active, self.qpos_adr, 0)], self.initial_position)
-        target = self.target_position
-        vt = self.target_velocity
-        position_control = np.isfinite(target)
-        err = np.where(position_control, target - q, 0.0)
-        control = (self.mode == _CONTROL) & active & position_control
-        self.integral = np.where(control, self.integral + err * ts, self.integral)
-        derivative = (err - self.previous_error) / ts
-        out = self.pid[:, 0] * err + self.pid[:, 1] * self.integral + self.pid[:, 2] * derivative
-        self.previous_error = np.where(control, err, self.previous_error)
-        limit = np.abs(vt)
-        sign = np.where(out > 0, 1.0, -1.0)
-        v = np.where(position_control, np.where(np.abs(out) < limit, out, sign * limit), vt)
-        accel = self.acceleration
-        limited = accel != -1.0
-        gap = v - self.current_velocity
-        step_limit = np.minimum(np.where(limited, accel, np.inf), np.abs(gap) / ts) * ts
-        v = np.where(limited, self.current_velocity + np.sign(gap) * step_limit, v)
-        v = np.where(self.available == 0.0, 0.0, v)
-        torque_mode = self.mode == _TORQUE
-        self.current_velocity = np.where(torque_mode | ~active, self.current_velocity, v)
-        if active.any():
-            idx = active
-            data.qvel[self.ref_dof[idx]] = np.where(torque_mode[idx], 0.0, v[idx])
-            self.model.tendon_frictionloss[self.tendon[idx]] = np.where(
-                torque_mode[idx], self.static_friction[idx], np.maximum(self.static_friction[idx], self.available[idx])
+        if self._dirty:
+            self._reclassify()
+        if len(self._simple):
+            data.qvel[self._simple_ref] = self.target_velocity[self._simple]
+        general = self._general
+        if len(general):
+            q = data.qpos[self.qpos_adr[general]]
+            v, integral, previous, current = control_law(
+                q, self.target_position[general], self.target_velocity[general], self.pid[general],
+                self.integral[general], self.previous_error[general], self.current_velocity[general],
+                self.acceleration[general], self.available[general], self.ts,
             )
-            data.ctrl[self.actuator[idx]] = np.where(torque_mode[idx], self.torque[idx], 0.0)
-        if self.kinematic.any():
+            self.integral[general] = integral
+            self.previous_error[general] = previous
+            self.current_velocity[general] = current
+            data.qvel[self.ref_dof[general]] = v
+        if len(self._torque):
+            data.qvel[self._torque_ref] = 0.0  # the velocity motor only keeps static friction
+        if len(self._ctrl_idx):
+            data.ctrl[self._ctrl_idx] = self._ctrl_values
+        if len(self._kinematic_idx):
             self._kinematic(data)
 
     def _kinematic(self, data: mujoco.MjData) -> None:
@@ -215,6 +284,7 @@ class Motor:
 
     def set_position(self, position: float) -> None:
         """Target position (rad or m), or +/-inf for velocity control; leaves torque mode."""
+        self.bank.mark_dirty()
         b, i = self.bank, self.index
         velocity_control = math.isinf(position)
         target = position if velocity_control else position * b.multiplier[i]
@@ -241,10 +311,12 @@ class Motor:
 
     def set_acceleration(self, acceleration: float) -> None:
         """Acceleration limit (rad/s^2 or m/s^2); -1 for none."""
+        self.bank.mark_dirty()
         self.bank.acceleration[self.index] = acceleration
 
     def set_available_force(self, force: float) -> None:
         """Largest torque/force the velocity motor may use, clamped to maxTorque/maxForce."""
+        self.bank.mark_dirty()
         b, i = self.bank, self.index
         if force > b.max_force[i]:
             what = "force" if self.linear else "torque"
@@ -255,6 +327,7 @@ class Motor:
 
     def set_control_pid(self, p: float, i: float, d: float) -> None:
         """PID gains of position control; resets the integral and previous error as Webots does."""
+        self.bank.mark_dirty()
         b, k = self.bank, self.index
         b.pid[k] = (p, i, d)
         b.integral[k] = 0.0
@@ -262,6 +335,7 @@ class Motor:
 
     def set_torque(self, torque: float) -> None:
         """Switch to torque (force) control and apply ``torque`` (N*m or N), clamped to the available one."""
+        self.bank.mark_dirty()
         b, i = self.bank, self.index
         raw = torque * b.multiplier[i]
         if abs(raw) > b.available[i]:

@@ -321,3 +321,58 @@ def test_kinematic_joint_ramps_velocity_at_available_torque(project, load):
         robot.step(10)
         measured.append(float(sim.data.qpos[binding.joint.qpos_adr]))
     np.testing.assert_allclose(measured, expected, atol=1e-3)
+
+
+# -- oracle: the vectorised law against a scalar transcription of Webots' computeCurrentDynamicVelocity ----
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from wbsim.devices.motor import control_law  # noqa: E402
+
+
+def webots_reference(q, target, vt, p, i, d, integral, previous, current, accel, available, ts):
+    """One motor, one step, written as in Webots' WbMotor::computeCurrentDynamicVelocity."""
+    if available == 0.0:
+        return 0.0, integral, previous, 0.0
+    v = vt
+    if not math.isinf(target):
+        error = target - q
+        integral += error * ts
+        derivative = (error - previous) / ts
+        out = p * error + i * integral + d * derivative
+        previous = error
+        v = out if abs(out) < abs(vt) else (1.0 if out > 0 else -1.0) * abs(vt)
+    if accel != -1.0:
+        gap = v - current
+        step = min(accel, abs(gap) / ts) * ts
+        v = current + math.copysign(step, gap) if gap != 0 else current
+    return v, integral, previous, v
+
+
+finite = st.floats(-50, 50, allow_nan=False)
+motor_state = st.tuples(
+    finite,  # q
+    st.one_of(finite, st.just(math.inf), st.just(-math.inf)),  # target
+    st.floats(-20, 20, allow_nan=False),  # target velocity
+    st.floats(0.01, 100), st.floats(0, 10), st.floats(0, 1),  # P I D
+    finite, finite, finite,  # integral, previous error, current velocity
+    st.one_of(st.just(-1.0), st.floats(0, 500)),  # acceleration
+    st.one_of(st.just(0.0), st.floats(0.1, 100)),  # available
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(motor_state, min_size=1, max_size=12), st.sampled_from([0.001, 0.008, 0.016, 0.032]))
+def test_vectorised_law_matches_scalar_webots_reference(states, ts):
+    columns = [np.array(c, dtype=float) for c in zip(*states)]
+    q, target, vt, p, i, d, integral, previous, current, accel, available = columns
+    v, new_integral, new_previous, new_current = control_law(
+        q, target, vt, np.stack([p, i, d], axis=1), integral, previous, current, accel, available, ts
+    )
+    for k, state in enumerate(states):
+        ref = webots_reference(*state, ts)
+        if available[k] == 0.0:
+            assert v[k] == 0.0
+            continue
+        np.testing.assert_allclose([v[k], new_integral[k], new_previous[k]], ref[:3], rtol=1e-12, atol=1e-12)
+        assert new_current[k] == v[k]

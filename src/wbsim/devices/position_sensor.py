@@ -49,6 +49,9 @@ class PositionSensorBank:
         self.noise = np.array([float(b.node["noise"]) for b in bindings], dtype=float)
         self.resolution = np.array([float(b.node["resolution"]) for b in bindings], dtype=float)
         self.any_noise = bool((self.noise > 0).any())
+        self.any_resolution = bool((self.resolution > 0).any())
+        self.all_have_joint = bool(self.has_joint.all())
+        self.safe_adr = np.maximum(self.qpos_adr, 0)
         self.reset()
 
     def reset(self) -> None:
@@ -74,17 +77,18 @@ class PositionSensorBank:
         """Compute the values of the sensors due after basic step ``step``."""
         if step < self.next_any:
             return
-        idx = np.nonzero(self.next_step <= step)[0]
-        adr = self.qpos_adr[idx]
-        raw = np.where(adr >= 0, data.qpos[np.maximum(adr, 0)], self.initial[idx])
+        idx = np.flatnonzero(self.next_step <= step)
+        raw = data.qpos[self.safe_adr[idx]]
+        if not self.all_have_joint:
+            raw = np.where(self.has_joint[idx], raw, self.initial[idx])
         if self.any_noise:
             sigma = self.noise[idx]
             noisy = sigma > 0
             if noisy.any():
                 raw = raw + np.where(noisy, sigma * self.rng().standard_normal(len(idx)), 0.0)
-        self.value[idx] = quantize(raw, self.resolution[idx])
+        self.value[idx] = quantize(raw, self.resolution[idx]) if self.any_resolution else raw
         self.next_step[idx] = step + self.every[idx]
-        self.next_any = int(self.next_step.min(initial=NEVER))
+        self.next_any = int(self.next_step.min())
 
 
 @dataclass

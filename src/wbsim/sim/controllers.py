@@ -113,10 +113,13 @@ class ControllerProcess:
         self.robot = robot
         self.script = script
         self.folder = script.parent
+        self._folder_str = str(self.folder)
         self.argv = [script.name, *args]
         self.finder = finder
         self.private_names = _importable_names(self.folder)
         self.loaded_names: set[str] = set()
+        self._swap = set(self.private_names)
+        self._loaded_count = 0
         self.private_modules: dict[str, ModuleType] = {}
         self.finished = False
         self.crashed = False
@@ -160,15 +163,21 @@ class ControllerProcess:
         finally:
             self.finished = True
 
+    def _swapped_names(self) -> set[str]:
+        if len(self.loaded_names) != self._loaded_count:
+            self._swap = self.private_names | self.loaded_names
+            self._loaded_count = len(self.loaded_names)
+        return self._swap
+
     def _enter(self) -> tuple[list[str], str, dict[str, ModuleType | None]]:
         saved_argv = sys.argv
         sys.argv = list(self.argv)
         saved_cwd = os.getcwd()
-        if saved_cwd != str(self.folder):
-            os.chdir(self.folder)
+        if saved_cwd != self._folder_str:
+            os.chdir(self._folder_str)
         outside: dict[str, ModuleType | None] = {}
         modules = sys.modules
-        for name in self.private_names | self.loaded_names:
+        for name in self._swapped_names():
             outside[name] = modules.pop(name, None)
             mine = self.private_modules.get(name)
             if mine is not None:
@@ -180,14 +189,14 @@ class ControllerProcess:
         saved_argv, saved_cwd, outside = saved
         self.finder.active = None
         modules = sys.modules
-        for name in self.private_names | self.loaded_names:
+        for name in self._swapped_names():
             module = modules.pop(name, None)
             if module is not None:
                 self.private_modules[name] = module
             previous = outside.get(name)
             if previous is not None:
                 modules[name] = previous
-        if os.getcwd() != saved_cwd:
+        if saved_cwd != self._folder_str:
             os.chdir(saved_cwd)
         sys.argv = saved_argv
 

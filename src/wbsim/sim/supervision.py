@@ -209,7 +209,7 @@ class Supervision:
         data.qacc_warmstart[:] = 0.0
         data.qfrc_applied[:] = 0.0
         data.xfrc_applied[:] = 0.0
-        self.sim.motors.current_velocity[:] = 0.0
+        self.sim.motors.reset_velocities()
         self.invalidate()
 
     # -- fields --------------------------------------------------------------------------------------------

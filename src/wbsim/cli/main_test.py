@@ -1,0 +1,118 @@
+"""The wbsim command: run, check, --version, exit statuses and the progress display."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from wbsim import __version__
+from wbsim.cli.main import main
+
+REPO = Path(__file__).resolve().parents[3]
+DEMO = REPO / "examples" / "worlds" / "demo.wbt"
+QUITTER = """
+from controller import Supervisor
+robot = Supervisor()
+while robot.step(10) != -1:
+    if robot.getTime() >= 0.05:
+        robot.simulationQuit(3)
+"""
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"wbsim {__version__}"
+
+
+def test_run_demo_until_its_controller_ends(capsys):
+    assert main(["run", str(DEMO), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "lap 1:" in out and "done after" in out
+
+
+def test_run_exit_status_is_the_supervisor_quit_status(project):
+    path = project('WorldInfo { basicTimeStep 10 }\nRobot { name "q" controller "quitter" supervisor TRUE }',
+                   controllers={"quitter": QUITTER})
+    assert main(["run", str(path), "--no-progress"]) == 3
+
+
+def test_run_for_a_fixed_duration_without_controllers(project, capsys):
+    path = project('WorldInfo { basicTimeStep 10 }\nSolid { physics Physics {} boundingObject Sphere {} }')
+    assert main(["run", str(path), "--duration", "0.1", "--no-progress"]) == 0
+    assert main(["run", str(path), "--no-progress"]) == 0
+    assert "no controller runs in this world" in capsys.readouterr().err
+
+
+def test_run_reports_every_load_error_with_status_2(project, capsys):
+    path = project('WorldInfo { basicTimeStp 10 }\nSolid { translation 0 0 }\nBox { size -1 1 1 }')
+    assert main(["run", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "3 problem(s)" in err
+    assert "test.wbt:2:13" in err and "basicTimeStp" in err and "Did you mean 'basicTimeStep'" in err
+    assert "test.wbt:3:21" in err and "translation" in err and "expected 3 numbers" in err
+    assert "test.wbt:4:1" in err and "Box node cannot be placed" in err
+
+
+def test_run_missing_controller_is_a_load_error(project, capsys):
+    path = project('Robot { name "r" controller "ghost" }')
+    assert main(["run", str(path)]) == 2
+    assert 'controller "ghost" not found' in capsys.readouterr().err
+    assert main(["run", str(path), "--missing-controller", "warn", "--duration", "0.05", "--no-progress"]) == 0
+
+
+def test_run_rejects_negative_duration(project, capsys):
+    path = project("Solid {}")
+    assert main(["run", str(path), "--duration", "-1"]) == 2
+
+
+def test_check_ok_and_problems(project, capsys):
+    assert main(["check", str(DEMO)]) == 0
+    assert "OK" in capsys.readouterr().out
+    bad = project('Solid { physics Physics { density -1 mass -1 } boundingObject Plane {} }\nRobot { controller "ghost" }',
+                  world_name="bad.wbt")
+    assert main(["check", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "Either the 'mass' or the 'density' must be specified" in err
+    assert "Plane" in err and 'controller "ghost" not found' in err
+    assert "3 problem(s)" in err
+
+
+def test_check_missing_file(tmp_path, capsys):
+    assert main(["check", str(tmp_path / "none.wbt")]) == 1
+    assert "World file not found" in capsys.readouterr().err
+
+
+def _console() -> list[str]:
+    script = Path(sys.executable).with_name("wbsim")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "wbsim"]
+
+
+def test_console_script_piped_shows_no_progress(project):
+    path = project('WorldInfo { basicTimeStep 10 }\nRobot { name "q" controller "quitter" supervisor TRUE }',
+                   controllers={"quitter": QUITTER})
+    result = subprocess.run([*_console(), "run", str(path)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 3
+    assert "real-time factor" not in result.stderr
+
+
+@pytest.mark.skipif(shutil.which("script") is None or os.name != "posix", reason="needs util-linux script")
+def test_progress_is_shown_on_a_terminal():
+    command = " ".join([*_console(), "run", str(DEMO), "--duration", "1"])
+    result = subprocess.run(["script", "-qec", command, "/dev/null"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0
+    assert "real-time factor" in result.stdout
+
+
+def test_realtime_mode_paces_to_the_wall_clock(project):
+    path = project('WorldInfo { basicTimeStep 10 }\nSolid { physics Physics {} boundingObject Sphere {} }')
+    start = time.perf_counter()
+    assert main(["run", str(path), "--duration", "0.3", "--mode", "realtime", "--no-progress"]) == 0
+    assert time.perf_counter() - start >= 0.3
