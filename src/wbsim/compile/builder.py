@@ -35,6 +35,8 @@ from wbsim.compile.contacts import ContactParams, contact_params
 from wbsim.compile.frames import Frame
 from wbsim.compile.geometry import GeomDescription, bounding_geoms
 from wbsim.errors import CompileError, WorldError, WorldLoadError
+from wbsim.recursion import raised_recursion_limit
+from wbsim.world.builtin_nodes import builtin_schemas
 from wbsim.world.model import WbNode, WorldModel, WorldWarning
 
 __all__ = ["CompileOptions", "CompiledWorld", "compile_world", "gravity_vector", "sleep_tolerance"]
@@ -47,6 +49,7 @@ _REFERENCE_ARMATURE_RATIO = 1.0e4
 _KINEMATIC_ARMATURE_RATIO = 1.0e4  # kinematic joints are moved by wbsim, not by forces
 _MOTOR_SOLIMP = [0.9999, 0.9999, 0.001, 0.5, 2.0]  # near-hard velocity motor, like ODE's
 _TINY_MASS = 1.0e-6
+_MIN_INERTIA = 1.0e-13  # MuJoCo rejects principal moments (and masses of moving bodies) below ~1e-14
 _GEOM_TYPES = {
     "box": mujoco.mjtGeom.mjGEOM_BOX,
     "sphere": mujoco.mjtGeom.mjGEOM_SPHERE,
@@ -212,7 +215,10 @@ class _Builder:
                 float(info["physicsDisableAngularThreshold"]),  # type: ignore[arg-type]
                 disable_time_s, self.dt_s)
         self.contact_nodes = list(info["contactProperties"])  # type: ignore[arg-type]
+        # Webots uses the first ContactProperties matching both materials, else its built-in surface: a
+        # "default"/"default" node applies only between two "default" geoms.
         self.default_contact = contact_params(self._contact_node("default", "default"), self.dt_s)
+        self.builtin_contact = contact_params(None, self.dt_s)
         self.counter = 0
         self.solids: list[_PendingSolid] = []
         self.joints: list[_PendingJoint] = []
@@ -305,7 +311,7 @@ class _Builder:
             body.explicitinertial = True
             body.mass = _TINY_MASS
             body.fullinertia = [_TINY_MASS] * 3 + [0.0] * 3
-        geoms = self._geoms(node, body, has_physics)
+        geoms = self._geoms(node, body, has_physics, dynamic)
         if has_physics:
             assert isinstance(physics, WbNode)
             self._inertial(node, physics, body, geoms)
@@ -321,7 +327,7 @@ class _Builder:
             self._visit(child, this, Frame.identity())
         return pending
 
-    def _geoms(self, node: WbNode, body: mujoco.MjsBody, has_physics: bool) -> list[tuple[str, str]]:
+    def _geoms(self, node: WbNode, body: mujoco.MjsBody, has_physics: bool, moves: bool) -> list[tuple[str, str]]:
         try:
             descriptions = bounding_geoms(node["boundingObject"], self.warnings)  # type: ignore[arg-type]
         except CompileError as error:
@@ -333,6 +339,12 @@ class _Builder:
             if description.kind == "plane" and has_physics:
                 self._error("A Plane in a boundingObject cannot be used with a Physics node (it is an infinite "
                             "static half-space).", description.node)
+                continue
+            if description.kind == "plane" and moves:
+                plane = description.node
+                self.warnings.append(WorldWarning(
+                    "This Plane is ignored: it belongs to a Solid without Physics that moves with a joint or with a "
+                    "parent that has Physics, and MuJoCo planes must be static.", plane.location, plane.path))
                 continue
             gname = self._name("g")
             geom = body.add_geom(name=gname, type=_GEOM_TYPES[description.kind],
@@ -351,7 +363,13 @@ class _Builder:
                 geom.hfieldname = gname + "_hf"
             else:
                 geom.size = list(description.size) + [0.0] * (3 - len(description.size))
-            self._apply_contact(geom, self.default_contact)
+            if material == "default":
+                self._apply_contact(geom, self.default_contact)
+            else:
+                # Higher priority: MuJoCo then uses this geom's (built-in) parameters against "default"
+                # geoms instead of mixing them; pairs with a ContactProperties node are explicit pairs.
+                self._apply_contact(geom, self.builtin_contact)
+                geom.priority = 1
             result.append((gname, material))
             self._geom_descriptions[gname] = description
         return result
@@ -371,6 +389,11 @@ class _Builder:
         if density < 0 and mass < 0:
             self._error("Either the 'mass' or the 'density' must be specified (both are -1).", physics)
             return
+        if density == 0 and mass < 0:
+            # Webots resets a non-positive density to 1000 when no mass is given (WbPhysics).
+            self.warnings.append(WorldWarning("'density' must be positive when 'mass' is -1: reset to 1000 as "
+                                              "Webots does.", physics.location_of("density"), physics.path))
+            density = 1000.0
         if density >= 0 and mass > 0 and "density" in physics.given:
             self.warnings.append(WorldWarning("Both 'density' and 'mass' specified: the 'density' will be ignored.",
                                               physics.location, physics.path))
@@ -410,11 +433,40 @@ class _Builder:
             self._error("The mass of this Solid is zero: give a positive 'density' with a boundingObject, or a "
                         "'mass'.", physics)
             return
+        props = self._realisable(props, physics)
         i = props.inertia
         body.explicitinertial = True
         body.mass = props.mass
         body.ipos = props.com.tolist()
         body.fullinertia = [i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]]
+
+    def _realisable(self, props: inertia.MassProperties, physics: WbNode) -> inertia.MassProperties:
+        """Mass properties MuJoCo accepts: mass and principal moments above its minimum, A + B >= C.
+
+        ODE takes any positive definite inertia; MuJoCo rejects principal moments below ~1e-14 kg*m^2 (tiny
+        parts) and moments that break the triangle inequality (exactly, so a very thin plate can fail on
+        rounding alone). The smallest isotropic inertia that fixes both is added, with a warning when it is
+        more than a rounding-level change.
+        """
+        moments = np.sort(np.linalg.eigvalsh(props.inertia))
+        a, b, c = (float(v) for v in moments)
+        extra = max(0.0, _MIN_INERTIA - a)
+        if a + b < c:
+            extra = max(extra, (c - a - b) + 1e-9 * c)
+        mass = max(props.mass, _MIN_INERTIA)
+        if extra > 0.0:
+            if extra > 1e-6 * c or mass != props.mass:
+                self.warnings.append(WorldWarning(
+                    f"The inertia of this Solid (principal moments {a:.3g}, {b:.3g}, {c:.3g} kg*m^2) is not one "
+                    f"MuJoCo accepts (too small, or I1 + I2 < I3): {extra:.3g} kg*m^2 is added about every axis.",
+                    physics.location, physics.path))
+            props = inertia.MassProperties(mass, props.com, props.inertia + extra * np.eye(3))
+        elif mass != props.mass:
+            self.warnings.append(WorldWarning(
+                f"The mass of this Solid ({props.mass:.3g} kg) is below MuJoCo's minimum: {mass:.3g} kg is used.",
+                physics.location, physics.path))
+            props = inertia.MassProperties(mass, props.com, props.inertia)
+        return props
 
     # -- joints -------------------------------------------------------------------------------------
     def _joint(self, node: WbNode, parent: _Body, frame: Frame) -> None:
@@ -460,9 +512,10 @@ class _Builder:
             return dict(params.fields)
         schema_name = {"HingeJoint": "HingeJointParameters", "SliderJoint": "JointParameters",
                        "BallJoint": "BallJointParameters"}[joint.type_name]
-        from wbsim.world.builtin_nodes import builtin_schemas
-
-        return {name: spec.default for name, spec in builtin_schemas()[schema_name].fields.items()}
+        values = {name: spec.default for name, spec in builtin_schemas()[schema_name].fields.items()}
+        # Without jointParameters, Webots keeps the joint position in the joint's hidden 'position' field.
+        values["position"] = float(joint.get("position", 0.0))  # type: ignore[arg-type]
+        return values
 
     def _add_joint_to_body(self, body: mujoco.MjsBody, joint: tuple[str, dict]) -> None:
         spec = joint[1]
@@ -663,12 +716,12 @@ class _Builder:
             body_id = bid(body_name)
             for joint_id in range(model.body_jntnum[body_id]):
                 jnt = model.body_jntadr[body_id] + joint_id
-                dof, jtype = model.jnt_dofadr[jnt], model.jnt_type[jnt]
+                dof, jtype = model.jnt_dofadr[jnt], int(model.jnt_type[jnt])  # numpy int, not the enum
                 rates = {
-                    mujoco.mjtJoint.mjJNT_FREE: [linear] * 3 + [angular] * 3,
-                    mujoco.mjtJoint.mjJNT_BALL: [angular] * 3,
-                    mujoco.mjtJoint.mjJNT_HINGE: [angular],
-                    mujoco.mjtJoint.mjJNT_SLIDE: [linear],
+                    int(mujoco.mjtJoint.mjJNT_FREE): [linear] * 3 + [angular] * 3,
+                    int(mujoco.mjtJoint.mjJNT_BALL): [angular] * 3,
+                    int(mujoco.mjtJoint.mjJNT_HINGE): [angular],
+                    int(mujoco.mjtJoint.mjJNT_SLIDE): [linear],
                 }[jtype]
                 for k, d in enumerate(rates):
                     decay = -math.log(1.0 - min(d, 0.999999))
@@ -715,7 +768,11 @@ def compile_world(world: WorldModel, options: CompileOptions | None = None) -> C
     builder._geom_descriptions = {}
     builder._motor_joint_kinds = {}
     builder._kinematic_joints = []
-    builder.build()
+    try:
+        with raised_recursion_limit():  # the tree walk recurses once per nesting level, like the checker
+            builder.build()
+    except RecursionError:
+        raise WorldLoadError([CompileError("The world is nested too deeply for wbsim to compile.")]) from None
     if not builder.errors:
         builder.contacts()
     if builder.errors:

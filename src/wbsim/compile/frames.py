@@ -61,7 +61,7 @@ def axis_angle_from_quat(q: Vec) -> tuple[float, float, float, float]:
     q = q / np.linalg.norm(q)
     if q[0] < 0:
         q = -q
-    s = np.sqrt(max(0.0, 1.0 - q[0] * q[0]))
+    s = float(np.linalg.norm(q[1:]))  # not sqrt(1 - w^2), which cancels catastrophically for small angles
     if s < 1e-12:
         return (0.0, 0.0, 1.0, 0.0)
     angle = 2.0 * np.arctan2(s, q[0])

@@ -105,6 +105,13 @@ def test_axis_angle_round_trip(rotation: tuple[float, float, float, float]) -> N
     assert same_rotation(quat_from_axis_angle((x, y, z, angle)), q, tol=1e-7)
 
 
+@pytest.mark.parametrize("angle", [1e-6, 1e-9, 3e-11])
+def test_axis_angle_of_tiny_rotations_keeps_a_unit_axis(angle: float) -> None:
+    x, y, z, back = axis_angle_from_quat(quat_from_axis_angle((0, 0.6, 0.8, angle)))
+    assert (x, y, z) == pytest.approx((0, 0.6, 0.8), abs=1e-12)
+    assert back == pytest.approx(angle, rel=1e-9)
+
+
 def test_axis_angle_of_identity() -> None:
     assert axis_angle_from_quat(np.array([1.0, 0, 0, 0])) == (0.0, 0.0, 1.0, 0.0)
     assert axis_angle_from_quat(np.array([-1.0, 0, 0, 0])) == (0.0, 0.0, 1.0, 0.0)

@@ -164,7 +164,9 @@ def _primitive(node: WbNode, frame: Frame, warnings: list[WorldWarning]) -> Geom
             raise CompileError("IndexedFaceSet used as a boundingObject has no faces (empty coordIndex).",
                                node.location_of("coordIndex"), node.path)
         used = np.unique(faces)
-        if len(used) < 4 or np.linalg.matrix_rank(points[used] - points[used].mean(axis=0)) < 3:
+        # Flat within the tolerance used to weld coincident vertices (thinner shapes only upset qhull).
+        spread = np.linalg.svd(points[used] - points[used].mean(axis=0), compute_uv=False) if len(used) >= 4 else None
+        if spread is None or spread[2] <= 1e-9 * spread[0]:
             raise CompileError("IndexedFaceSet used as a boundingObject is flat: it encloses no volume.",
                                node.location, node.path)
         closed = _is_closed_manifold(points, faces)

@@ -161,6 +161,14 @@ def _close(x: np.ndarray, y: np.ndarray, rtol: float) -> bool:
     return bool(np.all(np.abs(x - y) <= rtol * np.maximum(np.abs(x), np.abs(y))))
 
 
+def _check_effort_like(interface: object, caller: str) -> None:
+    """Raise unless ``interface`` is mapped with the effort formula (effort, torque, force)."""
+    if not (isinstance(interface, str) and interface in EFFORT_LIKE):
+        raise TransmissionError(
+            f"{caller}() takes an effort-like interface ({', '.join(EFFORT_LIKE)}), got {interface!r}."
+        )
+
+
 def _upstream_vector(values: np.ndarray) -> float | list[float]:
     """Shape a vector like upstream getters: a float for one element, a list of floats otherwise."""
     items = [float(v) for v in values]
@@ -378,11 +386,27 @@ class Transmission(ABC):
         return self.actuator_to_joint_linear_map(VELOCITY)[0]
 
     def joint_from_actuator_effort_matrix(self, interface: str = EFFORT) -> np.ndarray:
-        """Return E, shape (num_joints, num_actuators), with ``tau_joint = E @ tau_actuator``."""
+        """Return E, shape (num_joints, num_actuators), with ``tau_joint = E @ tau_actuator``.
+
+        Args:
+            interface: an effort-like interface: ``effort``, ``torque`` or ``force``.
+
+        Raises:
+            TransmissionError: for any other interface.
+        """
+        _check_effort_like(interface, "joint_from_actuator_effort_matrix")
         return self.actuator_to_joint_linear_map(interface)[0]
 
     def actuator_from_joint_effort_matrix(self, interface: str = EFFORT) -> np.ndarray:
-        """Return F, shape (num_actuators, num_joints), with ``tau_actuator = F @ tau_joint``."""
+        """Return F, shape (num_actuators, num_joints), with ``tau_actuator = F @ tau_joint``.
+
+        Args:
+            interface: ``effort``, ``torque`` or ``force``.
+
+        Raises:
+            TransmissionError: for any other interface.
+        """
+        _check_effort_like(interface, "actuator_from_joint_effort_matrix")
         return self.joint_to_actuator_linear_map(interface)[0]
 
     def joint_position_offset(self) -> np.ndarray:
@@ -522,8 +546,6 @@ class _PairTransmission(Transmission):
         joint_order = _order_names(joint_names, self._joint_names, "joint")
         actuator_order = _order_names(actuator_names, self._actuator_names, "actuator")
         interfaces = self.get_supported_joint_interfaces()
-        _check_duplicates(joints, interfaces, "joint")
-        _check_duplicates(actuators, interfaces, "actuator")
         groups = {
             i: (
                 tuple(get_ordered_handles(joints, joint_order, i)),
@@ -547,6 +569,11 @@ class _PairTransmission(Transmission):
             raise TransmissionError(
                 f"No pair-wise interface available between joints and actuators. \n{info}"
             )
+        # Ours, after upstream's checks so that every configuration upstream's differential refuses keeps
+        # upstream's message: duplicates upstream accepts (e.g. two valid joint1 handles and an invalid
+        # joint2 handle form a "complete" group that maps joint1 twice) are refused here.
+        _check_duplicates(joints, interfaces, "joint")
+        _check_duplicates(actuators, interfaces, "actuator")
         self._info_groups = groups
         return pairs
 
@@ -561,11 +588,12 @@ class _PairTransmission(Transmission):
         2. exactly two distinct joint names, then actuator names (invalid handles and unsupported interfaces
            count): ``There should be exactly two unique joint names but was given '[joint1] '.``;
         3. (ours) if ``joint_names`` / ``actuator_names`` were given, the handle names must be exactly those;
-        4. (ours) no two valid handles with one name and one supported interface;
-        5. per interface, a non-empty group of valid handles must have exactly 2 handles, joints first:
+        4. per interface, a non-empty group of valid handles must have exactly 2 handles, joints first:
            ``Not enough valid or required joint position handles were present. \\n<handles info>``;
-        6. at least one interface must have both groups complete:
-           ``No pair-wise interface available between joints and actuators. \\n<handles info>``.
+        5. at least one interface must have both groups complete:
+           ``No pair-wise interface available between joints and actuators. \\n<handles info>``;
+        6. (ours) no two valid handles with one name and one supported interface (checked last, so that
+           configurations upstream's differential refuses keep upstream's message).
 
         Index 0 of each group is the byte-wise smaller name, or the first bound name.
         """

@@ -186,10 +186,30 @@ def test_linear_map_shapes(trans: Transmission) -> None:
     assert trans.actuator_from_joint_effort_matrix("force").shape == (na, nj)
     assert trans.joint_position_offset().shape == (nj,)
     assert trans.actuator_position_offset().shape == (na,)
+    # The offsets mean what their docstrings say: actuators at 0 -> joints at the joint offset, and the
+    # actuator offset puts every joint at 0 (checked through the opposite direction's formula).
     np.testing.assert_allclose(
-        trans.joint_to_actuator_values("position", trans.joint_position_offset() * 0),
-        trans.actuator_position_offset(),
+        trans.actuator_to_joint_values("position", np.zeros(na)), trans.joint_position_offset()
     )
+    np.testing.assert_allclose(
+        trans.actuator_to_joint_values("position", trans.actuator_position_offset()), np.zeros(nj), atol=1e-12
+    )
+    assert np.any(trans.joint_position_offset() != 0.0)  # all_kinds() has non-zero offsets
+
+
+@pytest.mark.parametrize("trans", all_kinds(), ids=KIND_IDS)
+@pytest.mark.parametrize("interface", ["position", "velocity", "absolute_position", "current"])
+def test_effort_matrices_need_an_effort_like_interface(trans: Transmission, interface: str) -> None:
+    with pytest.raises(TransmissionError) as info:
+        trans.joint_from_actuator_effort_matrix(interface)
+    assert str(info.value) == (
+        "joint_from_actuator_effort_matrix() takes an effort-like interface (effort, torque, force), "
+        f"got {interface!r}."
+    )
+    with pytest.raises(
+        TransmissionError, match="actuator_from_joint_effort_matrix\\(\\) takes an effort-like"
+    ):
+        trans.actuator_from_joint_effort_matrix(interface)
 
 
 @pytest.mark.parametrize("rtol", [-1.0, float("nan"), float("inf")])
@@ -200,6 +220,17 @@ def test_is_power_conserving_rtol_validation(rtol: float) -> None:
 
 def test_power_check_expectations() -> None:
     assert [t.is_power_conserving() for t in all_kinds()] == [True, True, True, False]
+
+
+@pytest.mark.parametrize("direction", ["a2j", "j2a"])
+def test_power_check_inspects_both_directions(direction: str) -> None:
+    # A joint->actuator (or actuator->joint) torque map that is not the other one's inverse must be caught
+    # even when the opposite direction is right.
+    trans = DifferentialTransmission([2.0, 3.0], [5.0, 7.0])
+    table = trans._a2j if direction == "a2j" else trans._j2a  # white-box: swap in a wrong formula
+    correct = table["torque"]
+    table["torque"] = lambda x: 2.0 * correct(x)
+    assert trans.is_power_conserving() is False
 
 
 # --- Hypothesis properties over every transmission kind -----------------------------------------------------

@@ -217,18 +217,58 @@ def test_fail_when_no_pair(cls: type) -> None:
 @pytest.mark.parametrize("cls", PAIR_CLASSES)
 def test_duplicates_are_refused(cls: type) -> None:
     trans = cls([1.0, 1.0], [1.0, 1.0])
+    # Upstream accepts this: the velocity group is [joint2, joint2], "complete", and maps joint2 twice.
     joints = [
-        JointHandle("joint1", "velocity"),
+        JointHandle("joint1", "velocity", None),
         JointHandle("joint2", "velocity"),
         JointHandle("joint2", "velocity"),
     ]
     actuators = [ActuatorHandle("act1", "velocity"), ActuatorHandle("act2", "velocity")]
     with pytest.raises(TransmissionError) as info:
         trans.configure(joints, actuators)
-    assert str(info.value).startswith("Duplicate joint handle 'joint2/velocity'")
+    assert str(info.value) == (
+        "Duplicate joint handle 'joint2/velocity': more than one valid handle was given for one joint name "
+        "and interface."
+    )
+    assert not trans.is_configured
+    with pytest.raises(TransmissionError, match="^Duplicate actuator handle 'act2/velocity'"):
+        trans.configure(
+            [JointHandle("joint1", "velocity"), JointHandle("joint2", "velocity")],
+            [ActuatorHandle("act1", "velocity", None), actuators[1], ActuatorHandle("act2", "velocity")],
+        )
     # An invalid duplicate is not a duplicate: it is dropped like any invalid handle.
+    joints[0] = JointHandle("joint1", "velocity")
     joints[2] = JointHandle("joint2", "velocity", None)
     trans.configure(joints, actuators)
+    assert trans.is_configured
+
+
+@pytest.mark.parametrize("cls", PAIR_CLASSES)
+def test_duplicates_upstream_refuses_keep_upstream_message(cls: type) -> None:
+    # Three valid position handles for two names: upstream's group has size 3 -> its "not enough" message.
+    trans = cls([1.0, 1.0], [1.0, 1.0])
+    joints = [
+        JointHandle("joint1", "position"),
+        JointHandle("joint2", "position"),
+        JointHandle("joint2", "position"),
+    ]
+    actuators = [ActuatorHandle("act1", "position"), ActuatorHandle("act2", "position")]
+    with pytest.raises(TransmissionError) as info:
+        trans.configure(joints, actuators)
+    assert str(info.value) == (
+        "Not enough valid or required joint position handles were present. \n"
+        + expected_info("position", ["joint1", "joint2"], ["act1", "act2"])
+    )
+    # A duplicate on a joint-only interface does not hide upstream's "no pair-wise interface" error.
+    with pytest.raises(TransmissionError, match="^No pair-wise interface available"):
+        trans.configure(
+            [
+                JointHandle("joint1", "effort", None),
+                JointHandle("joint2", "effort"),
+                JointHandle("joint2", "effort"),
+            ],
+            [ActuatorHandle("act1", "force"), ActuatorHandle("act2", "force")],
+        )
 
 
 @pytest.mark.parametrize("cls", PAIR_CLASSES)

@@ -148,10 +148,10 @@ class SimpleTransmission(Transmission):
         2. all joint handles share one name: ``Joint names given to transmissions should be identical``, then
            the same for actuators (``Actuator names given ...``);
         3. (ours) if ``joint_names`` / ``actuator_names`` were given, the handle names must be those;
-        4. (ours) no two valid handles for one interface (upstream silently takes the first);
-        5. at least one valid joint handle of a supported interface:
+        4. at least one valid joint handle of a supported interface:
            ``None of the provided joint handles are valid or from the required interfaces``, then the same for
-           actuators.
+           actuators;
+        5. (ours) no two valid handles for one interface (upstream silently takes the first).
 
         Per interface the valid handle is used (upstream would take the first handle even if invalid). An
         interface is mapped only if both sides have a valid handle for it; unmatched interfaces are ignored.
@@ -169,8 +169,6 @@ class SimpleTransmission(Transmission):
             raise TransmissionError("Actuator names given to transmissions should be identical")
         _order_names(joint_names, self._joint_names, "joint")
         _order_names(actuator_names, self._actuator_names, "actuator")
-        _check_duplicates(joints, ALL_INTERFACES, "joint")
-        _check_duplicates(actuators, ALL_INTERFACES, "actuator")
         joint_picks = {
             h.get_interface_name(): h for h in joints if h and h.get_interface_name() in ALL_INTERFACES
         }
@@ -185,6 +183,9 @@ class SimpleTransmission(Transmission):
             raise TransmissionError(
                 "None of the provided actuator handles are valid or from the required interfaces"
             )
+        # Ours, after upstream's checks so that configurations upstream refuses keep upstream's message.
+        _check_duplicates(joints, ALL_INTERFACES, "joint")
+        _check_duplicates(actuators, ALL_INTERFACES, "actuator")
         return {
             i: ((joint_picks[i],), (actuator_picks[i],))
             for i in ALL_INTERFACES

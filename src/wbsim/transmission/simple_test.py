@@ -200,6 +200,19 @@ def test_duplicate_valid_handles_are_refused() -> None:
         )
 
 
+def test_duplicates_do_not_hide_upstream_errors() -> None:
+    # Upstream refuses this for its actuators (it ignores the duplicate); keep its message.
+    trans = SimpleTransmission(10.0)
+    with pytest.raises(TransmissionError) as info:
+        trans.configure(
+            [JointHandle("joint1", "position"), JointHandle("joint1", "position")],
+            [ActuatorHandle("act1", "position", None)],
+        )
+    assert str(info.value) == (
+        "None of the provided actuator handles are valid or from the required interfaces"
+    )
+
+
 def test_invalid_duplicate_is_skipped_in_favour_of_the_valid_handle() -> None:
     # Upstream would pick the first (invalid) handle and then refuse; we use the valid one.
     trans = SimpleTransmission(10.0)

@@ -467,7 +467,8 @@ def test_pair_mech_red_invalid_value(plugin: str, caplog: pytest.LogCaptureFixtu
 
 # --- Role binding (issue #3382) -----------------------------------------------------------------------------
 
-# Roles disagree with both document order and alphabetical order.
+# Joint roles follow document order but not alphabetical order (so configure() must keep the binding);
+# actuator roles follow alphabetical order but not document order (so the loader must bind by role).
 ROLE_URDF = robot(
     """
   <ros2_control name="Wrist" type="system">
@@ -482,10 +483,10 @@ ROLE_URDF = robot(
       <actuator name="motor_a" role="actuator1">"""
     + red("10")
     + """</actuator>
-      <joint name="roll" role="joint2">"""
+      <joint name="roll" role="joint1">"""
     + red("4")
     + """<offset>0.1</offset></joint>
-      <joint name="pitch" role="joint1">"""
+      <joint name="pitch" role="joint2">"""
     + red("3")
     + """<offset>0.2</offset></joint>
     </transmission>
@@ -496,21 +497,22 @@ ROLE_URDF = robot(
 
 def test_strict_binds_by_role() -> None:
     (info,) = load_transmissions(ROLE_URDF)
-    assert info.joint_names == ("pitch", "roll")
+    assert info.joint_names == ("roll", "pitch")
     assert info.actuator_names == ("motor_a", "motor_b")
     trans = info.transmission
     assert isinstance(trans, DifferentialTransmission)
     assert trans.get_actuator_reduction() == [10.0, 20.0]
-    assert trans.get_joint_reduction() == [3.0, 4.0]
-    assert trans.get_joint_offset() == [0.2, 0.1]
-    # Configure keeps the role binding (pitch = joint index 0, motor_a = actuator index 0) whatever the
-    # handle order; the functional API is the reference.
+    assert trans.get_joint_reduction() == [4.0, 3.0]
+    assert trans.get_joint_offset() == [0.1, 0.2]
+    # Configure keeps the role binding (roll = joint index 0 although "pitch" sorts first, motor_a =
+    # actuator index 0) whatever the handle order; the functional API is the reference.
     pitch, roll = JointHandle("pitch", "position"), JointHandle("roll", "position")
     motors = [ActuatorHandle("motor_b", "position", 5.0), ActuatorHandle("motor_a", "position", 7.0)]
-    trans.configure([roll, pitch], motors)
+    trans.configure([pitch, roll], motors)
     trans.actuator_to_joint()
     expected = trans.actuator_to_joint_values("position", [7.0, 5.0])
-    assert [pitch.get_value(), roll.get_value()] == expected.tolist()
+    assert expected[0] != expected[1]
+    assert [roll.get_value(), pitch.get_value()] == expected.tolist()
 
 
 def test_lenient_is_upstream_document_order() -> None:
@@ -522,6 +524,13 @@ def test_lenient_is_upstream_document_order() -> None:
     assert trans.get_actuator_reduction() == [20.0, 10.0]
     assert trans.get_joint_reduction() == [4.0, 3.0]
     assert trans.joint_names is None
+    # ... so roll's reduction (4, index 0) is applied to pitch, which sorts first.
+    pitch, roll = JointHandle("pitch", "position"), JointHandle("roll", "position")
+    motors = [ActuatorHandle("motor_b", "position", 5.0), ActuatorHandle("motor_a", "position", 7.0)]
+    trans.configure([roll, pitch], motors)
+    trans.actuator_to_joint()
+    expected = trans.actuator_to_joint_values("position", [7.0, 5.0])  # motor_a sorts first too
+    assert [pitch.get_value(), roll.get_value()] == expected.tolist()
 
 
 def pair_with_roles(j_roles: tuple[str, ...], a_roles: tuple[str, ...] = ("actuator1", "actuator2")) -> str:

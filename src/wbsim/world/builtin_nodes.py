@@ -1,7 +1,8 @@
 """The built-in node schemas: field tables of the Webots base nodes that wbsim reads.
 
 Field names, types and defaults follow Webots' ``resources/nodes/*.wrl`` tables; the sanitising rules
-(``on_violation="replace"``) are the ones Webots applies itself (see ``webots-behaviour.md`` §5.7 in the shared reference).
+(``on_violation="replace"``) are the ones Webots applies itself (see ``webots-behaviour.md`` §5.7 in the
+shared reference).
 Ranges that Webots documents but does not repair are errors here, so a typo cannot silently change
 the physics.
 
@@ -91,8 +92,8 @@ _SOUNDS = "webots://projects/default/worlds/sounds/"
 
 
 def _joint_position_fields(*names: str) -> list[FieldSpec]:
-    """Hidden joint positions that Webots writes when saving a world (the position without jointParameters)."""
-    return [_ign(name, T.SFFloat, 0.0) for name in names]
+    """Hidden joint positions that Webots writes when saving a world (used when jointParameters is NULL)."""
+    return [_f(name, T.SFFloat, 0.0) for name in names]
 
 
 def _motor_fields(name: str, force_field: str, unit: str) -> list[FieldSpec]:
@@ -371,7 +372,7 @@ def _table() -> list[NodeSchema]:
             _f("material2", T.SFString, "default"),
             _f("coulombFriction", T.MFFloat, (1.0,), bounds=MINUS_ONE_OR_NON_NEGATIVE),
             _ign("frictionRotation", T.SFVec2f, (0.0, 0.0)),
-            _f("rollingFriction", T.SFVec3f, (0.0, 0.0, 0.0), bounds=NON_NEGATIVE),
+            _f("rollingFriction", T.SFVec3f, (0.0, 0.0, 0.0), bounds=MINUS_ONE_OR_NON_NEGATIVE),
             _f("bounce", T.SFFloat, 0.5, bounds=UNIT),
             _f("bounceVelocity", T.SFFloat, 0.01, bounds=NON_NEGATIVE, unit="m/s"),
             _ign("forceDependentSlip", T.MFFloat, (0.0,)),

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wbsim.errors import SourceLocation, WorldError, WorldSchemaError, WorldSyntaxError
-from wbsim.world.builtin_nodes import TOP_LEVEL_KINDS, builtin_schemas
+from wbsim.world.builtin_nodes import BOUNDING_KINDS, TOP_LEVEL_KINDS, builtin_schemas
 from wbsim.world.fieldtypes import FieldType, LiteralError, convert_literals
 from wbsim.world.model import WbNode, WorldModel, WorldWarning
 from wbsim.world.schema import FieldSpec, NodeSchema
@@ -39,8 +39,11 @@ from wbsim.world.syntax import (
 
 __all__ = ["Checker", "ProtoScope", "ProtoResolver"]
 
-# Webots forbids USE of these: each must exist once in the scene tree.
-_NO_USE_KINDS = frozenset({"solid", "joint", "hinge_parameters", "slider_parameters", "ball_parameters"})
+# Webots forbids USE of these (WbNodeUtilities::isAValidUseableNode): each must exist once in the scene tree.
+_NO_USE_KINDS = frozenset(
+    {"solid", "joint", "hinge_parameters", "slider_parameters", "ball_parameters", "rotational_device",
+     "linear_device"}
+)
 _INVALID = object()
 
 
@@ -81,9 +84,25 @@ def _suggest(name: str, choices: list[str]) -> str:
 
 
 def _relocated(error: WorldError, location: SourceLocation | None, path: str) -> WorldError:
-    """A copy of a PROTO-loading error placed at ``location`` and ``path``, keeping its class (syntax or schema)."""
+    """A copy of a PROTO-loading error placed at ``location`` and ``path``, keeping its class."""
     cls = type(error) if isinstance(error, (WorldSyntaxError, WorldSchemaError)) else WorldSchemaError
     return cls(error.message, location, path)
+
+
+def _solid_or_joint_below(node: WbNode) -> WbNode | None:
+    """The first Solid or joint below ``node`` through children and joint endPoints (Webots' USE check)."""
+    if node.is_a("joint"):
+        end_point = node.fields.get("endPoint")
+        return end_point if isinstance(end_point, WbNode) else None
+    children = node.fields.get("children")
+    if isinstance(children, tuple):
+        for child in children:
+            if child.is_a("solid") or child.is_a("joint"):
+                return child
+            found = _solid_or_joint_below(child)
+            if found is not None:
+                return found
+    return None
 
 
 def _numbers(value: object) -> list[float]:
@@ -125,6 +144,7 @@ class Checker:
         self.errors: list[WorldError] = []
         self.warnings: list[WorldWarning] = []
         self._seen: set[str] = set()
+        self._bounding_depth = 0  # > 0 while checking the inside of a boundingObject
 
     # -- reporting ----------------------------------------------------------------------------------
     def _error(self, message: str, location: SourceLocation | None, path: str) -> None:
@@ -209,13 +229,25 @@ class Checker:
             target_kinds = self._kinds_of(item.target.type_name, ctx, item.target.location)
             if target_kinds is not None and target_kinds & _NO_USE_KINDS:
                 self._error(
-                    f"USE {item.name}: a {item.target.type_name} node cannot be USEd; Solid nodes, joints and "
-                    "joint parameters must appear once (DEF/USE is for shapes, geometries, appearances, Physics).",
+                    f"USE {item.name}: a {item.target.type_name} node cannot be USEd; Solid nodes, joints, "
+                    "joint parameters and devices must appear once (DEF/USE is for shapes, geometries, "
+                    "appearances, Physics).",
                     item.location,
                     container,
                 )
                 return None
-            return self._node(item.target, ctx, kinds, parent_path, slot, field_label, use_copy=True)
+            node = self._node(item.target, ctx, kinds, parent_path, slot, field_label, use_copy=True)
+            inner = _solid_or_joint_below(node) if node is not None else None
+            if inner is not None:
+                self._error(
+                    f"USE {item.name}: this {item.target.type_name} node holds a {inner.display_type} node "
+                    "(through children or a joint endPoint); nodes with a Solid or joint descendant "
+                    "cannot be USEd.",
+                    item.location,
+                    container,
+                )
+                return None
+            return node
         if isinstance(item, NodeSyntax):
             return self._node(item, ctx, kinds, parent_path, slot, field_label)
         if isinstance(item, NullSyntax):
@@ -386,21 +418,13 @@ class Checker:
         label = f"field '{spec.name}' of {node_type}"
         field_path = f"{path} > {spec.name}"
         if spec.type.is_node:
-            if not spec.type.is_multiple:
-                if value.bracketed or len(value.items) != 1:
-                    self._error(f"Expected a single node, USE or NULL for {label}.", value.location, field_path)
-                    return _INVALID
-                item = value.items[0]
-                if isinstance(item, NullSyntax):
-                    return None
-                node = self._item(item, ctx, spec.node_kinds, path, spec.name, label)
-                return node
-            nodes = []
-            for i, item in enumerate(value.items):
-                node = self._item(item, ctx, spec.node_kinds, path, f"{spec.name}[{i}]", label)
-                if node is not None:
-                    nodes.append(node)
-            return tuple(nodes)
+            if spec.name != "boundingObject":
+                return self._node_value(spec, value, ctx, path, label, field_path)
+            self._bounding_depth += 1
+            try:
+                return self._node_value(spec, value, ctx, path, label, field_path)
+            finally:
+                self._bounding_depth -= 1
         atoms: list[Atom] = []
         for item in value.items:
             if not isinstance(item, Atom):
@@ -417,6 +441,29 @@ class Checker:
             self._error(f"Invalid value for {label} ({spec.type.value}): {error.message}.", where, field_path)
             return _INVALID
         return self._constrain(spec, converted, value.location, field_path, label)
+
+    def _node_value(
+        self, spec: FieldSpec, value: ValueSyntax, ctx: _Ctx, path: str, label: str, field_path: str
+    ) -> object:
+        """Check the value of an SFNode or MFNode field; returns ``_INVALID`` after reporting an error."""
+        kinds = spec.node_kinds
+        if self._bounding_depth and spec.name == "children":
+            # Inside a boundingObject, Group/Pose/Transform children are geometries (bare or in a Shape).
+            kinds = BOUNDING_KINDS
+        if not spec.type.is_multiple:
+            if value.bracketed or len(value.items) != 1:
+                self._error(f"Expected a single node, USE or NULL for {label}.", value.location, field_path)
+                return _INVALID
+            item = value.items[0]
+            if isinstance(item, NullSyntax):
+                return None
+            return self._item(item, ctx, kinds, path, spec.name, label)
+        nodes = []
+        for i, item in enumerate(value.items):
+            node = self._item(item, ctx, kinds, path, f"{spec.name}[{i}]", label)
+            if node is not None:
+                nodes.append(node)
+        return tuple(nodes)
 
     def _constrain(self, spec: FieldSpec, value: object, location: SourceLocation, path: str, label: str) -> object:
         if spec.choices is not None:
@@ -473,6 +520,7 @@ class Checker:
         bindings: dict[str, _Bound] = {}
         proto_fields: dict[str, object] = {}
         instance_path = f"{container} > {proto.name}"
+        given: set[str] = set()
         for entry in syntax.fields:
             decl = decls.get(entry.name)
             if decl is None:
@@ -483,6 +531,11 @@ class Checker:
                     instance_path,
                 )
                 continue
+            if entry.name in given:
+                message = f"Field '{entry.name}' is given twice in PROTO {proto.name}."
+                self._error(message, entry.location, instance_path)
+                continue
+            given.add(entry.name)
             spec = FieldSpec(decl.name, FieldType(decl.type_name), None)
             bound = self._resolve(entry, ctx, spec, instance_path)
             if bound is None:
@@ -501,6 +554,18 @@ class Checker:
                     )
                     continue
                 proto_fields[decl.name] = value
+            elif decl.accepted is not None:
+                rejected = self._rejected_node(bound.value, decl)
+                if rejected is not None:
+                    type_name, where = rejected
+                    allowed = ", ".join(n.type_name for n in decl.accepted if isinstance(n, NodeSyntax))
+                    self._error(
+                        f"A {type_name} node is not accepted by field '{decl.name}' of PROTO {proto.name}: "
+                        f"expected one of {allowed}.",
+                        where,
+                        instance_path,
+                    )
+                    continue
             bindings[decl.name] = bound
         for decl in proto.fields:
             if decl.name not in bindings:
@@ -557,6 +622,21 @@ class Checker:
         node.inside_proto = ctx.inside_proto
         node.location = syntax.location
         return node
+
+    @staticmethod
+    def _rejected_node(value: ValueSyntax, decl: ProtoFieldDecl) -> tuple[str, SourceLocation] | None:
+        """For a node field restricted to node types (``SFNode{Box{}, Sphere{}}``), the type and location
+        of the first node (or USE) of ``value`` whose type is not one of them; NULL is always accepted."""
+        assert decl.accepted is not None
+        nodes = [n for n in decl.accepted if isinstance(n, NodeSyntax)]
+        if not nodes or len(nodes) != len(decl.accepted):
+            return None
+        allowed = {n.type_name for n in nodes}
+        for item in value.items:
+            node = item.target if isinstance(item, UseSyntax) else item
+            if isinstance(node, NodeSyntax) and node.type_name not in allowed:
+                return node.type_name, item.location
+        return None
 
     @staticmethod
     def _accepted(value: object, decl: ProtoFieldDecl, spec: FieldSpec) -> bool:

@@ -13,11 +13,15 @@ import bisect
 import enum
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from wbsim.errors import SourceLocation, WorldSyntaxError
 
-__all__ = ["TokenKind", "Token", "Header", "tokenize", "read_header", "TEMPLATE_MARKER_RE", "template_error"]
+__all__ = [
+    "TokenKind", "Token", "Header", "tokenize", "iter_tokens", "read_header", "TEMPLATE_MARKER_RE",
+    "template_error",
+]
 
 
 class TokenKind(enum.Enum):
@@ -136,7 +140,7 @@ def _unescape(body: str, location: SourceLocation) -> str:
     return _ESCAPE_RE.sub(replace, body)
 
 
-def tokenize(text: str, file: str) -> list[Token]:
+def tokenize(text: str, file: str, *, proto: bool = False) -> list[Token]:
     """Split the text of a world or PROTO file into tokens.
 
     The header line is a comment for the tokenizer; call :func:`read_header` to check it.
@@ -144,6 +148,8 @@ def tokenize(text: str, file: str) -> list[Token]:
     Args:
         text: the whole file content (``\\r\\n`` line endings are accepted).
         file: the file name used in locations of tokens and errors.
+        proto: True for a PROTO file, where a template marker inside a string also marks a
+            procedural PROTO (as in Webots, which looks for the markers anywhere in the file).
 
     Returns:
         The tokens in order, ending with one ``EOF`` token.
@@ -152,11 +158,15 @@ def tokenize(text: str, file: str) -> list[Token]:
         WorldSyntaxError: unclosed string, invalid escape, template marker (procedural PROTO),
             or a token that starts like a number but is not one.
     """
+    return list(iter_tokens(text, file, proto=proto))
+
+
+def iter_tokens(text: str, file: str, *, proto: bool = False) -> Iterator[Token]:
+    """Like :func:`tokenize`, but yields tokens one at a time, so that a lexical error is raised only
+    when the parser reaches it (and can say in which node it is)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     line_starts = [0]
     line_starts.extend(m.end() for m in re.finditer("\n", text))
-    tokens: list[Token] = []
-    append = tokens.append
 
     def location_of(offset: int) -> SourceLocation:
         line = bisect.bisect_right(line_starts, offset)
@@ -178,21 +188,23 @@ def tokenize(text: str, file: str) -> list[Token]:
                     raise WorldSyntaxError(f"Invalid number {raw!r}.", location) from None
                 if not math.isfinite(number):  # float() also accepts "+inf", "-nan" and overflows to inf
                     raise WorldSyntaxError(f"Invalid number {raw!r}: numbers must be finite.", location)
-                append(Token(TokenKind.NUMBER, raw, number, location))
+                yield Token(TokenKind.NUMBER, raw, number, location)
             else:
                 # A marker glued to a word (``x%<``, or ``x%{`` where the word stops before the brace).
                 marker = TEMPLATE_MARKER_RE.search(text, match.start(), match.end() + 1)
                 if marker is not None:
                     raise template_error(marker.group(), location_of(marker.start()))
-                append(Token(TokenKind.WORD, raw, raw, location))
+                yield Token(TokenKind.WORD, raw, raw, location)
         elif group == "punct":
-            append(Token(_PUNCT[raw], raw, raw, location))
+            yield Token(_PUNCT[raw], raw, raw, location)
         elif group == "string":
-            append(Token(TokenKind.STRING, raw, _unescape(raw[1:-1], location), location))
+            if proto:
+                marker = TEMPLATE_MARKER_RE.search(raw)
+                if marker is not None:
+                    raise template_error(marker.group(), location_of(match.start() + marker.start()))
+            yield Token(TokenKind.STRING, raw, _unescape(raw[1:-1], location), location)
         elif group == "unclosed":
             raise WorldSyntaxError("Unclosed string literal: a string must end on the line it starts.", location)
         elif group == "template":
             raise template_error(raw, location)
-    eof_offset = len(text)
-    append(Token(TokenKind.EOF, "", "", location_of(eof_offset)))
-    return tokens
+    yield Token(TokenKind.EOF, "", "", location_of(len(text)))

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from wbsim.errors import SourceLocation, WorldSyntaxError
-from wbsim.world.lexer import Header, Token, TokenKind, read_header, template_error, tokenize
+from wbsim.world.lexer import Header, Token, TokenKind, iter_tokens, read_header, template_error, tokenize
 
 F = "f.wbt"
 
@@ -290,3 +290,19 @@ def test_separator_placement_does_not_change_tokens(data: st.DataObject) -> None
               "3e2", "}"]
     text = "".join(p + "".join(data.draw(separators)) for p in pieces)
     assert [t.text for t in tokenize(text, F)[:-1]] == pieces
+
+
+def test_template_markers_in_strings_only_matter_in_proto_files() -> None:
+    assert values('"%<= x >%" "%{ y }%"') == ["%<= x >%", "%{ y }%"]
+    with pytest.raises(WorldSyntaxError) as info:
+        tokenize('a "ok" "b %{ y }%"', F, proto=True)
+    assert info.value.message.startswith("Template statement '%{'")
+    assert info.value.location == SourceLocation(F, 1, 11)
+
+
+def test_iter_tokens_is_lazy() -> None:
+    tokens = iter_tokens('a b "unclosed', F)
+    assert next(tokens).value == "a"
+    assert next(tokens).value == "b"
+    with pytest.raises(WorldSyntaxError):
+        next(tokens)

@@ -10,12 +10,14 @@ import os
 from pathlib import Path
 
 from wbsim.errors import SourceLocation, WorldError, WorldLoadError, WorldSyntaxError
+from wbsim.recursion import raised_recursion_limit
 from wbsim.world.checker import Checker
 from wbsim.world.model import WorldModel
 from wbsim.world.parser import parse_world
 from wbsim.world.protos import ProtoLibrary
 
 __all__ = ["load_world_model", "load_world_model_from_string", "project_dir_of"]
+
 
 
 def project_dir_of(world_path: Path) -> Path:
@@ -36,12 +38,19 @@ def load_world_model_from_string(text: str, file: str = "<string>", project_dir:
         WorldLoadError: listing every problem found.
     """
     project = Path(project_dir)
+    # Parsing and checking recurse once per nesting level (a few frames each); long kinematic chains
+    # (a Solid > HingeJoint > endPoint > Solid > ... rope) need more than Python's default 1000 frames.
     try:
-        syntax = parse_world(text, file)
-    except WorldSyntaxError as error:
-        raise WorldLoadError([error]) from None
-    checker = Checker(ProtoLibrary(project).resolve)
-    model = checker.check_world(syntax, project)
+        with raised_recursion_limit():
+            try:
+                syntax = parse_world(text, file)
+            except WorldSyntaxError as error:
+                raise WorldLoadError([error]) from None
+            checker = Checker(ProtoLibrary(project).resolve)
+            model = checker.check_world(syntax, project)
+    except RecursionError:
+        message = "The world is nested too deeply for wbsim to load."
+        raise WorldLoadError([WorldSyntaxError(message, SourceLocation(file, 1, 1))]) from None
     if model is None:
         raise WorldLoadError(checker.errors)
     return model
@@ -56,7 +65,8 @@ def load_world_model(path: str | os.PathLike[str]) -> WorldModel:
     Raises:
         WorldLoadError: the file is missing or unreadable, or has syntax or schema errors (all listed).
     """
-    world_path = Path(path)
+    file = os.fspath(path)  # str(path) of a generic os.PathLike is its repr, not the path
+    world_path = Path(file)
     try:
         text = world_path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -65,6 +75,6 @@ def load_world_model(path: str | os.PathLike[str]) -> WorldModel:
         raise WorldLoadError([WorldError(f"Expected a .wbt file, got a directory: {world_path}")]) from None
     except UnicodeDecodeError as error:
         raise WorldLoadError(
-            [WorldSyntaxError(f"World file is not valid UTF-8: {error}.", SourceLocation(str(path), 1, 1))]
+            [WorldSyntaxError(f"World file is not valid UTF-8: {error}.", SourceLocation(file, 1, 1))]
         ) from None
-    return load_world_model_from_string(text, str(path), project_dir_of(world_path.resolve()))
+    return load_world_model_from_string(text, file, project_dir_of(world_path.resolve()))

@@ -130,10 +130,12 @@ class WbNode:
                 yield spec.name, None, value
 
     def walk(self) -> Iterator[WbNode]:
-        """This node and all nodes below it, depth first in field order."""
-        yield self
-        for _, _, child in self.child_nodes():
-            yield from child.walk()
+        """This node and all nodes below it, depth first in field order (iterative: any depth works)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed([child for _, _, child in node.child_nodes()]))
 
     def __repr__(self) -> str:
         return f"<WbNode {self.path}>"
@@ -141,19 +143,19 @@ class WbNode:
 
 def _def_search(node: WbNode, name: str) -> WbNode | None:
     """Webots' findNodeByDef: pre-order search including ``node`` itself, through children and endPoints only."""
-    if node.def_name == name and not node.inside_proto:
-        return node
-    if node.is_a("joint"):
-        end_point = node.fields.get("endPoint")
-        if isinstance(end_point, WbNode):
-            return _def_search(end_point, name)
-        return None
-    children = node.fields.get("children")
-    if isinstance(children, tuple):
-        for child in children:
-            found = _def_search(child, name)
-            if found is not None:
-                return found
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.def_name == name and not current.inside_proto:
+            return current
+        if current.is_a("joint"):
+            end_point = current.fields.get("endPoint")
+            if isinstance(end_point, WbNode):
+                stack.append(end_point)
+            continue
+        children = current.fields.get("children")
+        if isinstance(children, tuple):
+            stack.extend(reversed(children))
     return None
 
 

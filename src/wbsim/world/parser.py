@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from wbsim.errors import SourceLocation, WorldSyntaxError
-from wbsim.world.lexer import TEMPLATE_MARKER_RE, Token, TokenKind, read_header, template_error, tokenize
+from wbsim.errors import WorldSyntaxError
+from wbsim.world.lexer import Token, TokenKind, iter_tokens, read_header
 from wbsim.world.syntax import (
     Atom,
     ExternProto,
@@ -66,34 +66,40 @@ class _Parser:
     def __init__(self, text: str, file: str, *, in_proto: bool) -> None:
         self.file = file
         self.header = read_header(text, file)
-        self.tokens = tokenize(text, file)
-        if in_proto:
-            # Webots treats a PROTO containing a template marker anywhere, strings included, as procedural.
-            for token in self.tokens:
-                if token.kind is TokenKind.STRING:
-                    marker = TEMPLATE_MARKER_RE.search(token.text)
-                    if marker is not None:
-                        loc = token.location
-                        raise template_error(
-                            marker.group(), SourceLocation(loc.file, loc.line, loc.column + marker.start())
-                        )
+        # Tokens are read lazily so that a lexical error is reported with the node path it occurs in.
+        self._source = iter_tokens(text, file, proto=in_proto)
+        self.tokens: list[Token] = []
         self.pos = 0
         self.in_proto = in_proto
         # DEF scope is one file; a USE refers to the closest preceding DEF of that name.
         self.defs: dict[str, NodeSyntax] = {}
+        # Where the parser is, in the checker's node-path format: ['Robot "r"', 'children[2]', 'HingeJoint'].
+        self.path: list[str] = []
 
     # -- token helpers -------------------------------------------------------------------------
+    def _fill(self, index: int) -> None:
+        while len(self.tokens) <= index and not (self.tokens and self.tokens[-1].kind is TokenKind.EOF):
+            try:
+                self.tokens.append(next(self._source))
+            except WorldSyntaxError as error:
+                raise WorldSyntaxError(error.message, error.location, self.node_path()) from None
+
     def peek(self, ahead: int = 0) -> Token:
+        self._fill(self.pos + ahead)
         return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
 
     def next(self) -> Token:
-        token = self.tokens[self.pos]
+        token = self.peek()
         if token.kind is not TokenKind.EOF:
             self.pos += 1
         return token
 
+    def node_path(self) -> str:
+        """The current node path, e.g. ``Robot "rover" > children[2] > HingeJoint > endPoint``."""
+        return " > ".join(self.path)
+
     def error(self, message: str, token: Token) -> WorldSyntaxError:
-        return WorldSyntaxError(message, token.location)
+        return WorldSyntaxError(message, token.location, self.node_path())
 
     def expect(self, kind: TokenKind, what: str) -> Token:
         token = self.next()
@@ -145,6 +151,8 @@ class _Parser:
             self.next()
             def_name = self.expect_identifier("a name after DEF").text
         type_token = self.expect_identifier("a node type name")
+        label = f"DEF {def_name} {type_token.text}" if def_name else type_token.text
+        self.path.append(label)
         self.expect(TokenKind.LBRACE, f"'{{' after node type {type_token.text}")
         node = NodeSyntax(type_name=type_token.text, location=type_token.location, def_name=def_name)
         while True:
@@ -160,6 +168,11 @@ class _Parser:
             entry = self.field_entry(type_token.text)
             if entry is not None:
                 node.fields.append(entry)
+                value = entry.value
+                if (entry.name == "name" and isinstance(value, ValueSyntax) and len(value.items) == 1
+                        and isinstance(value.items[0], Atom) and value.items[0].kind == "string"):
+                    self.path[-1] = f'{type_token.text} "{value.items[0].value}"'  # as the checker labels it
+        self.path.pop()
         if def_name is not None:
             self.defs[def_name] = node
         return node
@@ -170,18 +183,25 @@ class _Parser:
             raise self.error(f"Expected a field name or '}}' in node {node_type}, found {token.describe()}.", token)
         if token.text == "hidden":
             # Webots stores internal state of PROTO instances as hidden fields; wbsim does not need it.
-            self.expect(TokenKind.WORD, "a field name after 'hidden'")
+            name = self.expect(TokenKind.WORD, "a field name after 'hidden'")
+            self.path.append(name.text)
             self.value(f"hidden field of {node_type}")
+            self.path.pop()
             return None
         if not is_identifier(token.text):
             raise self.error(f"Expected a field name or '}}' in node {node_type}, found {token.describe()}.", token)
+        self.path.append(token.text)
         if self.at_word("IS"):
             is_token = self.next()
             if not self.in_proto:
                 raise self.error("'IS' keyword is only allowed in .proto files.", is_token)
             target = self.expect_identifier("a PROTO field name after IS")
-            return FieldSyntax(token.text, IsSyntax(target.text, target.location), token.location)
-        return FieldSyntax(token.text, self.value(f"field '{token.text}' of {node_type}"), token.location)
+            entry = FieldSyntax(token.text, IsSyntax(target.text, target.location), token.location)
+        else:
+            value = self.value(f"field '{token.text}' of {node_type}")
+            entry = FieldSyntax(token.text, value, token.location)
+        self.path.pop()
+        return entry
 
     def item(self) -> Item | None:
         """One SF item: a literal, NULL, a node or a USE; None if the next token starts none of these."""
@@ -209,10 +229,15 @@ class _Parser:
         if start.kind is TokenKind.LBRACKET:
             self.next()
             items: list[Item] = []
+            segment = self.path[-1] if self.path else ""
             while True:
+                if self.path:
+                    self.path[-1] = f"{segment}[{len(items)}]"  # name the list item, like the checker
                 token = self.peek()
                 if token.kind is TokenKind.RBRACKET:
                     self.next()
+                    if self.path:
+                        self.path[-1] = segment
                     return ValueSyntax(tuple(items), True, start.location)
                 item = self.item()
                 if item is None:
@@ -242,7 +267,8 @@ class _Parser:
         while self.peek().kind is not TokenKind.EOF:
             token = self.peek()
             if self.at_word("IMPORTABLE") and self.peek(1).text != "EXTERNPROTO":
-                raise self.error(f"Expected EXTERNPROTO after IMPORTABLE, found {self.peek(1).describe()}.", self.peek(1))
+                after = self.peek(1)
+                raise self.error(f"Expected EXTERNPROTO after IMPORTABLE, found {after.describe()}.", after)
             if self.at_word("EXTERNPROTO") or self.at_word("IMPORTABLE"):
                 externs.extend(self.externprotos())
                 continue
@@ -259,6 +285,7 @@ class _Parser:
         if keyword.kind is not TokenKind.WORD or keyword.text != "PROTO":
             raise self.error(f"Expected 'PROTO', found {keyword.describe()}.", keyword)
         name = self.expect_identifier("the PROTO name")
+        self.path.append(f"PROTO {name.text}")
         self.expect(TokenKind.LBRACKET, f"'[' to open the interface of PROTO {name.text}")
         decls: list[ProtoFieldDecl] = []
         seen: set[str] = set()
@@ -297,7 +324,9 @@ class _Parser:
             if field_name.text in seen:
                 raise self.error(f"Duplicate field '{field_name.text}' in PROTO {name.text}.", field_name)
             seen.add(field_name.text)
+            self.path.append(field_name.text)
             default = self.value(f"the default of field '{field_name.text}'")
+            self.path.pop()
             decls.append(
                 ProtoFieldDecl(kw.text, type_token.text, field_name.text, default, accepted, field_name.location)
             )
@@ -327,7 +356,8 @@ def parse_world(text: str, file: str) -> WorldSyntax:
         file: the file name used in error messages and locations.
 
     Raises:
-        WorldSyntaxError: at the first syntax error, located at file:line:column.
+        WorldSyntaxError: at the first syntax error, located at file:line:column and, inside a node,
+            with the node path (e.g. ``Robot "rover" > children[2] > HingeJoint > endPoint``).
     """
     return _Parser(text, file, in_proto=False).world()
 
@@ -336,7 +366,8 @@ def parse_proto(text: str, file: str) -> ProtoSyntax:
     """Parse the text of a ``.proto`` file (non-procedural PROTOs only).
 
     Raises:
-        WorldSyntaxError: at the first syntax error, or at a template marker of a procedural PROTO.
+        WorldSyntaxError: at the first syntax error (with the node path, starting ``PROTO Name``), or at a
+            template marker (``%<``, ``%{``, also inside strings) of a procedural PROTO.
     """
     return _Parser(text, file, in_proto=True).proto()
 

@@ -1,0 +1,590 @@
+"""Tests for wbsim.compile.builder: masses, body structure, joints, WorldInfo mapping and located errors.
+
+Expected world-frame positions and axes are computed with MuJoCo's own quaternion functions
+(``mju_axisAngle2Quat``, ``mju_mulQuat``, ``mju_rotVecQuat``), not with wbsim's Frame class.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mujoco
+import numpy as np
+import pytest
+
+from wbsim.compile import inertia
+from wbsim.compile.builder import CompileOptions, compile_world, gravity_vector, sleep_tolerance
+from wbsim.compile.bindings import JointBinding, SolidBinding
+from wbsim.errors import CompileError, WorldLoadError
+from wbsim.world.loader import load_world_model_from_string
+from wbsim.world.model import WbNode, WorldModel
+
+HEADER = "#VRML_SIM R2023b utf8\n"
+FILE = "builder.wbt"
+
+
+def world(body: str, info: str = "WorldInfo { }") -> WorldModel:
+    return load_world_model_from_string(HEADER + info + "\n" + body, FILE)
+
+
+def compiled_of(body: str, info: str = "WorldInfo { }", options: CompileOptions | None = None):  # noqa: ANN201
+    return compile_world(world(body, info), options)
+
+
+def solid(compiled, def_name: str) -> SolidBinding:  # noqa: ANN001
+    node = compiled.world.find_def(def_name)
+    assert node is not None, def_name
+    binding = compiled.bindings.solid(node)
+    assert binding is not None
+    return binding
+
+
+def joint(compiled, index: int = 0) -> JointBinding:  # noqa: ANN001
+    return compiled.bindings.joints[index]
+
+
+def full_inertia(model: mujoco.MjModel, body: int) -> np.ndarray:
+    """A body's inertia tensor about its centre of mass, in the body frame."""
+    r = np.zeros(9)
+    mujoco.mju_quat2Mat(r, model.body_iquat[body])
+    r = r.reshape(3, 3)
+    return r @ np.diag(model.body_inertia[body]) @ r.T
+
+
+def mj_quat(rotation: tuple[float, float, float, float]) -> np.ndarray:
+    q = np.zeros(4)
+    axis = np.asarray(rotation[:3], dtype=float)
+    mujoco.mju_axisAngle2Quat(q, axis / np.linalg.norm(axis), rotation[3])
+    return q
+
+
+def mj_compose(*poses: tuple[tuple[float, ...], tuple[float, float, float, float]]) -> tuple[np.ndarray, np.ndarray]:
+    """World (position, quaternion) of nested (translation, rotation) poses, outermost first."""
+    pos, quat = np.zeros(3), np.array([1.0, 0, 0, 0])
+    for translation, rotation in poses:
+        moved = np.zeros(3)
+        mujoco.mju_rotVecQuat(moved, np.asarray(translation, dtype=float), quat)
+        pos = pos + moved
+        product = np.zeros(4)
+        mujoco.mju_mulQuat(product, quat, mj_quat(rotation))
+        quat = product
+    return pos, quat
+
+
+def rotate(quat: np.ndarray, vector: tuple[float, ...] | np.ndarray) -> np.ndarray:
+    out = np.zeros(3)
+    mujoco.mju_rotVecQuat(out, np.asarray(vector, dtype=float), quat)
+    return out
+
+
+def compile_errors(body: str, info: str = "WorldInfo { }") -> tuple[str, list[CompileError]]:
+    text = HEADER + info + "\n" + body
+    with pytest.raises(WorldLoadError) as raised:
+        compile_world(load_world_model_from_string(text, FILE))
+    errors = raised.value.errors
+    assert all(isinstance(e, CompileError) for e in errors)
+    return text, errors  # type: ignore[return-value]
+
+
+def location_of(text: str, needle: str, occurrence: int = 0) -> tuple[int, int]:
+    start = -1
+    for _ in range(occurrence + 1):
+        start = text.index(needle, start + 1)
+    return text.count("\n", 0, start) + 1, start - (text.rfind("\n", 0, start) + 1) + 1
+
+
+# --- masses and inertias ------------------------------------------------------------------------------------
+
+
+def test_density_times_volume() -> None:
+    c = compiled_of("DEF S Solid { physics Physics { density 500 } boundingObject Box { size 0.1 0.2 0.3 } }")
+    body = solid(c, "S").body_id
+    assert c.model.body_mass[body] == pytest.approx(500 * 0.006)
+    np.testing.assert_allclose(full_inertia(c.model, body), inertia.box((0.1, 0.2, 0.3), 500).inertia, atol=1e-15)
+    np.testing.assert_allclose(c.model.body_ipos[body], 0.0, atol=1e-15)
+
+
+def test_default_density_is_water() -> None:
+    c = compiled_of("DEF S Solid { physics Physics { } boundingObject Sphere { radius 0.1 } }")
+    assert c.model.body_mass[solid(c, "S").body_id] == pytest.approx(1000 * 4 / 3 * math.pi * 0.001)
+
+
+def test_mass_spread_over_shapes_by_volume_with_overlaps_counted_twice() -> None:
+    text = """DEF S Solid { physics Physics { density -1 mass 3 } boundingObject Group { children [
+        Shape { geometry Box { size 1 1 1 } }
+        Pose { translation 1 0 0 children [ Shape { geometry Box { size 1 1 1 } } ] }
+        Pose { translation 0.5 0 0 children [ Shape { geometry Box { size 1 1 1 } } ] }
+    ] } }"""
+    c = compiled_of(text)
+    body = solid(c, "S").body_id
+    model = c.model
+    assert model.body_mass[body] == pytest.approx(3.0)
+    np.testing.assert_allclose(model.body_ipos[body], [0.5, 0, 0], atol=1e-12)
+    # Three unit cubes of 1 kg at x = 0, 1, 0.5: Ixx = 3/6; Iyy = Izz = 3/6 + (0.25 + 0.25 + 0).
+    np.testing.assert_allclose(full_inertia(model, body), np.diag([0.5, 1.0, 1.0]), atol=1e-12)
+
+
+def test_mass_wins_over_density_with_a_warning() -> None:
+    c = compiled_of("DEF S Solid { physics Physics { density 10 mass 2 } boundingObject Box { size 1 1 1 } }")
+    assert c.model.body_mass[solid(c, "S").body_id] == pytest.approx(2.0)
+    assert any("density" in w.message and "ignored" in w.message for w in c.warnings)
+
+
+def test_center_of_mass_moves_the_mass_but_not_the_inertia() -> None:
+    text = """DEF S Solid { physics Physics { density -1 mass 2 centerOfMass [ 0.1 -0.2 0.3 ] }
+              boundingObject Pose { translation 1 0 0 children [ Shape { geometry Box { size 0.1 0.2 0.3 } } ] } }"""
+    c = compiled_of(text)
+    body = solid(c, "S").body_id
+    np.testing.assert_allclose(c.model.body_ipos[body], [0.1, -0.2, 0.3])
+    np.testing.assert_allclose(full_inertia(c.model, body), inertia.box((0.1, 0.2, 0.3), 2 / 0.006).inertia,
+                               atol=1e-15)
+
+
+def test_inertia_matrix_overrides() -> None:
+    text = """DEF S Solid { physics Physics { density -1 mass 4 centerOfMass [ 0 0 0.1 ]
+              inertiaMatrix [ 0.3 0.4 0.5, 0.01 -0.02 0.03 ] } boundingObject Box { size 1 1 1 } }"""
+    c = compiled_of(text)
+    body = solid(c, "S").body_id
+    assert c.model.body_mass[body] == pytest.approx(4.0)
+    np.testing.assert_allclose(c.model.body_ipos[body], [0, 0, 0.1])
+    expected = np.array([[0.3, 0.01, -0.02], [0.01, 0.4, 0.03], [-0.02, 0.03, 0.5]])
+    np.testing.assert_allclose(full_inertia(c.model, body), expected, atol=1e-9)
+
+
+def test_no_bounding_object_gives_identity_inertia_with_warning() -> None:
+    c = compiled_of("DEF S Solid { physics Physics { density -1 mass 2.5 } }")
+    body = solid(c, "S").body_id
+    assert c.model.body_mass[body] == pytest.approx(2.5)
+    np.testing.assert_allclose(full_inertia(c.model, body), np.eye(3))
+    assert any("identity" in w.message for w in c.warnings)
+    # Webots scales the default 1 kg by density / 1000.
+    c = compiled_of("DEF S Solid { physics Physics { density 500 } }")
+    assert c.model.body_mass[solid(c, "S").body_id] == pytest.approx(0.5)
+
+
+def test_very_thin_plate_compiles() -> None:
+    # Principal moments of a 10 nm plate satisfy A + B = C only up to rounding, which MuJoCo refuses as is.
+    c = compiled_of("DEF S Solid { physics Physics { } boundingObject Box { size 2.5 3.425 1e-8 } }")
+    assert c.model.body_mass[solid(c, "S").body_id] == pytest.approx(1000 * 2.5 * 3.425 * 1e-8)
+    assert not [w for w in c.warnings if "inertia" in w.message]
+
+
+def test_unrealisable_inertia_matrix_is_fixed_with_a_warning() -> None:
+    c = compiled_of("""DEF S Solid { physics Physics { density -1 mass 1 centerOfMass [ 0 0 0 ]
+        inertiaMatrix [ 1 1 3, 0 0 0 ] } }""")
+    np.testing.assert_allclose(full_inertia(c.model, solid(c, "S").body_id), np.diag([2.0, 2.0, 4.0]), rtol=1e-6)
+    (warning,) = [w for w in c.warnings if "I1 + I2 < I3" in w.message]
+    assert warning.location is not None and warning.node_path.endswith("Physics")
+
+
+@pytest.mark.parametrize("physics", ["density 1e-9", "density -1 mass 1e-16"])
+def test_tiny_parts_compile_with_a_warning(physics: str) -> None:
+    c = compiled_of(f"DEF S Solid {{ physics Physics {{ {physics} }} boundingObject Box {{ size 0.01 0.01 0.01 }} }}")
+    body = solid(c, "S").body_id
+    assert c.model.body_mass[body] >= 1e-13
+    assert c.model.body_inertia[body].min() >= 1e-13
+    assert [w for w in c.warnings if "MuJoCo" in w.message]
+
+
+def test_plane_on_a_moving_solid_without_physics_is_ignored_with_a_warning() -> None:
+    c = compiled_of("""Solid { translation 0 0 1 physics Physics { } boundingObject Box { size 0.1 0.1 0.1 }
+        children [ DEF P Solid { boundingObject Plane { } } ] }
+      Solid { children [ HingeJoint { endPoint DEF Q Solid { boundingObject Plane { } } } ] }""")
+    assert solid(c, "P").geom_ids == () and solid(c, "Q").geom_ids == ()
+    planes = [w for w in c.warnings if "Plane is ignored" in w.message]
+    assert len(planes) == 2 and all(w.location is not None for w in planes)
+
+
+def test_merged_child_has_its_own_mass_and_the_owner_gets_the_sum() -> None:
+    text = """DEF P Solid { translation 0 0 1 physics Physics { density -1 mass 2 } boundingObject Box { size 0.1 0.1 0.1 }
+      children [ DEF C Solid { translation 0.5 0 0 physics Physics { density -1 mass 1 }
+                               boundingObject Sphere { radius 0.05 } } ] }"""
+    c = compiled_of(text)
+    parent, child = solid(c, "P"), solid(c, "C")
+    model = c.model
+    assert model.body_mass[child.body_id] == pytest.approx(1.0)
+    assert model.body_subtreemass[parent.body_id] == pytest.approx(3.0)
+    assert model.body_parentid[child.body_id] == parent.body_id
+    assert model.body_jntnum[child.body_id] == 0
+
+
+# --- body structure: free, static, welded, merged ------------------------------------------------------------
+
+STRUCTURE = """
+DEF FREE Solid { translation 0 0 1 physics Physics { } boundingObject Box { size 0.1 0.1 0.1 }
+  children [
+    DEF MERGED Solid { translation 0.2 0 0 physics Physics { } boundingObject Box { size 0.1 0.1 0.1 }
+      children [ DEF MERGED2 Solid { translation 0.2 0 0 physics Physics { } boundingObject Box { size 0.1 0.1 0.1 } } ] }
+    DEF WHEEL Solid { name "Left Wheel" translation 0 0.2 0 physics Physics { } boundingObject Sphere { radius 0.05 } }
+    DEF PASSIVE Solid { translation 0 -0.2 0 boundingObject Sphere { radius 0.05 } }
+  ] }
+DEF STATIC Solid { translation 2 0 0 boundingObject Box { size 1 1 1 }
+  children [ DEF WELDED Solid { translation 0 0 1 physics Physics { } boundingObject Box { size 0.1 0.1 0.1 } } ] }
+Pose { translation 5 0 0 children [ DEF POSED Solid { physics Physics { } boundingObject Sphere { radius 0.1 } } ] }
+"""
+
+
+def test_body_structure_rules() -> None:
+    c = compiled_of(STRUCTURE)
+    model = c.model
+    free, merged, merged2 = solid(c, "FREE"), solid(c, "MERGED"), solid(c, "MERGED2")
+    wheel, passive, static, welded, posed = (solid(c, n) for n in ("WHEEL", "PASSIVE", "STATIC", "WELDED", "POSED"))
+    # Top-level Solid with Physics: a free body owning itself.
+    assert free.free_joint_id >= 0 and model.jnt_type[free.free_joint_id] == mujoco.mjtJoint.mjJNT_FREE
+    assert (free.owner_body_id, free.dynamic, free.owns_body) == (free.body_id, True, True)
+    # A Solid under a top-level Pose is still top-level.
+    assert posed.free_joint_id >= 0 and posed.dynamic
+    # Merged children: jointless, owned by the free ancestor.
+    for m in (merged, merged2):
+        assert (m.owner_body_id, m.dynamic, m.owns_body, m.free_joint_id) == (free.body_id, True, False, -1)
+        assert model.body_jntnum[m.body_id] == 0
+    # Legacy wheel names keep their own body (case-insensitive).
+    assert wheel.owns_body and wheel.owner_body_id == wheel.body_id and wheel.dynamic
+    # A Solid without Physics under a dynamic one moves with it (and is warned about).
+    assert passive.dynamic and passive.owner_body_id == free.body_id and not passive.owns_body
+    assert any("no Physics" in w.message and w.node_path == passive.node.path for w in c.warnings)
+    # Static Solid and a Physics Solid welded under it: owner 0 (world), not dynamic, no joint.
+    for s in (static, welded):
+        assert (s.owner_body_id, s.dynamic, s.free_joint_id) == (0, False, -1)
+        assert model.body_jntnum[s.body_id] == 0
+    assert model.body_mass[welded.body_id] == pytest.approx(1.0)
+    # Every boundingObject became geoms bound to its Solid.
+    for s in (free, merged, wheel, passive, static, welded):
+        assert len(s.geom_ids) == 1 and model.geom_bodyid[s.geom_ids[0]] == s.body_id
+
+
+def test_body_positions_follow_the_tree() -> None:
+    c = compiled_of(STRUCTURE)
+    data = mujoco.MjData(c.model)
+    mujoco.mj_forward(c.model, data)
+    expected = {"FREE": (0, 0, 1), "MERGED": (0.2, 0, 1), "MERGED2": (0.4, 0, 1), "WHEEL": (0, 0.2, 1),
+                "STATIC": (2, 0, 0), "WELDED": (2, 0, 1), "POSED": (5, 0, 0)}
+    for name, position in expected.items():
+        np.testing.assert_allclose(data.xpos[solid(c, name).body_id], position, atol=1e-12)
+
+
+def test_binding_lookup() -> None:
+    c = compiled_of(STRUCTURE)
+    node = c.world.find_def("FREE")
+    assert isinstance(node, WbNode)
+    assert c.bindings.of(node) is c.bindings.solid(node)
+    assert c.bindings.solid(c.world.world_info) is None
+    assert c.body_names  # body name -> node path, for diagnostics
+    assert any(path == node.path for path in c.body_names.values())
+
+
+# --- joints in world coordinates -------------------------------------------------------------------------------
+
+PARENT = ((0.3, -0.2, 1.1), (1.0, 2.0, 3.0, 0.7))
+POSE = ((0.1, 0.05, -0.2), (0.0, 1.0, 0.2, 0.5))
+END = ((0.2, 0.1, -0.3), (1.0, 0.0, 0.5, 0.3))
+
+
+def joint_world(system: str, kind: str, axis: tuple[float, float, float], anchor: tuple[float, float, float],
+                position: float, parent_physics: bool) -> str:
+    parameters = {"hinge": "HingeJointParameters", "slider": "JointParameters", "ball": "BallJointParameters"}[kind]
+    joint_type = {"hinge": "HingeJoint", "slider": "SliderJoint", "ball": "BallJoint"}[kind]
+    fields = f"position {position}"
+    if kind != "ball":
+        fields += " axis {} {} {}".format(*axis)
+    if kind != "slider":
+        fields += " anchor {} {} {}".format(*anchor)
+    physics = "physics Physics { } boundingObject Box { size 0.1 0.1 0.1 }" if parent_physics else ""
+    return f"""WorldInfo {{ coordinateSystem "{system}" gravity 0 }}
+    DEF PARENT Solid {{ translation {' '.join(map(str, PARENT[0]))} rotation {' '.join(map(str, PARENT[1]))} {physics}
+      children [ Pose {{ translation {' '.join(map(str, POSE[0]))} rotation {' '.join(map(str, POSE[1]))} children [
+        {joint_type} {{ jointParameters {parameters} {{ {fields} }}
+          endPoint DEF END Solid {{ translation {' '.join(map(str, END[0]))} rotation {' '.join(map(str, END[1]))}
+            physics Physics {{ }} boundingObject Sphere {{ radius 0.05 }} }} }} ] }} ] }}"""
+
+
+@pytest.mark.parametrize("system", ["ENU", "NUE", "EUN"])
+@pytest.mark.parametrize("parent_physics", [False, True])
+@pytest.mark.parametrize("kind", ["hinge", "slider", "ball"])
+def test_joint_axis_and_anchor_in_world_coordinates(system: str, parent_physics: bool, kind: str) -> None:
+    axis, anchor, position = (0.2, 1.0, -0.4), (0.05, -0.1, 0.2), 0.35 if kind != "ball" else 0.0
+    text = joint_world(system, kind, axis, anchor, position, parent_physics)
+    c = compile_world(load_world_model_from_string(HEADER + text, FILE))
+    model, data = c.model, mujoco.MjData(c.model)
+    mujoco.mj_forward(model, data)
+    j = joint(c)
+    frame_pos, frame_quat = mj_compose(PARENT, POSE)
+    expected_axis = rotate(frame_quat, np.asarray(axis) / np.linalg.norm(axis))
+    if kind != "ball":
+        np.testing.assert_allclose(data.xaxis[j.joint_id], expected_axis, atol=1e-12)
+    if kind != "slider":
+        np.testing.assert_allclose(data.xanchor[j.joint_id], frame_pos + rotate(frame_quat, anchor), atol=1e-12)
+    # The endPoint is where the file puts it (the file pose is the pose at `position`).
+    end_pos, end_quat = mj_compose(PARENT, POSE, END)
+    end = solid(c, "END").body_id
+    np.testing.assert_allclose(data.xpos[end], end_pos, atol=1e-12)
+    q = data.xquat[end] if data.xquat[end] @ end_quat >= 0 else -data.xquat[end]
+    np.testing.assert_allclose(q, end_quat, atol=1e-12)
+    if kind != "ball":
+        assert model.qpos0[j.qpos_adr] == pytest.approx(position)
+        assert data.qpos[j.qpos_adr] == pytest.approx(position)
+        assert j.initial_position == pytest.approx(position)
+    # Gravity (set to 0 here) and the system's up axis.
+    up = {"ENU": 2, "NUE": 1, "EUN": 1}[system]
+    np.testing.assert_allclose(gravity_vector(system, 9.81), -9.81 * np.eye(3)[up])
+
+
+@pytest.mark.parametrize("kind", ["hinge", "slider"])
+def test_zero_position_pose_undoes_the_initial_position(kind: str) -> None:
+    """At joint position 0 the endPoint is the file pose moved back by ``position`` along/about the axis."""
+    axis, anchor, position = (0.2, 1.0, -0.4), (0.05, -0.1, 0.2), 0.35
+    c = compile_world(load_world_model_from_string(HEADER + joint_world("ENU", kind, axis, anchor, position, False)))
+    model, data = c.model, mujoco.MjData(c.model)
+    j = joint(c)
+    data.qpos[j.qpos_adr] = 0.0
+    mujoco.mj_forward(model, data)
+    frame_pos, frame_quat = mj_compose(PARENT, POSE)
+    end_pos, end_quat = mj_compose(PARENT, POSE, END)
+    world_axis = rotate(frame_quat, np.asarray(axis) / np.linalg.norm(axis))
+    end = solid(c, "END").body_id
+    if kind == "slider":
+        np.testing.assert_allclose(data.xpos[end], end_pos - position * world_axis, atol=1e-12)
+    else:
+        undo = np.zeros(4)
+        mujoco.mju_axisAngle2Quat(undo, world_axis, -position)
+        pivot = frame_pos + rotate(frame_quat, anchor)
+        np.testing.assert_allclose(data.xpos[end], pivot + rotate(undo, end_pos - pivot), atol=1e-12)
+        expected = np.zeros(4)
+        mujoco.mju_mulQuat(expected, undo, end_quat)
+        q = data.xquat[end] if data.xquat[end] @ expected >= 0 else -data.xquat[end]
+        np.testing.assert_allclose(q, expected, atol=1e-12)
+
+
+def test_joint_on_top_of_merged_and_jointed_bodies() -> None:
+    # A hinge on a Solid that is itself a hinge endPoint: the chain's second axis follows the first joint.
+    text = """DEF BASE Solid { children [ HingeJoint { jointParameters HingeJointParameters { axis 0 0 1 }
+        endPoint DEF ARM Solid { translation 1 0 0 rotation 0 0 1 1.5707963267948966
+          physics Physics { } boundingObject Sphere { radius 0.05 }
+          children [ HingeJoint { jointParameters HingeJointParameters { axis 1 0 0 anchor 0.5 0 0 }
+            endPoint DEF TIP Solid { translation 1 0 0 physics Physics { } boundingObject Sphere { radius 0.05 } } } ] } } ] }"""
+    c = compiled_of(text)
+    data = mujoco.MjData(c.model)
+    mujoco.mj_forward(c.model, data)
+    second = joint(c, 1)
+    np.testing.assert_allclose(data.xaxis[second.joint_id], [0, 1, 0], atol=1e-12)  # ARM is turned 90 deg
+    np.testing.assert_allclose(data.xanchor[second.joint_id], [1, 0.5, 0], atol=1e-12)
+    np.testing.assert_allclose(data.xpos[solid(c, "TIP").body_id], [1, 1, 0], atol=1e-12)
+    assert second.end_point is not None and second.end_point.body_id == solid(c, "TIP").body_id
+    assert solid(c, "ARM").owns_body and solid(c, "ARM").owner_body_id == solid(c, "ARM").body_id
+
+
+def test_joint_parameters_defaults() -> None:
+    c = compiled_of("""Solid { children [ HingeJoint { endPoint DEF E Solid { physics Physics { }
+        boundingObject Sphere { radius 0.1 } } } SliderJoint { endPoint Solid { physics Physics { }
+        boundingObject Sphere { radius 0.1 } } } ] }""")
+    data = mujoco.MjData(c.model)
+    mujoco.mj_forward(c.model, data)
+    hinge, slider = joint(c, 0), joint(c, 1)
+    np.testing.assert_allclose(data.xaxis[hinge.joint_id], [1, 0, 0])  # HingeJointParameters axis 1 0 0
+    np.testing.assert_allclose(data.xaxis[slider.joint_id], [0, 0, 1])  # JointParameters axis 0 0 1
+    assert not c.model.jnt_limited[hinge.joint_id]
+    assert hinge.kind == "hinge" and slider.kind == "slider"
+
+
+@pytest.mark.parametrize(("stops", "expected"), [
+    ("", None),
+    ("minStop 0 maxStop 0", None),
+    ("minStop -0.5 maxStop 1.2", (-0.5, 1.2)),
+    ("minStop 0 maxStop 1.2", (0.0, 1.2)),
+    ("minStop 0.4 maxStop 0.4", None),  # Webots places stops only when minStop != maxStop
+    ("minStop 1 maxStop -1", (-1.0, 1.0)),  # swapped, as ODE does
+])
+@pytest.mark.parametrize("kind", ["HingeJoint", "SliderJoint"])
+def test_stops_are_absolute_ranges(kind: str, stops: str, expected: tuple[float, float] | None) -> None:
+    params = "HingeJointParameters" if kind == "HingeJoint" else "JointParameters"
+    c = compiled_of(f"""Solid {{ children [ {kind} {{ jointParameters {params} {{ position 0.3 {stops} }}
+        endPoint Solid {{ physics Physics {{ }} boundingObject Sphere {{ radius 0.1 }} }} }} ] }}""")
+    j = joint(c).joint_id
+    if expected is None:
+        assert not c.model.jnt_limited[j]
+    else:
+        assert c.model.jnt_limited[j]
+        np.testing.assert_allclose(c.model.jnt_range[j], expected)
+
+
+def test_spring_damping_and_static_friction() -> None:
+    c = compiled_of("""Solid { children [
+      HingeJoint { jointParameters HingeJointParameters { position 0.2 springConstant 3 dampingConstant 0.4
+                                                          staticFriction 0.05 }
+        endPoint Solid { rotation 1 0 0 0.2 physics Physics { } boundingObject Sphere { radius 0.1 } } }
+      SliderJoint { jointParameters JointParameters { springConstant 7 dampingConstant 0.9 staticFriction 1.5 }
+        endPoint Solid { physics Physics { } boundingObject Sphere { radius 0.1 } } } ] }""")
+    model = c.model
+    for index, (k, b, f) in enumerate([(3.0, 0.4, 0.05), (7.0, 0.9, 1.5)]):
+        j = joint(c, index)
+        assert np.ravel(model.jnt_stiffness[j.joint_id])[0] == pytest.approx(k)
+        assert model.dof_damping[j.dof_adr] == pytest.approx(b)
+        assert model.dof_frictionloss[j.dof_adr] == pytest.approx(f)
+        assert model.qpos_spring[j.qpos_adr] == 0.0  # the spring rests at position 0, not at `position`
+    assert model.qpos0[joint(c, 0).qpos_adr] == pytest.approx(0.2)
+
+
+def test_spring_force_rests_at_zero_position() -> None:
+    c = compiled_of("""WorldInfo { gravity 0 }
+      Solid { children [ HingeJoint { jointParameters HingeJointParameters { position 0.2 springConstant 3 }
+        endPoint Solid { rotation 1 0 0 0.2 physics Physics { } boundingObject Sphere { radius 0.1 } } } ] }""",
+                    info="")
+    data = mujoco.MjData(c.model)
+    mujoco.mj_forward(c.model, data)
+    assert data.qfrc_spring[joint(c).dof_adr] == pytest.approx(-3 * 0.2)
+
+
+def test_joint_without_end_point_warns() -> None:
+    c = compiled_of("Solid { children [ HingeJoint { } ] }")
+    assert joint(c).joint_id == -1 and joint(c).end_point is None
+    assert any("without endPoint" in w.message for w in c.warnings)
+
+
+def test_kinematic_end_point_under_static_parent() -> None:
+    c = compiled_of("Solid { children [ HingeJoint { endPoint DEF K Solid { translation 0 0 1 } } ] }")
+    assert joint(c).kinematic
+    k = solid(c, "K")
+    assert k.dynamic and c.model.body_mass[k.body_id] > 0
+
+
+# --- WorldInfo --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("basic", "substeps", "dt_ms"), [(32, 8, 4.0), (16, 4, 4.0), (10, 3, 10 / 3), (4, 1, 4.0),
+                                                         (1, 1, 1.0), (5, 2, 2.5)])
+def test_basic_time_step_is_split_into_equal_steps(basic: float, substeps: int, dt_ms: float) -> None:
+    c = compiled_of("", info=f"WorldInfo {{ basicTimeStep {basic} }}")
+    assert c.substeps == substeps
+    assert c.physics_step_s == pytest.approx(dt_ms / 1000)
+    assert c.basic_time_step_ms == basic
+    assert c.substeps * c.physics_step_s == pytest.approx(basic / 1000)
+
+
+def test_physics_step_options() -> None:
+    c = compiled_of("", info="WorldInfo { basicTimeStep 32 }", options=CompileOptions(physics_step_ms=2))
+    assert (c.substeps, c.physics_step_s) == (16, pytest.approx(0.002))
+    c = compiled_of("", info="WorldInfo { basicTimeStep 32 }", options=CompileOptions(max_physics_step_ms=10))
+    assert c.substeps == 4
+    with pytest.raises(CompileError):
+        compiled_of("", info="WorldInfo { basicTimeStep 32 }", options=CompileOptions(physics_step_ms=3))
+
+
+@pytest.mark.parametrize(("system", "axis"), [("ENU", 2), ("NUE", 1), ("EUN", 1)])
+def test_gravity_along_minus_up(system: str, axis: int) -> None:
+    c = compiled_of("", info=f'WorldInfo {{ coordinateSystem "{system}" gravity 3.7 }}')
+    np.testing.assert_allclose(c.model.opt.gravity, -3.7 * np.eye(3)[axis])
+
+
+def test_sleep_follows_physics_disable_time() -> None:
+    assert not compiled_of("", info="WorldInfo { physicsDisableTime 0 }").model.opt.enableflags & \
+        mujoco.mjtEnableBit.mjENBL_SLEEP
+    c = compiled_of("", info="WorldInfo { basicTimeStep 8 physicsDisableTime 0.5 }")
+    assert c.model.opt.enableflags & mujoco.mjtEnableBit.mjENBL_SLEEP
+    assert c.model.opt.sleep_tolerance == pytest.approx(sleep_tolerance(0.01, 0.01, 0.5, 0.004))
+
+
+def test_sleep_tolerance_scales_with_idle_windows() -> None:
+    # MuJoCo sleeps after mjMINAWAKE steps; Webots after physicsDisableTime seconds.
+    window = mujoco.mjMINAWAKE * 0.004
+    assert sleep_tolerance(0.01, 0.02, 1.0, 0.004) == pytest.approx(0.01 * window)
+    assert sleep_tolerance(0.05, 0.01, window / 2, 0.004) == pytest.approx(0.01)  # never above the threshold
+
+
+def test_default_damping_and_physics_damping() -> None:
+    text = """DEF A Solid { physics Physics { density -1 mass 2 } boundingObject Sphere { radius 0.1 } }
+              DEF B Solid { translation 1 0 0 physics Physics { density -1 mass 2 damping Damping { linear 0.5 angular 0.1 } }
+                            boundingObject Sphere { radius 0.1 } }
+              DEF C Solid { translation 2 0 0 physics Physics { density -1 mass 2 } boundingObject Sphere { radius 0.1 } }"""
+    c = compiled_of(text, info="WorldInfo { defaultDamping Damping { linear 0.2 angular 0.3 } }")
+    model = c.model
+    for name, linear, angular in (("A", 0.2, 0.3), ("B", 0.5, 0.1), ("C", 0.2, 0.3)):
+        dof = model.jnt_dofadr[solid(c, name).free_joint_id]
+        np.testing.assert_allclose(model.dof_damping[dof : dof + 3], -math.log(1 - linear) * 2.0)
+        inertia_diag = 0.4 * 2 * 0.01
+        np.testing.assert_allclose(model.dof_damping[dof + 3 : dof + 6], -math.log(1 - angular) * inertia_diag)
+    c = compiled_of(text.replace(" damping Damping { linear 0.5 angular 0.1 }", ""))
+    assert not c.model.dof_damping.any()
+
+
+# --- located compile errors -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("body", "needle", "message"), [
+    ("Solid {\n  physics Physics { density -1 mass -1 }\n  boundingObject Box { }\n}", "Physics", "Either the 'mass'"),
+    ("Solid {\n  physics Physics { density -1 mass 1 centerOfMass [ 0 0 0, 1 1 1 ] }\n  boundingObject Box { }\n}",
+     "centerOfMass", "'centerOfMass' must have exactly 0 or 1 line"),
+    ("Solid {\n  physics Physics { density -1 mass 1 inertiaMatrix [ 1 1 1 ] }\n}", "inertiaMatrix",
+     "'inertiaMatrix' must have exactly 0 or 2 lines"),
+    ("Solid {\n  physics Physics { inertiaMatrix [ 1 1 1, 0 0 0 ] }\n}", "inertiaMatrix", "requires 'mass'"),
+    ("Solid {\n  physics Physics { density -1 mass 1 inertiaMatrix [ 1 1 1, 2 0 0 ] }\n}", "inertiaMatrix",
+     "positive definite"),
+    ("Solid {\n  physics Physics { }\n  boundingObject Plane { }\n}", "Plane", "Plane"),
+    ("Solid {\n  boundingObject Transform { scale 2 2 2 children [ Shape { geometry Box { } } ] }\n}", "scale",
+     "scale"),
+    ("Transform {\n  scale 2 2 2\n  children [ Solid { } ]\n}", "scale", "cannot contain Solid"),
+    ("Solid {\n  physics Physics { }\n  children [ HingeJoint { endPoint Solid { name \"k\" } } ]\n}", "Solid { name",
+     "must have a Physics node"),
+    ("Solid {\n  children [ HingeJoint {\n    jointParameters HingeJointParameters { axis 0 0 0 }\n"
+     "    endPoint Solid { physics Physics { } boundingObject Box { } } } ]\n}", "axis", "axis must not be zero"),
+    ("Robot {\n  children [ HingeJoint {\n    device [ RotationalMotor { } RotationalMotor { name \"m2\" } ]\n"
+     "    endPoint Solid { physics Physics { } boundingObject Box { } } } ]\n}", "RotationalMotor { name",
+     "only one motor"),
+    ("Robot {\n  children [ HingeJoint {\n    device [ PositionSensor { } PositionSensor { name \"p2\" } ]\n"
+     "    endPoint Solid { physics Physics { } boundingObject Box { } } } ]\n}", "PositionSensor { name",
+     "only one PositionSensor"),
+    ("Robot {\n  children [ BallJoint {\n    device [ RotationalMotor { } ]\n"
+     "    endPoint Solid { physics Physics { } boundingObject Box { } } } ]\n}", "RotationalMotor", "BallJoint"),
+])
+def test_compile_errors_are_located(body: str, needle: str, message: str) -> None:
+    text, errors = compile_errors(body)
+    assert len(errors) == 1, errors
+    (error,) = errors
+    assert message in error.message
+    assert error.location is not None and error.location.file == FILE
+    assert (error.location.line, error.location.column) == location_of(text, needle)
+    assert error.node_path
+    assert str(error).startswith(f"{FILE}:{error.location.line}:{error.location.column}: ")
+    assert f"[in {error.node_path}]" in str(error)
+
+
+def test_every_error_is_reported_at_once() -> None:
+    body = ("Solid {\n  physics Physics { density -1 mass -1 }\n}\n"
+            "Solid {\n  physics Physics { }\n  boundingObject Plane { }\n}\n")
+    _, errors = compile_errors(body)
+    assert len(errors) == 2
+    assert [e.location.line for e in errors if e.location] == [4, 8]
+
+
+def test_joint_without_parameters_takes_its_hidden_position(tmp_path) -> None:
+    """Webots saves the position of a joint without jointParameters in the joint's hidden 'position' field."""
+    from wbsim.world.loader import load_world_model_from_string
+
+    world = load_world_model_from_string("""#VRML_SIM R2023b utf8
+Robot { children [ HingeJoint { position 0.4 endPoint Solid { rotation 1 0 0 0.4 physics Physics {}
+                                boundingObject Box { size 0.1 0.1 0.1 } } } ] }""", project_dir=tmp_path)
+    compiled = compile_world(world)
+    joint = compiled.bindings.joints[0]
+    assert joint.initial_position == 0.4
+    assert compiled.model.qpos0[joint.qpos_adr] == 0.4
+
+
+def test_zero_density_is_reset_to_1000_with_a_warning(tmp_path) -> None:
+    from wbsim.world.loader import load_world_model_from_string
+
+    world = load_world_model_from_string("""#VRML_SIM R2023b utf8
+DEF B Solid { physics Physics { density 0 } boundingObject Box { size 0.1 0.1 0.1 } }""", project_dir=tmp_path)
+    compiled = compile_world(world)
+    assert compiled.model.body_mass[compiled.bindings.solids[0].body_id] == pytest.approx(1.0)
+    assert any("reset to 1000" in str(w) for w in compiled.warnings)
+
+
+def test_deep_chains_compile(tmp_path) -> None:
+    """A 400-link hinge chain nests far deeper than Python's default recursion limit allows."""
+    from wbsim.world.loader import load_world_model_from_string
+
+    chain = "Solid { physics Physics {} boundingObject Sphere { radius 0.01 } }"
+    for _ in range(400):
+        chain = ("Solid { physics Physics {} boundingObject Sphere { radius 0.01 } children [ HingeJoint { "
+                 f"endPoint {chain} }} ] }}")
+    world = load_world_model_from_string("#VRML_SIM R2023b utf8\n" + chain, project_dir=tmp_path)
+    assert compile_world(world).model.njnt == 401

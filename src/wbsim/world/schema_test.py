@@ -1,0 +1,88 @@
+"""Tests of the schema data classes: Bounds, FieldSpec, NodeSchema."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from wbsim.world.fieldtypes import FieldType
+from wbsim.world.schema import Bounds, FieldSpec, NodeSchema
+
+INF = math.inf
+
+
+@pytest.mark.parametrize(
+    ("bounds", "inside", "outside"),
+    [
+        (Bounds(), [-1e300, 0.0, 1e300, -INF, INF], [math.nan]),
+        (Bounds(0.0, INF, lo_open=True), [1e-300, 1.0, INF], [0.0, -1.0, -INF, math.nan]),
+        (Bounds(0.0, INF), [0.0, 5.0], [-1e-300, -1.0]),
+        (Bounds(0.0, 1.0), [0.0, 0.5, 1.0], [-0.1, 1.1]),
+        (Bounds(0.0, 1.0, lo_open=True, hi_open=True), [0.5], [0.0, 1.0]),
+        (Bounds(0.0, INF, also=(-1.0,)), [-1.0, 0.0, 3.0], [-0.5, -2.0]),
+        (Bounds(0.0, INF, lo_open=True, also=(-1.0,)), [-1.0, 0.1], [0.0, -0.9]),
+    ],
+)
+def test_bounds_contains(bounds: Bounds, inside: list[float], outside: list[float]) -> None:
+    assert all(bounds.contains(v) for v in inside)
+    assert not any(bounds.contains(v) for v in outside)
+
+
+@pytest.mark.parametrize(
+    ("bounds", "text"),
+    [
+        (Bounds(), "(-inf, inf)"),
+        (Bounds(0.0, INF, lo_open=True), "(0, inf)"),
+        (Bounds(0.0, INF), "[0, inf)"),
+        (Bounds(0.0, 1.0), "[0, 1]"),
+        (Bounds(0.0, 1.0, hi_open=True), "[0, 1)"),
+        (Bounds(0.0, INF, also=(-1.0,)), "{-1, [0, inf)}"),
+        (Bounds(1e-5, 2.5), "[1e-05, 2.5]"),
+    ],
+)
+def test_bounds_str(bounds: Bounds, text: str) -> None:
+    assert str(bounds) == text
+
+
+@given(st.floats(allow_nan=False), st.floats(-10, 0), st.floats(0, 10))
+def test_bounds_clamp_is_within_the_closed_interval(value: float, lo: float, hi: float) -> None:
+    clamped = Bounds(lo, hi).clamp(value)
+    assert lo <= clamped <= hi
+    if lo <= value <= hi:
+        assert clamped == value
+
+
+def test_field_spec_defaults_and_immutability() -> None:
+    spec = FieldSpec("size", FieldType.SFVec3f, (1.0, 1.0, 1.0))
+    assert spec.choices is None and spec.bounds is None
+    assert spec.on_violation == "error" and spec.replacement is None
+    assert spec.node_kinds == frozenset() and spec.unit == "" and spec.effect == "simulated"
+    assert spec.deprecated is False
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec.name = "x"  # type: ignore[misc]
+
+
+def test_node_schema() -> None:
+    fields = {
+        "b": FieldSpec("b", FieldType.SFFloat, 1.0),
+        "a": FieldSpec("a", FieldType.SFBool, True),
+    }
+    schema = NodeSchema("Thing", fields, frozenset({"geometry"}))
+    assert schema.base == "Thing"
+    assert schema.support == "simulated" and schema.proto is False
+    assert schema.field_names == ("b", "a")
+    assert schema.is_a("geometry") and not schema.is_a("solid")
+    # the fields mapping is a read-only copy
+    fields["c"] = FieldSpec("c", FieldType.SFFloat, 0.0)
+    assert "c" not in schema.fields
+    with pytest.raises(TypeError):
+        schema.fields["d"] = fields["a"]  # type: ignore[index]
+
+
+def test_node_schema_with_base() -> None:
+    schema = NodeSchema("MyRobot", {}, frozenset({"solid"}), base="Robot", proto=True)
+    assert schema.base == "Robot" and schema.proto and schema.field_names == ()

@@ -1,0 +1,69 @@
+"""Auto-disable (physicsDisableTime -> MuJoCo sleeping) and Webots' Damping (a per-second velocity fraction)."""
+
+from __future__ import annotations
+
+import math
+
+import mujoco
+import numpy as np
+import pytest
+
+
+def test_resting_body_falls_asleep_and_a_moving_one_does_not(make_sim, solid_of) -> None:  # noqa: ANN001
+    sim = make_sim("""Solid { boundingObject Plane { } }
+        DEF REST Solid { translation 0 0 0.1 physics Physics { } boundingObject Box { size 0.2 0.2 0.2 } }
+        DEF FALL Solid { translation 5 0 100 physics Physics { } boundingObject Box { size 0.2 0.2 0.2 } }""",
+                   "WorldInfo { basicTimeStep 16 contactProperties [ ContactProperties { bounce 0 } ] }")
+    assert sim.model.opt.enableflags & mujoco.mjtEnableBit.mjENBL_SLEEP
+    sim.run(2.0)
+    rest, fall = solid_of(sim, "REST"), solid_of(sim, "FALL")
+    tree_of = sim.model.body_treeid
+    assert sim.data.tree_asleep[tree_of[rest.body_id]] >= 0  # asleep
+    assert sim.data.tree_asleep[tree_of[fall.body_id]] < 0  # awake
+    adr = sim.model.jnt_qposadr[rest.free_joint_id]
+    assert sim.data.qpos[adr + 2] == pytest.approx(0.1, abs=1e-3)
+
+
+@pytest.mark.parametrize("amplitude", [0.01, 0.05])
+def test_slow_motion_is_not_frozen(make_sim, amplitude: float) -> None:  # noqa: ANN001
+    """Webots waits physicsDisableTime (1 s) of idleness; a slow pendulum keeps swinging through its turning points."""
+    x, z = -math.sin(amplitude), -math.cos(amplitude)
+    sim = make_sim(f"""Solid {{ translation 0 0 2 children [ HingeJoint {{
+        jointParameters HingeJointParameters {{ position {amplitude} axis 0 1 0 }}
+        endPoint Solid {{ translation {x} 0 {z} rotation 0 1 0 {amplitude} physics Physics {{ density -1 mass 1 }}
+                         boundingObject Sphere {{ radius 0.01 }} }} }} ] }}""", "WorldInfo { basicTimeStep 16 }")
+    j = sim.bindings.joints[0]
+    positions = []
+    for _ in range(round(4.5 / 0.016)):
+        sim.step()
+        positions.append(sim.data.qpos[j.qpos_adr])
+    positions = np.asarray(positions)
+    # About two periods (2.006 s each): the bob passes both extremes several times.
+    assert positions.min() == pytest.approx(-amplitude, rel=0.02)
+    assert np.count_nonzero(np.diff(np.signbit(positions))) >= 4
+
+
+@pytest.mark.parametrize(("linear", "angular"), [(0.5, 0.3), (0.1, 0.8)])
+def test_damping_is_a_per_second_velocity_fraction(make_sim, solid_of, linear: float, angular: float) -> None:  # noqa: ANN001
+    """Webots scales velocities by (1 - d) every second: after 1 s, v = (1 - d) v0."""
+    sim = make_sim(f"""DEF B Solid {{ translation 0 0 1 linearVelocity 1 0.5 0 angularVelocity 0 0 2
+        physics Physics {{ density -1 mass 2 damping Damping {{ linear {linear} angular {angular} }} }}
+        boundingObject Sphere {{ radius 0.1 }} }}""", "WorldInfo { basicTimeStep 8 gravity 0 physicsDisableTime 0 }")
+    b = solid_of(sim, "B")
+    dof = sim.model.jnt_dofadr[b.free_joint_id]
+    v0 = sim.data.qvel[dof : dof + 6].copy()
+    np.testing.assert_allclose(v0[:3], [1, 0.5, 0])
+    sim.run(1.0)
+    v = sim.data.qvel[dof : dof + 6]
+    np.testing.assert_allclose(v[:3], (1 - linear) * v0[:3], rtol=0.01)
+    np.testing.assert_allclose(v[3:], (1 - angular) * v0[3:], rtol=0.01, atol=1e-12)
+
+
+def test_world_default_damping_applies_to_bodies_without_their_own(make_sim, solid_of) -> None:  # noqa: ANN001
+    sim = make_sim("""DEF B Solid { translation 0 0 1 linearVelocity 2 0 0 physics Physics { }
+        boundingObject Sphere { radius 0.1 } }""",
+                   "WorldInfo { basicTimeStep 8 gravity 0 physicsDisableTime 0 defaultDamping Damping { linear 0.4 } }")
+    b = solid_of(sim, "B")
+    dof = sim.model.jnt_dofadr[b.free_joint_id]
+    sim.run(2.0)
+    assert sim.data.qvel[dof] == pytest.approx(2 * 0.6**2, rel=0.01)
