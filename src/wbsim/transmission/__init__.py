@@ -17,7 +17,7 @@ Example::
 from wbsim.errors import TransmissionError
 from wbsim.transmission.base import Transmission
 from wbsim.transmission.differential import DifferentialTransmission
-from wbsim.transmission.four_bar import FourBarLinkageTransmission
+from wbsim.transmission.four_bar import EFFORT_MAPS, EffortMap, FourBarLinkageTransmission
 from wbsim.transmission.handle import ActuatorHandle, Handle, JointHandle
 from wbsim.transmission.interfaces import (
     ABSOLUTE_POSITION,
@@ -48,6 +48,8 @@ __all__ = [
     "DIFFERENTIAL_TRANSMISSION_PLUGIN",
     "DifferentialTransmission",
     "EFFORT",
+    "EFFORT_MAPS",
+    "EffortMap",
     "FORCE",
     "FOUR_BAR_LINKAGE_TRANSMISSION_PLUGIN",
     "FourBarLinkageTransmission",

@@ -15,6 +15,7 @@ indexes actuators or joints). Everything else is derived from these formulas, so
 from __future__ import annotations
 
 import math
+import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import ClassVar, TypeVar
@@ -425,7 +426,9 @@ class Transmission(ABC):
         ``tau_a = K^T tau_j``. The matrices are extracted from the formulas and compared elementwise with
         relative tolerance ``rtol`` (exact zeros must match exactly).
         """
-        if not (rtol >= 0.0 and math.isfinite(rtol)):
+        if isinstance(rtol, bool) or not isinstance(rtol, numbers.Real) or not (
+            rtol >= 0.0 and math.isfinite(rtol)
+        ):
             raise TransmissionError(f"rtol must be a finite non-negative number, got {rtol!r}.")
         j_mat = self.actuator_from_joint_velocity_matrix()
         k_mat = self.joint_from_actuator_velocity_matrix()

@@ -212,7 +212,7 @@ def test_effort_matrices_need_an_effort_like_interface(trans: Transmission, inte
         trans.actuator_from_joint_effort_matrix(interface)
 
 
-@pytest.mark.parametrize("rtol", [-1.0, float("nan"), float("inf")])
+@pytest.mark.parametrize("rtol", [-1.0, float("nan"), float("inf"), "1e-9", None])
 def test_is_power_conserving_rtol_validation(rtol: float) -> None:
     with pytest.raises(TransmissionError, match="rtol must be a finite non-negative number"):
         SimpleTransmission(1.0).is_power_conserving(rtol)
