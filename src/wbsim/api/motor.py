@@ -3,6 +3,10 @@
 Argument checks and error texts are the controller library's: bad arguments print ``Error: ...`` on
 stderr and the call is ignored. Limits enforced by the simulator (position limits, maxVelocity,
 maxTorque) print a ``WARNING`` and clamp.
+
+As in Webots' controller library, ``getTargetPosition``, ``getVelocity`` and ``getAvailableForce``
+return the values the controller last requested (before the ``multiplier`` and the simulator's clamping);
+until then, the simulator's values when the Robot object was made (Webots' configure message).
 """
 
 from __future__ import annotations
@@ -30,6 +34,19 @@ class Motor(Device):
         super().__init__(core.binding.node, core.name)
         self._core = core
         self._robot = robot
+        self._configure()
+
+    def _configure(self) -> None:
+        # The controller library's cache, filled from the simulator as by Webots' configure message.
+        self._restarts = self._robot._runtime.sim.restarts
+        self._position = self._core.target_position
+        self._velocity = self._core.velocity
+        self._available = float(self._core.bank.available[self._core.index])
+
+    def _cache(self) -> Motor:
+        if self._restarts != self._robot._runtime.sim.restarts:  # sim.reset(): configured again
+            self._configure()
+        return self
 
     # -- commands ---------------------------------------------------------------------------------
     def setPosition(self, position: float) -> None:
@@ -37,6 +54,7 @@ class Motor(Device):
         if math.isnan(position):
             print_error("wb_motor_set_position() called with an invalid 'position' argument (NaN).")
             return
+        self._cache()._position = float(position)
         self._core.set_position(float(position))
 
     def setVelocity(self, velocity: float) -> None:
@@ -44,10 +62,11 @@ class Motor(Device):
         if math.isnan(velocity):
             print_error("wb_motor_set_velocity() called with an invalid 'velocity' argument (NaN).")
             return
-        if velocity < 0 and math.isfinite(self._core.target_position):
+        if velocity < 0 and math.isfinite(self._cache()._position):
             print_error("wb_motor_set_velocity() called with negative 'velocity' argument in position control "
                         f"mode ({velocity:g}).")
             return
+        self._cache()._velocity = float(velocity)
         self._core.set_velocity(float(velocity))
 
     def setAcceleration(self, acceleration: float) -> None:
@@ -68,6 +87,7 @@ class Motor(Device):
         if force < 0:
             print_error("wb_motor_set_available_force() called with negative 'force' argument.")
             return
+        self._cache()._available = float(force)
         self._core.set_available_force(float(force))
 
     setAvailableTorque = setAvailableForce
@@ -139,8 +159,8 @@ class Motor(Device):
     getTorqueFeedbackSamplingPeriod = getForceFeedbackSamplingPeriod
 
     def getTargetPosition(self) -> float:
-        """The target position; the joint's initial position until setPosition is called."""
-        return self._core.target_position
+        """The position last requested with setPosition (as given); the joint's initial position before."""
+        return self._cache()._position
 
     def getMinPosition(self) -> float:
         """The ``minPosition`` field (0 with maxPosition 0 means unlimited)."""
@@ -151,8 +171,8 @@ class Motor(Device):
         return float(self._core.bank.max_position[self._core.index])
 
     def getVelocity(self) -> float:
-        """The target velocity (maxVelocity until setVelocity is called)."""
-        return self._core.velocity
+        """The velocity last requested with setVelocity (as given); maxVelocity before."""
+        return self._cache()._velocity
 
     def getMaxVelocity(self) -> float:
         """The ``maxVelocity`` field."""
@@ -163,8 +183,8 @@ class Motor(Device):
         return float(self._core.bank.acceleration[self._core.index])
 
     def getAvailableForce(self) -> float:
-        """The available force/torque."""
-        return float(self._core.bank.available[self._core.index])
+        """The available force/torque last requested (as given); maxForce/maxTorque before."""
+        return self._cache()._available
 
     getAvailableTorque = getAvailableForce
 

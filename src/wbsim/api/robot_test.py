@@ -26,7 +26,7 @@ Robot {
       }
     }
     Robot { name "nested" controller "<extern>" children [ HingeJoint { device [ RotationalMotor { name "hidden" } ] } ] }
-    HingeJoint { device [ PositionSensor { name "s3" } ] }
+    HingeJoint { jointParameters HingeJointParameters { position 0.3 } device [ PositionSensor { name "s3" } ] }
   ]
 }
 """
@@ -88,4 +88,4 @@ def test_sensor_on_joint_without_end_point_reads_its_initial_position(robot):
     sensor = robot.getDevice("s3")
     sensor.enable(8)
     robot.step(8)
-    assert sensor.getValue() == 0.0
+    assert sensor.getValue() == 0.3

@@ -23,6 +23,33 @@ if TYPE_CHECKING:
 __all__ = ["Supervisor", "Node", "Field"]
 
 _NAN3 = [math.nan] * 3
+_FLT_MAX = 3.4028234663852886e38
+
+
+def _check_float(fn: str, value: float) -> bool:
+    """Webots' ``check_float``: NaN and values beyond +/-FLT_MAX are refused with an error message."""
+    if math.isnan(value):
+        print_error(f"{fn}() called with a NaN value.")
+        return False
+    if value > _FLT_MAX:
+        print_error(f"{fn}() called with a value greater than FLX_MAX: {value:g} > {_FLT_MAX:g}.")
+        return False
+    if value < -_FLT_MAX:
+        print_error(f"{fn}() called with a value smaller than -FLX_MAX): {value:g} < {-_FLT_MAX:g}.")
+        return False
+    return True
+
+
+def _check_vector(fn: str, values: object, n: int) -> list[float] | None:
+    """Webots' ``check_vector`` on ``n`` numbers: the floats, or None after printing the error."""
+    try:
+        floats = [float(v) for v in values]  # type: ignore[attr-defined]
+    except (TypeError, ValueError):
+        floats = []
+    if len(floats) != n:
+        print_error(f"{fn}() called with an invalid argument: expected {n} numbers.")
+        return None
+    return floats if all(_check_float(fn, v) for v in floats) else None
 
 
 class Field:
@@ -121,8 +148,8 @@ class Field:
                 if len(converted) != size:  # type: ignore[arg-type]
                     print_error(f"set{single.value}(): length of 'value' argument should be {size}.")
                     return
-                if any(math.isnan(v) for v in converted):  # type: ignore[union-attr]
-                    print_error(f"wb_supervisor_field_set_{single.value[2:].lower()}() called with a NaN value.")
+                fn = f"wb_supervisor_field_set_sf_{single.value[2:].lower()}"
+                if not all(_check_float(fn, v) for v in converted):  # type: ignore[union-attr]
                     return
                 if single is FieldType.SFRotation:
                     x, y, z, angle = converted  # type: ignore[misc]
@@ -138,8 +165,7 @@ class Field:
                 converted = int(value)  # type: ignore[call-overload]
             elif single is FieldType.SFFloat:
                 converted = float(value)  # type: ignore[arg-type]
-                if math.isnan(converted):  # type: ignore[arg-type]
-                    print_error("wb_supervisor_field_set_sf_float() called with a NaN value.")
+                if not _check_float("wb_supervisor_field_set_sf_float", converted):  # type: ignore[arg-type]
                     return
             else:
                 converted = str(value)
@@ -283,21 +309,19 @@ class Node:
         binding = self._solid("wb_supervisor_node_set_velocity")
         if binding is None:
             return
-        if len(velocity) != 6 or any(math.isnan(v) for v in velocity):
-            print_error("wb_supervisor_node_set_velocity() called with an invalid 'velocity' argument.")
+        values = _check_vector("wb_supervisor_node_set_velocity", velocity, 6)
+        if values is None:
             return
-        if not self._sim.supervision.set_velocity(binding, list(map(float, velocity))):  # type: ignore[arg-type]
+        if not self._sim.supervision.set_velocity(binding, values):  # type: ignore[arg-type]
             self._sim.messages.warning("wb_supervisor_node_set_velocity(): only Solids with their own free body "
                                        "(top-level Solids with Physics) can be given a velocity in wbsim.")
 
     def resetPhysics(self) -> None:
-        """Zero the velocities of this Solid's body (and its motors' commanded velocities)."""
+        """Zero the velocities of this Solid and every Solid below it, and the commanded motor velocities."""
         binding = self._solid("wb_supervisor_node_reset_physics")
-        if binding is None or binding.free_joint_id < 0:  # type: ignore[attr-defined]
+        if binding is None:
             return
-        dof = self._sim.model.jnt_dofadr[binding.free_joint_id]  # type: ignore[attr-defined]
-        self._sim.data.qvel[dof : dof + 6] = 0.0
-        self._sim.supervision.invalidate()
+        self._sim.supervision.reset_node_physics(binding)  # type: ignore[arg-type]
 
     def addForce(self, force: list[float], relative: bool) -> None:
         """Apply ``force`` (N) at the Solid's centre of mass during the next step; ``relative``: Solid frame."""
@@ -311,10 +335,14 @@ class Node:
         binding = self._solid("wb_supervisor_node_add_torque" if torque else "wb_supervisor_node_add_force")
         if binding is None:
             return
+        fn = "wb_supervisor_node_add_torque" if torque else "wb_supervisor_node_add_force"
         if not binding.dynamic:  # type: ignore[attr-defined]
-            self._sim.messages.warning("wb_supervisor_node_add_force() can't be used with a kinematic Solid")
+            self._sim.messages.warning(f"{fn}() can't be used with a kinematic Solid")
             return
-        v = np.asarray(vector, dtype=float)
+        values = _check_vector(fn, vector, 3)
+        if values is None:
+            return
+        v = np.asarray(values, dtype=float)
         self._sim.supervision.refresh()
         if relative:
             v = self._sim.data.xmat[binding.body_id].reshape(3, 3) @ v  # type: ignore[attr-defined]
@@ -367,8 +395,11 @@ class Supervisor(Robot):
 
     def __init__(self, runtime: RobotRuntime | None = None) -> None:
         super().__init__(runtime)
-        self._sim = self._runtime.sim
         self._nodes: dict[int, Node] = {}
+
+    @property
+    def _sim(self) -> Simulation:
+        return self._runtime.sim
 
     def _allowed(self, fn: str) -> bool:
         if self._runtime.supervisor:

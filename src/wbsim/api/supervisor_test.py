@@ -104,9 +104,11 @@ def test_translation_field_reads_live_pose_and_writing_it_moves_bodies(rig):
     assert translation.getTypeName() == "SFVec3f" and translation.getType() == translation.SF_VEC3F
     np.testing.assert_allclose(translation.getSFVec3f(), [0, 0, 2], atol=1e-12)
     boss.step(100)
-    assert translation.getSFVec3f()[2] < 2.0  # follows the simulation
+    assert translation.getSFVec3f()[2] == pytest.approx(2.0 - 0.5 * 9.81 * 0.1**2, abs=2e-3)  # live
+    falling = box.getVelocity()
     translation.setSFVec3f([0.5, 0.5, 1.0])
     np.testing.assert_allclose(box.getPosition(), [0.5, 0.5, 1.0], atol=1e-9)
+    assert box.getVelocity() == pytest.approx(falling, abs=1e-12)  # supervisor moves keep velocities
     rotation = box.getField("rotation")
     np.testing.assert_allclose(rotation.getSFRotation(), [0, 0, 1, 0.5], atol=1e-9)
     rotation.setSFRotation([0, 0, 2, 1.0])  # the axis is normalised
@@ -206,3 +208,73 @@ def test_node_type_constants(rig):
     assert boss.getFromDef("BOX").getType() == Node.SOLID
     assert boss.getFromDef("ARM").getType() == Node.POSE
     assert len({Node.ROBOT, Node.SOLID, Node.POSE, Node.HINGE_JOINT}) == 4
+
+
+def test_nan_and_huge_arguments_are_refused_and_leave_the_world_untouched(rig, capfd):
+    """Webots' check_float: NaN or |v| > FLT_MAX is an error (MuJoCo would reset the whole state)."""
+    sim, boss = rig
+    box = boss.getFromDef("BOX")
+    boss.step(100)
+    z = box.getPosition()[2]
+    box.addForce([math.nan, 0.0, 0.0], False)
+    box.addTorque([0.0, math.inf, 0.0], False)
+    box.setVelocity([0.0, 0.0, 0.0, 0.0, 0.0, math.nan])
+    box.getField("translation").setSFVec3f([1e300, 0.0, 1.0])
+    box.addForce([1.0, 2.0], False)
+    err = capfd.readouterr().err
+    assert "wb_supervisor_node_add_force() called with a NaN value." in err
+    assert "wb_supervisor_node_add_torque() called with a value greater than FLX_MAX" in err
+    assert "wb_supervisor_node_set_velocity() called with a NaN value." in err
+    assert "wb_supervisor_field_set_sf_vec3f() called with a value greater than FLX_MAX" in err
+    assert "wb_supervisor_node_add_force() called with an invalid argument" in err
+    boss.step(10)
+    assert np.isfinite(sim.data.qpos).all()
+    assert box.getPosition()[2] == pytest.approx(z - 9.81 * 0.1 * 0.01 - 9.81 * 0.01**2, abs=1e-3)
+
+
+ARM = """
+WorldInfo { basicTimeStep 10 gravity 0 }
+DEF BOSS Robot { name "boss" controller "<extern>" supervisor TRUE }
+DEF CART Solid {
+  translation 0 0 1
+  physics Physics { density -1 mass 1 }
+  boundingObject Box { size 0.1 0.1 0.1 }
+  children [
+    HingeJoint {
+      jointParameters HingeJointParameters { axis 0 0 1 }
+      endPoint DEF LINK Solid { translation 0.3 0 0 physics Physics { density -1 mass 1 }
+                                boundingObject Box { size 0.1 0.1 0.1 } }
+    }
+  ]
+}
+"""
+
+
+def test_joint_parameters_position_field_reads_the_live_joint_position(project, load):
+    """Webots updates JointParameters.position after every physics step."""
+    link = "endPoint DEF LINK Solid { translation 0.3 0 0"
+    world = ARM.replace("axis 0 0 1 }", "axis 0 0 1 position 0.25 }")
+    world = world.replace(link, link + " rotation 0 0 1 0.25")
+    sim = load(project(world))
+    boss = sim.robot("boss")
+    hinge = boss.getFromDef("CART").getField("children").getMFNode(0)
+    position = hinge.getField("jointParameters").getSFNode().getField("position")
+    assert position.getSFFloat() == pytest.approx(0.25)
+    sim.data.qvel[sim.bindings.joints[0].dof_adr] = 2.0
+    boss.step(100)
+    assert position.getSFFloat() == pytest.approx(0.25 + 2.0 * 0.1, rel=1e-6)
+
+
+def test_node_reset_physics_stops_the_solid_and_everything_below_it(project, load):
+    sim = load(project(ARM))
+    boss = sim.robot("boss")
+    cart = boss.getFromDef("CART")
+    cart.setVelocity([1.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    hinge = sim.bindings.joints[0]
+    sim.data.qvel[hinge.dof_adr] = 3.0
+    boss.step(10)
+    cart.resetPhysics()
+    assert cart.getVelocity() == [0.0] * 6
+    assert sim.data.qvel[hinge.dof_adr] == 0.0
+    boss.getFromDef("LINK").resetPhysics()  # an endPoint owns its body: only its joint stops
+    assert boss.getFromDef("LINK").getVelocity() == [0.0] * 6

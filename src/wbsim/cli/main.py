@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from wbsim._version import __version__
-from wbsim.errors import ControllerError, WbsimError, WorldLoadError
+from wbsim.errors import ControllerError, SimulationError, WbsimError, WorldLoadError
 
 __all__ = ["main", "build_parser"]
 
@@ -99,9 +99,22 @@ class _Progress:
             self._live.__exit__(None, None, None)
 
 
+def _line_buffered_stdout() -> None:
+    # Webots starts Python controllers with ``python -u``: their prints reach a pipe or log file at once and
+    # in order with the simulator's messages and tracebacks on stderr, not in blocks at exit.
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(line_buffering=True)
+        except (ValueError, OSError):
+            pass
+
+
 def _run(args: argparse.Namespace) -> int:
-    if args.duration is not None and args.duration < 0:
-        print("wbsim run: --duration must be >= 0", file=sys.stderr)
+    _line_buffered_stdout()
+    if args.duration is not None and not args.duration >= 0:  # also refuses NaN
+        print(f"wbsim run: --duration must be a number of seconds >= 0 (or inf), got {args.duration}",
+              file=sys.stderr)
         return _LOAD_ERROR
     try:
         sim = _load(args)
@@ -120,12 +133,16 @@ def _run(args: argparse.Namespace) -> int:
     realtime = args.mode == "realtime"
     start = time.perf_counter()
     status = 0
+    elapsed_steps = 0  # steps run, unlike sim.time_s not set back to 0 by simulationReset
+    step_s = sim.basic_time_step_ms / 1000.0
     try:
         with _Progress(show, args.duration) as progress:
 
             def after_step(simulation: Simulation) -> None:
+                nonlocal elapsed_steps
+                elapsed_steps += 1
                 if realtime:
-                    ahead = simulation.time_s - (time.perf_counter() - start)
+                    ahead = elapsed_steps * step_s - (time.perf_counter() - start)
                     if ahead > 0:
                         time.sleep(ahead)
                 progress.update(simulation.time_s)
@@ -135,6 +152,9 @@ def _run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"\nwbsim: interrupted at t = {sim.time_s:.3f} s", file=sys.stderr)
         status = 130
+    except SimulationError as error:
+        print(f"\nwbsim: {error}", file=sys.stderr)
+        status = 1
     finally:
         sim.close()
     return status

@@ -68,9 +68,17 @@ def test_run_missing_controller_is_a_load_error(project, capsys):
     assert main(["run", str(path), "--missing-controller", "warn", "--duration", "0.05", "--no-progress"]) == 0
 
 
-def test_run_rejects_negative_duration(project, capsys):
+def test_run_rejects_negative_or_nan_duration_with_a_message(project, capsys):
     path = project("Solid {}")
-    assert main(["run", str(path), "--duration", "-1"]) == 2
+    for bad in ("-1", "nan"):
+        assert main(["run", str(path), "--duration", bad]) == 2
+        assert "--duration must be a number of seconds >= 0" in capsys.readouterr().err
+
+
+def test_run_with_infinite_duration_runs_until_a_supervisor_quits(project):
+    path = project('WorldInfo { basicTimeStep 10 }\nRobot { name "q" controller "quitter" supervisor TRUE }',
+                   controllers={"quitter": QUITTER})
+    assert main(["run", str(path), "--duration", "inf", "--no-progress"]) == 3
 
 
 def test_check_ok_and_problems(project, capsys):
@@ -101,6 +109,23 @@ def test_console_script_piped_shows_no_progress(project):
     result = subprocess.run([*_console(), "run", str(path)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 3
     assert "real-time factor" not in result.stderr
+
+
+def test_controller_prints_reach_a_pipe_in_order_with_tracebacks(project):
+    source = """
+    from controller import Robot
+    robot = Robot()
+    print("before the crash")
+    robot.step(10)
+    raise RuntimeError("boom")
+    """
+    path = project('WorldInfo { basicTimeStep 10 }\nRobot { name "r" controller "printer" }',
+                   controllers={"printer": source})
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    result = subprocess.run([*_console(), "run", str(path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, timeout=120, env=env)
+    assert result.returncode == 0
+    assert result.stdout.index("before the crash") < result.stdout.index("RuntimeError: boom")
 
 
 @pytest.mark.skipif(shutil.which("script") is None or os.name != "posix", reason="needs util-linux script")

@@ -62,14 +62,15 @@ def control_law(
     Returns:
         (commanded velocity, new integral, new previous error, new current velocity), each (k,).
     """
-    position_control = np.isfinite(target)
+    # Without available torque Webots returns before the PID: integral and previous error stay as they are.
+    position_control = np.isfinite(target) & (available != 0.0)
     err = np.where(position_control, target - q, 0.0)
     integral = np.where(position_control, integral + err * ts, integral)
     out = pid[:, 0] * err + pid[:, 1] * integral + pid[:, 2] * ((err - previous_error) / ts)
     previous_error = np.where(position_control, err, previous_error)
     limit = np.abs(target_velocity)
     clamped = np.where(np.abs(out) < limit, out, np.where(out > 0, 1.0, -1.0) * limit)
-    v = np.where(position_control, clamped, target_velocity)
+    v = np.where(np.isfinite(target), clamped, target_velocity)
     limited = acceleration != -1.0
     if limited.any():
         gap = v - current_velocity
@@ -123,8 +124,13 @@ class MotorBank:
         self.feedback_period_ms = np.zeros(n, dtype=np.int64)
         self.reset()
 
-    def reset(self) -> None:
-        """Back to the state after loading: targets at the initial joint positions, velocity maxVelocity."""
+    def reset(self, keep_feedback_sampling: bool = False) -> None:
+        """Back to the state after loading: targets at the initial joint positions, velocity maxVelocity.
+
+        Args:
+            keep_feedback_sampling: Webots' world reset with controllers running: enabled force feedback
+                stays enabled and samples again after the first step, keeping its last value until then.
+        """
         n = self.n
         self.target_position = self.initial_position.copy()
         self.target_velocity = self.max_velocity.copy()
@@ -137,19 +143,20 @@ class MotorBank:
         self.mode = np.full(n, _CONTROL, dtype=np.int64)
         self.torque = np.zeros(n)
         self.kinematic_position = self.initial_position.copy()
-        self.feedback_value[:] = np.nan
-        self.feedback_every[:] = 0
-        self.feedback_next[:] = NEVER
-        self.feedback_period_ms[:] = 0
-        self.next_feedback = NEVER
-        self._simple_mask = np.zeros(n, dtype=bool)
+        if keep_feedback_sampling:
+            self.feedback_next[:] = np.where(self.feedback_every > 0, 1, NEVER)
+        else:
+            self.feedback_value[:] = np.nan
+            self.feedback_every[:] = 0
+            self.feedback_next[:] = NEVER
+            self.feedback_period_ms[:] = 0
+        self.next_feedback = int(self.feedback_next.min(initial=NEVER))
         self._dirty = True
 
     # -- per step ---------------------------------------------------------------------------------------
     def reset_velocities(self) -> None:
         """Webots' resetPhysics for motors: the previously commanded velocities become 0."""
         self.current_velocity[:] = 0.0
-        self._simple_mask[:] = False
         self._dirty = True
 
     def mark_dirty(self) -> None:
@@ -161,9 +168,6 @@ class MotorBank:
         control = dynamic & (self.mode == _CONTROL)
         torque = dynamic & (self.mode == _TORQUE)
         simple = control & ~np.isfinite(self.target_position) & (self.acceleration == -1.0) & (self.available != 0.0)
-        # Motors that were commanding their target velocity keep it as the "previous" velocity.
-        self.current_velocity = np.where(self._simple_mask, self.target_velocity, self.current_velocity)
-        self._simple_mask = simple
         self._simple = np.flatnonzero(simple)
         self._simple_ref = self.ref_dof[self._simple]
         self._general = np.flatnonzero(control & ~simple)
@@ -185,7 +189,11 @@ class MotorBank:
         if self._dirty:
             self._reclassify()
         if len(self._simple):
-            data.qvel[self._simple_ref] = self.target_velocity[self._simple]
+            commanded = self.target_velocity[self._simple]
+            data.qvel[self._simple_ref] = commanded
+            # Webots' "previous velocity" for the acceleration limit is the velocity commanded at this step,
+            # not a target set later (a setVelocity in the same step as setAcceleration must still ramp).
+            self.current_velocity[self._simple] = commanded
         general = self._general
         if len(general):
             q = data.qpos[self.qpos_adr[general]]

@@ -127,9 +127,9 @@ def test_velocity_control_reaches_target_and_clamps_to_max_velocity(rig, capfd):
     assert joint_state(sim, "wheel")[1] == pytest.approx(-4.0, rel=1e-3)
     wheel.setVelocity(25.0)
     assert "The requested velocity 25 exceeds 'maxVelocity' = 10" in capfd.readouterr().err
-    assert wheel.getVelocity() == 10.0
+    assert wheel.getVelocity() == 25.0  # Webots' controller library returns the value as requested
     robot.step(160)
-    assert joint_state(sim, "wheel")[1] == pytest.approx(10.0, rel=1e-3)
+    assert joint_state(sim, "wheel")[1] == pytest.approx(10.0, rel=1e-3)  # the simulator clamped it
 
 
 def test_negative_velocity_in_position_control_is_rejected(rig, capfd):
@@ -149,6 +149,33 @@ def test_acceleration_limit_ramps_commanded_velocity(rig):
     for n in range(1, 8):
         robot.step(16)
         assert joint_state(sim, "wheel")[1] == pytest.approx(50.0 * TS * n, rel=2e-3)
+
+
+def test_acceleration_limit_ramps_from_the_previously_commanded_velocity(rig):
+    """Webots ramps from the velocity commanded at the previous step, also when the limit and a new target
+    velocity are set in the same step after plain velocity control."""
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    wheel.setPosition(float("inf"))
+    wheel.setVelocity(5.0)
+    robot.step(160)
+    assert joint_state(sim, "wheel")[1] == pytest.approx(5.0, rel=1e-3)
+    wheel.setVelocity(10.0)
+    wheel.setAcceleration(10.0)
+    for n in range(1, 4):
+        robot.step(16)
+        assert joint_state(sim, "wheel")[1] == pytest.approx(5.0 + 10.0 * TS * n, rel=2e-3)
+
+
+def test_pid_state_does_not_wind_up_while_no_torque_is_available(rig):
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    wheel.setControlPID(10.0, 50.0, 0.0)
+    wheel.setAvailableTorque(0.0)
+    wheel.setPosition(1.0)
+    robot.step(320)
+    row = sim.motor_rows[wheel._core.binding.node]
+    assert sim.motors.integral[row] == 0.0 and sim.motors.previous_error[row] == 0.0
 
 
 def test_torque_control_accelerates_at_torque_over_inertia(rig):
@@ -205,10 +232,14 @@ def test_position_limits_clamp_target_with_warning(rig, capfd):
     arm = robot.getDevice("arm")
     arm.setPosition(2.0)
     assert "too big requested position: 2 > 1" in capfd.readouterr().err
-    assert arm.getTargetPosition() == 1.0
+    assert arm.getTargetPosition() == 2.0  # the controller library's cached request, as in Webots
+    robot.step(1000)
+    assert joint_state(sim, "arm")[0] == pytest.approx(1.0, abs=1e-2)  # the simulator clamped the target
     arm.setPosition(-3.0)
     assert "too low requested position: -3 < -1" in capfd.readouterr().err
-    assert arm.getTargetPosition() == -1.0
+    assert arm.getTargetPosition() == -3.0
+    robot.step(1000)
+    assert joint_state(sim, "arm")[0] == pytest.approx(-1.0, abs=1e-2)
 
 
 def test_feedback_refused_without_physics_parent(rig, capfd):
@@ -224,7 +255,48 @@ def test_available_torque_above_max_is_clamped(rig, capfd):
     wheel = robot.getDevice("wheel")
     wheel.setAvailableTorque(150.0)
     assert "exceeds 'maxTorque' = 100" in capfd.readouterr().err
-    assert wheel.getAvailableTorque() == 100.0
+    assert wheel.getAvailableTorque() == 150.0  # cached as requested, like Webots' controller library
+    assert sim.motors.available[sim.motor_rows[wheel._core.binding.node]] == 100.0
+
+
+MULTIPLIED = """
+WorldInfo { basicTimeStep 16 }
+Robot {
+  name "r"
+  controller "<extern>"
+  children [
+    HingeJoint {
+      jointParameters HingeJointParameters { axis 0 0 1 position 0.2 }
+      device [ RotationalMotor { name "m" multiplier -2 maxVelocity 10 maxTorque 100 } PositionSensor { name "s" } ]
+      endPoint Solid { rotation 0 0 1 0.2 physics Physics { density -1 mass 1 } boundingObject Cylinder { radius 0.1 height 0.02 } }
+    }
+  ]
+}
+"""
+
+
+def test_multiplier_scales_commands_but_getters_return_the_request(project, load):
+    """Webots multiplies position, velocity and torque in the simulator; the controller library caches the
+    requested values (getTargetPosition starts as the joint's position from the configure message)."""
+    sim = load(project(MULTIPLIED))
+    robot = sim.robot("r")
+    motor, sensor = robot.getDevice("m"), robot.getDevice("s")
+    assert motor.getTargetPosition() == pytest.approx(0.2) and motor.getMultiplier() == -2.0
+    sensor.enable(16)
+    motor.setPosition(0.25)
+    motor.setVelocity(3.0)
+    assert motor.getTargetPosition() == 0.25 and motor.getVelocity() == 3.0
+    speeds = []
+    for _ in range(60):
+        robot.step(16)
+        speeds.append(abs(joint_state(sim, "m")[1]))
+    assert max(speeds) == pytest.approx(6.0, rel=1e-3)  # |3 * -2|
+    assert sensor.getValue() == pytest.approx(-0.5, abs=1e-4)  # sensors read the joint, no multiplier
+    motor.setPosition(motor.getTargetPosition() + 0.05)
+    robot.step(800)
+    assert sensor.getValue() == pytest.approx(-0.6, abs=1e-4)
+    sim.reset()  # a restarted world configures the cache again
+    assert motor.getTargetPosition() == pytest.approx(0.2) and motor.getVelocity() == 10.0
 
 
 def test_zero_available_torque_means_no_control(rig):
@@ -268,14 +340,30 @@ def test_invalid_arguments_print_controller_library_errors(rig, capfd):
     assert wheel.getTargetPosition() == 0.0
 
 
-def test_control_pid_integral_removes_steady_state_error(rig):
-    """With P only, a constant disturbance leaves an offset; I removes it (Webots' PID with integral)."""
+def test_position_control_with_integral_and_derivative_follows_webots_recurrence(rig):
+    """Webots' PID: out = P e + I sum(e ts) + D (e - e_prev) / ts, clamped to the set velocity; the integral
+    winds up (overshoot) and the first derivative term is a kick."""
     sim, robot = rig
-    arm = robot.getDevice("arm")
-    arm.setControlPID(10.0, 0.0, 0.0)
-    arm.setPosition(0.0)
-    robot.step(1000)
-    assert abs(joint_state(sim, "arm")[0]) < 1e-2
+    wheel = robot.getDevice("wheel")
+    p, i, d, limit = 8.0, 20.0, 0.02, 5.0
+    wheel.setControlPID(p, i, d)
+    wheel.setVelocity(limit)
+    wheel.setPosition(1.0)
+    q = integral = previous = 0.0
+    expected = []
+    for _ in range(60):
+        error = 1.0 - q
+        integral += error * TS
+        out = p * error + i * integral + d * (error - previous) / TS
+        previous = error
+        q += (out if abs(out) < limit else math.copysign(limit, out)) * TS
+        expected.append(q)
+    measured = []
+    for _ in range(60):
+        robot.step(16)
+        measured.append(joint_state(sim, "wheel")[0])
+    np.testing.assert_allclose(measured, expected, atol=5e-4)
+    assert max(measured) > 1.05  # the integral overshoots, which a P controller would not
 
 
 def test_motor_and_sensor_siblings(rig):
@@ -371,8 +459,6 @@ def test_vectorised_law_matches_scalar_webots_reference(states, ts):
     )
     for k, state in enumerate(states):
         ref = webots_reference(*state, ts)
-        if available[k] == 0.0:
-            assert v[k] == 0.0
-            continue
+        # Also without available torque: Webots then leaves the PID state untouched.
         np.testing.assert_allclose([v[k], new_integral[k], new_previous[k]], ref[:3], rtol=1e-12, atol=1e-12)
         assert new_current[k] == v[k]

@@ -61,34 +61,85 @@ class PositionSensorBank:
         self.every = np.zeros(n, dtype=np.int64)
         self.next_step = np.full(n, NEVER, dtype=np.int64)
         self.period_ms = np.zeros(n, dtype=np.int64)
+        self._groups: list[_Group] = []
         self.next_any = NEVER
+
+    def restart_sampling(self) -> None:
+        """After a world reset (Webots' ``WbSensor::reset``): enabled sensors stay enabled and sample again
+        at the end of the first step (``lastUpdate = -inf``); the last values stay readable until then."""
+        self._sync()
+        self.next_step = np.where(self.every > 0, 1, NEVER).astype(np.int64)
+        self._regroup()
 
     def enable(self, i: int, period_ms: int, now_step: int) -> None:
         """Enable (period > 0) or disable (0) sensor ``i`` at basic step ``now_step``."""
+        self._sync()
         self.period_ms[i] = period_ms
         if period_ms <= 0:
             self.every[i], self.next_step[i] = 0, NEVER
         else:
             self.every[i] = steps_for_period(period_ms, self.basic_ms)
             self.next_step[i] = now_step + self.every[i]
-        self.next_any = int(self.next_step.min(initial=NEVER))
+        self._regroup()
+
+    def _sync(self) -> None:
+        for group in self._groups:
+            self.next_step[group.idx] = group.next_step
+
+    def _regroup(self) -> None:
+        # Sensors sharing a period and a phase are sampled together with one gather per step.
+        enabled = np.flatnonzero(self.every > 0)
+        groups = []
+        for next_step, every in sorted(set(zip(self.next_step[enabled].tolist(), self.every[enabled].tolist()))):
+            idx = enabled[(self.next_step[enabled] == next_step) & (self.every[enabled] == every)]
+            noise = self.noise[idx]
+            resolution = self.resolution[idx]
+            has_joint = self.has_joint[idx]
+            groups.append(_Group(
+                next_step=next_step,
+                every=every,
+                idx=idx,
+                adr=self.safe_adr[idx],
+                has_joint=None if has_joint.all() else has_joint,
+                initial=self.initial[idx],
+                noise=noise if (noise > 0).any() else None,
+                resolution=resolution if (resolution > 0).any() else None,
+            ))
+        self._groups = groups
+        self.next_any = min((g.next_step for g in groups), default=NEVER)
 
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the values of the sensors due after basic step ``step``."""
         if step < self.next_any:
             return
-        idx = np.flatnonzero(self.next_step <= step)
-        raw = data.qpos[self.safe_adr[idx]]
-        if not self.all_have_joint:
-            raw = np.where(self.has_joint[idx], raw, self.initial[idx])
-        if self.any_noise:
-            sigma = self.noise[idx]
-            noisy = sigma > 0
-            if noisy.any():
-                raw = raw + np.where(noisy, sigma * self.rng().standard_normal(len(idx)), 0.0)
-        self.value[idx] = quantize(raw, self.resolution[idx]) if self.any_resolution else raw
-        self.next_step[idx] = step + self.every[idx]
-        self.next_any = int(self.next_step.min())
+        next_any = NEVER
+        for group in self._groups:
+            if group.next_step <= step:
+                raw = data.qpos[group.adr]
+                if group.has_joint is not None:
+                    raw = np.where(group.has_joint, raw, group.initial)
+                if group.noise is not None:
+                    raw = raw + group.noise * self.rng().standard_normal(len(group.idx))
+                if group.resolution is not None:
+                    raw = quantize(raw, group.resolution)
+                self.value[group.idx] = raw
+                group.next_step = step + group.every
+            next_any = min(next_any, group.next_step)
+        self.next_any = next_any
+
+
+@dataclass
+class _Group:
+    """Sensors sampled on the same steps, with what their sampling needs precomputed."""
+
+    next_step: int
+    every: int
+    idx: np.ndarray
+    adr: np.ndarray
+    has_joint: np.ndarray | None
+    initial: np.ndarray
+    noise: np.ndarray | None
+    resolution: np.ndarray | None
 
 
 @dataclass

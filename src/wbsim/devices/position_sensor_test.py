@@ -29,9 +29,9 @@ Robot {
       endPoint Solid { translation 0 1 0 physics Physics {} boundingObject Box { size 0.1 0.1 0.1 } }
     }
     HingeJoint {
-      jointParameters HingeJointParameters { axis 0 0 1 position -0.5 }
+      jointParameters HingeJointParameters { axis 0 0 1 position -0.15 }
       device [ PositionSensor { name "coarse" resolution 0.2 } ]
-      endPoint Solid { translation 0 2 0 rotation 0 0 1 -0.5 physics Physics {} boundingObject Box { size 0.1 0.1 0.1 } }
+      endPoint Solid { translation 0 2 0 rotation 0 0 1 -0.15 physics Physics {} boundingObject Box { size 0.1 0.1 0.1 } }
     }
     SliderJoint {
       jointParameters JointParameters { axis 1 0 0 position 0.1 }
@@ -106,9 +106,9 @@ def test_resolution_quantises_like_webots(rig):
     sensor = robot.getDevice("coarse")
     sensor.enable(16)
     robot.step(16)
-    # (int)(-0.5 / 0.2 + 0.5) * 0.2 = (int)(-2.0) * 0.2 = -0.4; round-half-up would give -0.4 too,
-    # but Webots truncates toward zero: see test_quantize_truncates_toward_zero for the dead band.
-    assert sensor.getValue() == pytest.approx(-0.4)
+    # (int)(-0.15 / 0.2 + 0.5) * 0.2 = (int)(-0.25) * 0.2 = 0: Webots truncates toward zero, a dead band
+    # where rounding (half up or to nearest) would give -0.2.
+    assert sensor.getValue() == 0.0
 
 
 def test_quantize_truncates_toward_zero():

@@ -6,12 +6,16 @@ round trip costs under a microsecond, against tens of microseconds for threads o
 
 Isolation, matching what separate processes give in Webots:
 
-- the script runs as ``__main__`` in a fresh namespace, with ``sys.argv = [<name>.py, *controllerArgs]``
-  and the controller's folder as the working directory while it runs;
-- modules imported from the controller's own folder are private to that controller: two controllers
-  with a ``utils.py`` each, or two robots running the same controller, never share module state;
+- the script runs as ``__main__`` in a fresh namespace, with ``sys.argv = [<name>.py, *controllerArgs]``,
+  the controller's folder as the working directory and its own ``sys.path`` (the folder first, as
+  ``python <name>.py`` gives) while it runs;
+- modules imported from the controller's own folder, or from folders the controller added to its
+  ``sys.path`` (``sys.path.append("../../libraries/python")``), are private to that controller: two
+  controllers with a ``utils.py`` each, or two robots running the same controller with a shared
+  library, never share module state;
 - an exception prints its traceback on stderr and ends only that controller; its robot keeps its last
-  commands, as in Webots.
+  commands, as in Webots. ``KeyboardInterrupt`` (Ctrl-C) is not a controller crash: it stops the
+  simulation's caller.
 """
 
 from __future__ import annotations
@@ -89,11 +93,15 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         process = self.active
         if process is None:
             return None
-        top = fullname.partition(".")[0]
-        if top not in process.private_names:
+        if path is None:
+            if fullname in process.private_names:
+                spec = importlib.machinery.PathFinder.find_spec(fullname, [str(process.folder)])
+            else:
+                spec = process.find_on_own_path(fullname)
+        elif (top := fullname.partition(".")[0]) in process.private_names or top in process.loaded_names:
+            spec = importlib.machinery.PathFinder.find_spec(fullname, list(path))
+        else:
             return None
-        search = [str(process.folder)] if path is None else list(path)
-        spec = importlib.machinery.PathFinder.find_spec(fullname, search)
         if spec is not None:
             process.loaded_names.add(fullname)
         return spec
@@ -127,11 +135,31 @@ class ControllerProcess:
         self.greenlet: greenlet.greenlet | None = None
         self._resumer: greenlet.greenlet | None = None
         self._terminating = False
+        # The controller's own sys.path, made on first entry: its folder, then the host's entries.
+        self.path: list[str] | None = None
+        self.host_entries: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
         """The controller name (the script's stem)."""
         return self.script.stem
+
+    def find_on_own_path(self, fullname: str) -> importlib.machinery.ModuleSpec | None:
+        """A top-level module found, in ``sys.path`` order, on an entry that only this controller has.
+
+        Modules the host process would import from its own entries are left to the normal import machinery
+        (shared, like the standard library); namespace packages too.
+        """
+        for entry in sys.path:
+            if not isinstance(entry, str):
+                continue
+            spec = importlib.machinery.PathFinder.find_spec(fullname, [entry])
+            if spec is None:
+                continue
+            if spec.loader is None or entry in self.host_entries:
+                return None
+            return spec
+        return None
 
     # -- running ------------------------------------------------------------------------------------
     def _main(self) -> None:
@@ -147,8 +175,13 @@ class ControllerProcess:
             code = compile(source, str(self.script), "exec")
             exec(code, namespace)
             self.exit_status = 0
-        except _Terminate:
+        except (_Terminate, greenlet.GreenletExit):
             self.exit_status = 0
+        except KeyboardInterrupt:
+            # Ctrl-C lands in whatever code runs, often a controller's: it stops the simulation, not just this
+            # controller. Raised here, it continues in the simulation's greenlet (the one that resumed us).
+            self.exit_status = 130
+            raise
         except SystemExit as exit_request:
             code = exit_request.code
             self.exit_status = code if isinstance(code, int) else (0 if code is None else 1)
@@ -169,12 +202,17 @@ class ControllerProcess:
             self._loaded_count = len(self.loaded_names)
         return self._swap
 
-    def _enter(self) -> tuple[list[str], str, dict[str, ModuleType | None]]:
-        saved_argv = sys.argv
-        sys.argv = list(self.argv)
+    def _enter(self) -> tuple[list[str], list[str], str, dict[str, ModuleType | None]]:
         saved_cwd = os.getcwd()
         if saved_cwd != self._folder_str:
-            os.chdir(self._folder_str)
+            os.chdir(self._folder_str)  # first: the one step that can fail, before any global is swapped
+        saved_argv = sys.argv
+        sys.argv = list(self.argv)
+        saved_path = sys.path
+        if self.path is None:
+            self.host_entries = frozenset(p for p in saved_path if isinstance(p, str))
+            self.path = [self._folder_str, *saved_path]
+        sys.path = self.path
         outside: dict[str, ModuleType | None] = {}
         modules = sys.modules
         for name in self._swapped_names():
@@ -183,11 +221,13 @@ class ControllerProcess:
             if mine is not None:
                 modules[name] = mine
         self.finder.active = self
-        return saved_argv, saved_cwd, outside
+        return saved_argv, saved_path, saved_cwd, outside
 
-    def _leave(self, saved: tuple[list[str], str, dict[str, ModuleType | None]]) -> None:
-        saved_argv, saved_cwd, outside = saved
+    def _leave(self, saved: tuple[list[str], list[str], str, dict[str, ModuleType | None]]) -> None:
+        saved_argv, saved_path, saved_cwd, outside = saved
         self.finder.active = None
+        self.path = sys.path  # the controller may have replaced its list
+        sys.path = saved_path
         modules = sys.modules
         for name in self._swapped_names():
             module = modules.pop(name, None)

@@ -37,6 +37,7 @@ def test_controllers_are_found_and_get_args_cwd_and_private_modules(project, loa
     path = project(TWO_ROBOTS, controllers={"counter": COUNTER}, files={"controllers/counter/helper.py": HELPER})
     sim = load(path)
     sys.modules.pop("helper", None)
+    cwd, argv = os.getcwd(), list(sys.argv)
     sim.run(0.1)
     folder = tmp_path / "controllers" / "counter"
     a = (folder / "a.txt").read_text().strip().split("|")
@@ -50,7 +51,7 @@ def test_controllers_are_found_and_get_args_cwd_and_private_modules(project, loa
     assert (folder / "a-5.txt").read_text() == (folder / "b-5.txt").read_text() == "0.04"
     # Nothing leaks into the importing process or its working directory.
     assert "helper" not in sys.modules
-    assert os.getcwd() != str(folder)
+    assert os.getcwd() == cwd and sys.argv == argv
 
 
 def test_a_crashing_controller_prints_its_traceback_and_only_it_stops(project, load, capfd):
@@ -182,3 +183,60 @@ def test_start_controllers_false_runs_none(project, load):
     sim = load(path, start_controllers=False)
     assert sim.robots[0].controller is None
     sim.run(0.05)
+
+
+def test_libraries_added_to_sys_path_are_private_and_sys_path_does_not_leak(project, load):
+    """Webots projects share code with ``sys.path.append('../../libraries/python')``: in separate processes,
+    each controller has its own copy of such modules and its own sys.path."""
+    source = """
+    import os, sys
+    sys.path.append(os.path.join(os.getcwd(), "..", "..", "libraries"))
+    from controller import Robot
+    import shared
+    import pkg.sub
+    robot = Robot()
+    shared.hits += 1
+    pkg.sub.hits += 1
+    with open(f"{robot.getName()}.txt", "w") as out:
+        out.write(f"{shared.hits} {pkg.sub.hits} {sys.path[0] == os.getcwd()}")
+    robot.step(10)
+    """
+    path = project(TWO_ROBOTS.replace("counter", "lib_user"), controllers={"lib_user": source},
+                   files={"libraries/shared.py": "hits = 0\n", "controllers/lib_user/pkg/__init__.py": "",
+                          "controllers/lib_user/pkg/sub.py": "hits = 0\n"})
+    host_path = list(sys.path)
+    sim = load(path)
+    sim.run(0.05)
+    folder = path.parent.parent / "controllers" / "lib_user"
+    assert (folder / "a.txt").read_text() == (folder / "b.txt").read_text() == "1 1 True"
+    assert sys.path == host_path
+    assert "shared" not in sys.modules and "pkg" not in sys.modules and "pkg.sub" not in sys.modules
+
+
+def test_keyboard_interrupt_in_a_controller_stops_the_simulation_not_only_it(project, load, capfd):
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot { name "a" controller "interrupted" }
+    Robot { name "b" controller "steady" }
+    """
+    interrupted = """
+    from controller import Robot
+    robot = Robot()
+    robot.step(30)
+    raise KeyboardInterrupt  # what a Ctrl-C landing in controller code looks like
+    """
+    steady = """
+    from controller import Robot
+    robot = Robot()
+    while robot.step(10) != -1:
+        pass
+    """
+    cwd, argv = os.getcwd(), list(sys.argv)
+    sim = load(project(world, controllers={"interrupted": interrupted, "steady": steady}))
+    with pytest.raises(KeyboardInterrupt):
+        sim.run(1.0)
+    assert sim.step_count == 3
+    assert "crashed" not in capfd.readouterr().err
+    assert os.getcwd() == cwd and sys.argv == argv
+    sim.close()
+    assert not sim.controllers_running()

@@ -9,12 +9,14 @@ simulation itself, running the other controllers as it goes.
 from __future__ import annotations
 
 import math
+import weakref
+from numbers import Real
 from typing import TYPE_CHECKING
 
 from wbsim.compile.bindings import MotorBinding, RobotBinding
 from wbsim.devices.motor import Motor
 from wbsim.devices.position_sensor import PositionSensor
-from wbsim.errors import ControllerError
+from wbsim.errors import ControllerError, SimulationError
 
 if TYPE_CHECKING:
     from wbsim.sim.controllers import ControllerProcess
@@ -40,7 +42,7 @@ class RobotRuntime:
     """
 
     def __init__(self, sim: Simulation, binding: RobotBinding, devices: list[CoreDevice]) -> None:
-        self.sim = sim
+        self._sim_ref = weakref.ref(sim)  # weak: controllers hold robots, and greenlet frames defeat the GC
         self.binding = binding
         self.node = binding.node
         self.name = str(binding.node["name"])
@@ -54,6 +56,18 @@ class RobotRuntime:
         self.wake_step = 0
         self.last_duration_steps = 0
         self.saw_end = False
+
+    @property
+    def sim(self) -> Simulation:
+        """The simulation this robot belongs to.
+
+        Raises:
+            SimulationError: the simulation no longer exists (it was garbage collected).
+        """
+        sim = self._sim_ref()
+        if sim is None:
+            raise SimulationError(f"The simulation of robot {self.name!r} no longer exists.")
+        return sim
 
     @property
     def controller_name(self) -> str:
@@ -70,27 +84,41 @@ class RobotRuntime:
         process = self.controller
         own = process is not None and process.in_own_greenlet()
         if sim.ended:
-            if self.saw_end and own:
-                raise SystemExit(0)  # Webots exits a controller that steps again after -1
-            self.saw_end = True
+            if own:
+                if self.saw_end:
+                    raise SystemExit(0)  # Webots exits a controller that steps again after -1
+                self.saw_end = True
             return -1
-        if duration_ms < 0 or math.isnan(duration_ms):
-            raise ControllerError(f"robot.step() called with an invalid duration {duration_ms!r} (must be >= 0 ms).")
+        if not isinstance(duration_ms, Real) or not 0 <= duration_ms < math.inf:  # also refuses NaN
+            raise ControllerError(f"robot.step() called with an invalid duration {duration_ms!r} "
+                                  "(must be a finite number of ms >= 0).")
         if duration_ms == 0:
             return 0
         steps = max(1, math.ceil(duration_ms / sim.basic_time_step_ms - 1e-9))
-        self.last_duration_steps = steps
-        self.wake_step = sim.step_count + steps
         if own:
             assert process is not None
+            self.last_duration_steps = steps
+            self.wake_step = sim.step_count + steps
+            # No strong reference to the simulation may stay in this suspended frame (the GC cannot see
+            # greenlet frames, so it would keep a dropped simulation alive).
+            del sim
             process.yield_to_simulation()
-        else:
-            while sim.step_count < self.wake_step and not sim.ended:
-                sim.step()
-        if sim.ended:
-            self.saw_end = True
-            return -1
-        return 0
+            if self.sim.ended:
+                self.saw_end = True
+                return -1
+            return 0
+        # Driven from a script: advance the simulation here. The robot's own controller, if it runs one, keeps
+        # its own wake-up time. A world reset (simulationReset) during the wait restarts the wait from time 0,
+        # as Webots resets pending request times.
+        target = sim.step_count + steps
+        resets = sim.world_resets
+        while not sim.ended:
+            if sim.world_resets != resets:
+                resets, target = sim.world_resets, steps
+            if sim.step_count >= target:
+                break
+            sim.step()
+        return -1 if sim.ended else 0
 
     def motor_index(self, binding: MotorBinding) -> int:
         """The bank row of a motor binding."""

@@ -12,6 +12,7 @@ import sys
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
+from numbers import Real
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -69,6 +70,21 @@ def _remove_finder(finder: ControllerFinder) -> None:
         pass
 
 
+def _shutdown(finder: ControllerFinder, processes: list[ControllerProcess]) -> None:
+    """Finalizer of a simulation dropped without ``close()``: stop its controllers, remove its finder.
+
+    Suspended greenlet frames are invisible to Python's garbage collector, so a controller holding its
+    Robot would otherwise keep everything alive; nothing here refers to the simulation itself.
+    """
+    for process in processes:
+        try:
+            process.terminate()
+        except Exception:  # a controller's own cleanup failing must not break interpreter shutdown
+            pass
+    processes.clear()
+    _remove_finder(finder)
+
+
 class Simulation:
     """A running world.
 
@@ -104,11 +120,25 @@ class Simulation:
         self.ended = False
         self.exit_status = 0
         self._hooks: dict[Phase, list[Hook]] = {phase: [] for phase in PHASE_ORDER}
+        # The same lists in phase order, so the step loop reads them without hashing enums.
+        self._hook_lists = tuple(self._hooks[phase] for phase in PHASE_ORDER)
+        # MuJoCo silently resets the whole state when it diverges; wbsim stops instead (see _check_stable).
+        self.model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
+        self._warning_counts = self.data.warning.number
         self._reset_requested = False
+        self.world_resets = 0  # counts world resets (simulationReset and reset())
+        self.restarts = 0  # counts reset() calls (controllers restarted, API caches configured again)
+        # Devices, robots and supervision refer back to the simulation weakly (see _shutdown).
+        self_ref = weakref.ref(self)
+
+        def now() -> int:
+            sim = self_ref()
+            return sim.step_count if sim is not None else 0
+
         self.motors = MotorBank(compiled.bindings.motors, self.model, self.basic_time_step_ms, self.messages.warning)
         self.motor_rows = {b.node: i for i, b in enumerate(compiled.bindings.motors)}
         self.position_sensors = PositionSensorBank(compiled.bindings.position_sensors, self.basic_time_step_ms,
-                                                   lambda: self._rng)
+                                                   lambda: self_ref()._rng)  # type: ignore[union-attr]
         sensor_rows = {b.node: i for i, b in enumerate(compiled.bindings.position_sensors)}
         self.robots: list[RobotRuntime] = []
         for robot_binding in compiled.bindings.robots:
@@ -116,11 +146,10 @@ class Simulation:
             for device in robot_binding.devices:
                 name = str(device.node["name"])
                 if device.node in self.motor_rows:
-                    devices.append(Motor(self.motors, self.motor_rows[device.node], name, device.linear,
-                                         self._now))
+                    devices.append(Motor(self.motors, self.motor_rows[device.node], name, device.linear, now))
                 else:
                     devices.append(PositionSensor(self.position_sensors, sensor_rows[device.node], name,
-                                                  device.linear, self._now))
+                                                  device.linear, now))
             runtime = RobotRuntime(self, robot_binding, devices)
             names = [d.name for d in devices]
             for duplicated in sorted({n for n in names if names.count(n) > 1}):
@@ -136,6 +165,8 @@ class Simulation:
         self._initial_model_arrays = self._mutable_model_arrays()
         self._finder = ControllerFinder()
         self._finder_installed = False
+        self._processes: list[ControllerProcess] = []
+        self._finalizer = weakref.finalize(self, _shutdown, self._finder, self._processes)
         self._controller_scripts = self._resolve_controllers()
         self._start_controllers()
 
@@ -194,10 +225,10 @@ class Simulation:
             script = self._controller_scripts.get(robot)
             args = [str(a) for a in robot.node["controllerArgs"]]  # type: ignore[union-attr]
             robot.controller = ControllerProcess(robot, script, args, self._finder) if script else None
-        if any(r.controller is not None for r in self.robots) and not self._finder_installed:
+        self._processes[:] = [r.controller for r in self.robots if r.controller is not None]
+        if self._processes and not self._finder_installed:
             sys.meta_path.insert(0, self._finder)
             self._finder_installed = True
-            weakref.finalize(self, _remove_finder, self._finder)
 
     # -- public API ------------------------------------------------------------------------------------
     @property
@@ -244,15 +275,15 @@ class Simulation:
                 process.resume()
                 if self.ended:
                     break
-        if self._hooks[Phase.CONTROLLERS]:
+        if self._hook_lists[0]:
             self._run_hooks(Phase.CONTROLLERS)
 
     def _physics_phases(self) -> None:
-        hooks = self._hooks
+        _, on_actuate, on_plugin_step, on_physics, on_collide, on_step_end, on_sample = self._hook_lists
         self.motors.actuate(self.data)
-        if hooks[Phase.DEVICES_ACTUATE]:
+        if on_actuate:
             self._run_hooks(Phase.DEVICES_ACTUATE)
-        if hooks[Phase.PLUGIN_STEP]:
+        if on_plugin_step:
             self._run_hooks(Phase.PLUGIN_STEP)
         wrenches = self.supervision.wrenches
         if wrenches:
@@ -261,20 +292,41 @@ class Simulation:
         if wrenches:
             self.supervision.clear_wrenches()
         self.step_count += 1
-        if hooks[Phase.PHYSICS]:
+        counts = self._warning_counts
+        if counts[3] or counts[4] or counts[5]:  # mjWARN_BADQPOS, BADQVEL, BADQACC
+            self._unstable()
+        if on_physics:
             self._run_hooks(Phase.PHYSICS)
-        if hooks[Phase.COLLIDE]:
+        if on_collide:
             self._run_hooks(Phase.COLLIDE)
-        if hooks[Phase.PLUGIN_STEP_END]:
+        if on_step_end:
             self._run_hooks(Phase.PLUGIN_STEP_END)
         step = self.step_count
         self.position_sensors.sample(self.data, step)
         self.motors.sample_feedback(self.data, step)
-        if hooks[Phase.DEVICES_SAMPLE]:
+        if on_sample:
             self._run_hooks(Phase.DEVICES_SAMPLE)
         if self._reset_requested:
             self._reset_requested = False
             self._reset_world(restart_controllers=False)
+
+    def _unstable(self) -> None:
+        """MuJoCo flagged a non-finite or huge position, velocity or acceleration: stop with a clear error."""
+        data, model = self.data, self.model
+        kind = [n for n, i in (("position", 3), ("velocity", 4), ("acceleration", 5)) if self._warning_counts[i]]
+        dof = int(data.warning[5 if "acceleration" in kind else 4 if "velocity" in kind else 3].lastinfo)
+        where = ""
+        if 0 <= dof < model.nv:
+            body = int(model.dof_bodyid[dof])
+            name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, body) or ""
+            where = f" (degree of freedom {dof}, in {self.compiled.body_names.get(name, name)})"
+        self.ended = True
+        self.exit_status = 1
+        raise SimulationError(
+            f"The physics became unstable in the step ending at t = {self.time_s:.3f} s: non-finite or huge {' and '.join(kind)}"
+            f"{where}. Check masses, inertias and joint limits, or use a smaller physics step "
+            "(load_world(max_physics_step_ms=...))."
+        )
 
     def run(self, duration_s: float | None = None, on_step: Callable[[Simulation], None] | None = None) -> int:
         """Step until ``duration_s`` of simulated time has passed, or the simulation ends.
@@ -283,17 +335,24 @@ class Simulation:
         does no physics) or a supervisor quits; immediately if no controller runs.
 
         Args:
-            duration_s: simulated seconds, rounded up to whole basic time steps; None: see above.
+            duration_s: simulated seconds, rounded up to whole basic time steps (``math.inf``: until the
+                simulation ends, even after every controller has ended); None: see above.
             on_step: called after every completed step (progress display, pacing).
 
         Returns:
             The exit status (``simulationQuit`` status, else 0).
+
+        Raises:
+            SimulationError: for a negative or NaN duration.
         """
         if duration_s is not None:
-            if duration_s < 0 or math.isnan(duration_s):
-                raise SimulationError(f"duration must be >= 0 s, got {duration_s!r}.")
-            target = self.step_count + math.ceil(duration_s * 1000.0 / self.basic_time_step_ms - 1e-9)
-            while self.step_count < target and self.step():
+            if not isinstance(duration_s, Real) or not duration_s >= 0:  # also refuses NaN
+                raise SimulationError(f"duration must be a number of seconds >= 0, got {duration_s!r}.")
+            # Counted in steps done here, so a world reset (time back to 0) does not extend the run.
+            remaining = math.inf if math.isinf(duration_s) else math.ceil(
+                duration_s * 1000.0 / self.basic_time_step_ms - 1e-9)
+            while remaining > 0 and self.step():
+                remaining -= 1
                 if on_step is not None:
                     on_step(self)
             return self.exit_status
@@ -326,9 +385,8 @@ class Simulation:
             process.resume()  # its pending step() returns -1
             if not process.finished:
                 process.terminate()
-        if self._finder_installed:
-            _remove_finder(self._finder)
-            self._finder_installed = False
+        self._finalizer()  # removes the import finder; nothing is left to stop
+        self._finder_installed = False
 
     def __enter__(self) -> Simulation:
         return self
@@ -341,6 +399,7 @@ class Simulation:
         for robot in self.robots:
             if robot.controller is not None:
                 robot.controller.terminate()
+        self.restarts += 1
         self._reset_world(restart_controllers=True)
 
     def request_world_reset(self) -> None:
@@ -348,6 +407,7 @@ class Simulation:
         self._reset_requested = True
 
     def _reset_world(self, restart_controllers: bool) -> None:
+        self.world_resets += 1
         mujoco.mj_copyData(self.data, self.model, self._initial_data)
         for name, values in self._initial_model_arrays.items():
             getattr(self.model, name)[...] = values
@@ -355,8 +415,11 @@ class Simulation:
         self.ended = False
         self.exit_status = 0
         self._rng = np.random.Generator(np.random.PCG64(self.seed))
-        self.motors.reset()
-        self.position_sensors.reset()
+        self.motors.reset(keep_feedback_sampling=not restart_controllers)
+        if restart_controllers:
+            self.position_sensors.reset()
+        else:
+            self.position_sensors.restart_sampling()  # controllers keep running with their sensors enabled
         self.supervision.reset()
         for robot in self.robots:
             robot.custom_data = str(robot.node["customData"])

@@ -152,8 +152,9 @@ def test_run_without_duration_ends_when_controllers_end(project, load):
 
 def test_run_rejects_negative_duration(project, load):
     sim = load(rover(project, "<none>"))
-    with pytest.raises(SimulationError):
-        sim.run(-1.0)
+    for bad in (-1.0, float("nan"), "1"):
+        with pytest.raises(SimulationError):
+            sim.run(bad)
 
 
 def test_script_driven_robot_step_semantics(project, load, capfd):
@@ -163,8 +164,10 @@ def test_script_driven_robot_step_semantics(project, load, capfd):
     assert robot.step(20) == 0 and sim.step_count == 3  # 20 ms rounds up to 2 basic steps
     assert robot.step(0) == 0 and sim.step_count == 3
     assert robot.step() == 0 and sim.step_count == 4  # default: basicTimeStep
-    with pytest.raises(ControllerError):
-        robot.step(-5)
+    for bad in (-5, float("nan"), float("inf"), "16"):
+        with pytest.raises(ControllerError):
+            robot.step(bad)
+    assert sim.step_count == 4
     sim.quit(4)
     assert robot.step(16) == -1
     assert sim.exit_status == 4
@@ -183,3 +186,184 @@ def test_node_lookup_by_def_and_dotted_path(project, load):
     assert sim.node("BALL").type_name == "Solid"
     assert sim.node("ROVER.BALL") is None
     assert sim.node("NOPE") is None
+
+
+def test_dotted_def_path_skips_intermediate_nodes_like_webots_plugins(project, load):
+    sim = load(project("""
+    DEF A Robot { controller "<none>" children [ Pose { children [ DEF B Solid { name "b" children [
+      HingeJoint { endPoint DEF C Solid { name "c" } } ] } ] } ] }
+    DEF C Solid { name "top c" }
+    """))
+    assert sim.node("A.B").def_name == "B"
+    assert sim.node("A.C") is sim.node("A.B.C")  # found through the Pose and the joint's endPoint
+    assert sim.node("A.C")["name"] == "c" and sim.node("C")["name"] == "c"  # depth first: the first C
+    assert sim.node("B.A") is None
+
+
+def test_script_stepping_a_robot_does_not_delay_its_running_controller(project, load, tmp_path):
+    source = """
+    from controller import Robot
+    robot = Robot()
+    with open("wakes.txt", "w") as out:
+        while robot.step(160) != -1:
+            out.write(f"{robot.getTime():.3f} ")
+            out.flush()
+    """
+    sim = load(rover(project, "wander", source))
+    robot = sim.robot("rover")
+    for _ in range(40):
+        assert robot.step(16) == 0
+    sim.step()
+    wakes = (tmp_path / "controllers" / "wander" / "wakes.txt").read_text().split()
+    assert wakes == ["0.160", "0.320", "0.480", "0.640"]
+
+
+SENSING = """
+WorldInfo { basicTimeStep 10 }
+DEF BOSS Robot {
+  name "boss"
+  controller "CONTROLLER"
+  supervisor TRUE
+  children [
+    Solid {
+      physics Physics { density -1 mass 1 }
+      boundingObject Box { size 0.1 0.1 0.1 }
+      children [
+        HingeJoint {
+          jointParameters HingeJointParameters { axis 0 0 1 }
+          device [ RotationalMotor { name "m" maxTorque 100 } PositionSensor { name "s" } ]
+          endPoint Solid { translation 0 0 0.3 physics Physics { density -1 mass 1 }
+                           boundingObject Box { size 0.1 0.1 0.1 } }
+        }
+      ]
+    }
+  ]
+}
+"""
+
+
+def test_simulation_reset_keeps_sensors_and_feedback_enabled_as_webots_sensor_reset(project, load, capfd):
+    """Webots' WbSensor::reset only sets lastUpdate = -inf: enabled sensors stay enabled and sample at the
+    end of the first step after the reset; motors go back to their initial targets."""
+    sim = load(project(SENSING.replace("CONTROLLER", "<extern>")))
+    boss = sim.robot("boss")
+    sensor, motor = boss.getDevice("s"), boss.getDevice("m")
+    sensor.enable(30)
+    motor.enableTorqueFeedback(10)
+    motor.setPosition(float("inf"))
+    motor.setVelocity(2.0)
+    boss.step(300)
+    moved = sensor.getValue()
+    assert moved > 0.4
+    boss.simulationReset()
+    boss.step(10)  # the reset happens at the end of this step, then one step from time 0
+    assert sim.time_s == pytest.approx(0.01)
+    assert sensor.getSamplingPeriod() == 30 and motor.getTorqueFeedbackSamplingPeriod() == 10
+    assert sensor.getValue() == pytest.approx(0.0, abs=1e-9)  # sampled at the first step after the reset
+    assert not np.isnan(motor.getTorqueFeedback())
+    boss.step(20)
+    assert sensor.getValue() == pytest.approx(0.0, abs=1e-9)  # target back at the initial position
+    boss.step(10)
+    assert "disabled device" not in capfd.readouterr().err
+
+
+def test_run_counts_steps_done_even_across_a_world_reset_and_accepts_inf(project, load):
+    source = """
+    from controller import Supervisor
+    robot = Supervisor()
+    n = 0
+    while robot.step(10) != -1:
+        n += 1
+        if n == 5:
+            robot.simulationReset()
+        if n == 30:
+            robot.simulationQuit(9)
+    """
+    sim = load(project(SENSING.replace("CONTROLLER", "resetter"), controllers={"resetter": source}))
+    sim.run(0.1)
+    # 10 steps run: the reset requested in the 6th step happens at its end, 4 steps follow.
+    assert sim.step_count == 4
+    assert sim.run(float("inf")) == 9
+    with pytest.raises(SimulationError):
+        sim.run(float("nan"))
+
+
+def test_physics_blow_up_stops_with_a_located_error_instead_of_a_silent_reset(project, load):
+    """MuJoCo would silently reset the whole world on divergence; wbsim raises and keeps the state."""
+    sim = load(project("WorldInfo { basicTimeStep 16 }\nDEF BALL Solid { physics Physics {} boundingObject Sphere { radius 0.1 } }"))
+    sim.step()
+    sim.data.qvel[0] = 1e40  # a diverged state, as an unstable model would produce
+    with pytest.raises(SimulationError, match=r"unstable in the step ending at t = 0\.032 s.*DEF BALL Solid"):
+        sim.step()
+    assert sim.ended and sim.exit_status == 1
+    assert not sim.step()
+    sim.reset()
+    assert sim.step() and np.isfinite(sim.data.qpos).all()
+
+
+def test_cli_reports_instability_with_status_1(project, capsys):
+    from wbsim.cli.main import main
+
+    path = project("""WorldInfo { basicTimeStep 16 }
+    DEF BALL Solid { physics Physics {} boundingObject Sphere { radius 0.1 } }
+    Robot { name "s" controller "kick" supervisor TRUE }""", controllers={"kick": """
+    from controller import Supervisor
+    robot = Supervisor()
+    robot.step(16)
+    robot.getFromDef("BALL").setVelocity([1e30, 0, 0, 0, 0, 0])  # below FLT_MAX, so Webots accepts it
+    while robot.step(16) != -1:
+        pass
+    """})
+    assert main(["run", str(path), "--no-progress"]) == 1
+    assert "physics became unstable" in capsys.readouterr().err
+
+
+def test_simulations_dropped_without_close_are_freed(project, tmp_path):
+    """Controllers keep their Robot in suspended greenlet frames, which Python's GC cannot see; dropping
+    the simulation must still stop them and free everything (MuJoCo data, import finder)."""
+    import gc
+    import sys
+    import warnings
+    import weakref
+
+    from wbsim.sim.simulation import load_world
+
+    source = """
+    from controller import Robot
+    robot = Robot()
+    try:
+        while robot.step(16) != -1:
+            pass
+    finally:
+        open("stopped.txt", "a").write("x")
+    """
+    path = rover(project, "wander", source)
+    finders_before = len(sys.meta_path)
+    refs = []
+    for _ in range(5):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sim = load_world(path)
+        sim.run(0.05)
+        refs.append(weakref.ref(sim))
+        del sim
+    gc.collect()
+    assert all(ref() is None for ref in refs)
+    assert len(sys.meta_path) == finders_before
+    assert (tmp_path / "controllers" / "wander" / "stopped.txt").read_text() == "xxxxx"
+
+
+def test_robot_outliving_its_simulation_raises_a_typed_error(project):
+    import gc
+    import warnings
+
+    from wbsim.sim.simulation import load_world
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sim = load_world(rover(project, "<none>"))
+    robot = sim.robot("rover")
+    del sim
+    gc.collect()
+    with pytest.raises(SimulationError, match="no longer exists"):
+        robot.step(16)

@@ -9,6 +9,7 @@ of the centre of mass of the rigid body the Solid belongs to. A Solid's ``transl
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING
 
 import mujoco
@@ -57,7 +58,7 @@ class Supervision:
     """
 
     def __init__(self, sim: Simulation) -> None:
-        self.sim = sim
+        self._sim_ref = weakref.ref(sim)
         model = sim.model
         # Frame between a Solid's parent body and the Solid's own (translation, rotation) frame: the
         # intermediate Pose nodes, or the joint frame for endPoints. Fixed for the whole run.
@@ -74,6 +75,13 @@ class Supervision:
         self.node_ids: dict[WbNode, int] = {}
         self.wrenches: dict[int, np.ndarray] = {}
         self._fresh_at: int | None = None
+
+    @property
+    def sim(self) -> Simulation:
+        """The simulation (held weakly: it owns this object)."""
+        sim = self._sim_ref()
+        assert sim is not None, "supervision used after its simulation was freed"
+        return sim
 
     def refresh(self) -> None:
         """Recompute poses and velocities from ``qpos``/``qvel`` if the state changed since the last refresh.
@@ -202,6 +210,28 @@ class Supervision:
         self.invalidate()
         return True
 
+    def reset_node_physics(self, binding: SolidBinding) -> None:
+        """Webots' ``Node.resetPhysics``: zero the velocities of the Solid's body and of every body below it
+        (joint endPoints included) and the commanded velocities of their motors; poses are kept."""
+        model, data = self.sim.model, self.sim.data
+        root = binding.body_id
+        if root <= 0:
+            return
+        below = np.zeros(model.nbody, dtype=bool)
+        below[root] = True
+        parents = model.body_parentid
+        for body in range(root + 1, model.nbody):  # MuJoCo numbers children after their parents
+            below[body] = below[parents[body]]
+        dofs = np.flatnonzero(below[model.dof_bodyid])
+        data.qvel[dofs] = 0.0
+        data.qacc_warmstart[dofs] = 0.0
+        motors = self.sim.motors
+        if motors.n:
+            stopped = np.isin(motors.dof_adr, dofs)
+            motors.current_velocity[stopped] = 0.0
+            motors.mark_dirty()
+        self.invalidate()
+
     def reset_physics(self) -> None:
         """Webots' simulationResetPhysics: all velocities and applied forces to zero, poses kept."""
         data = self.sim.data
@@ -214,16 +244,34 @@ class Supervision:
 
     # -- fields --------------------------------------------------------------------------------------------
     def field_value(self, node: WbNode, name: str) -> object:
-        """The current value of a field (live pose for Solid translation/rotation)."""
+        """The current value of a field (live pose for Solid translation/rotation, live joint position)."""
         binding = self.sim.bindings.solid(node)
         if binding is not None and name in ("translation", "rotation"):
             translation, rotation = self.local_pose(binding)
             return translation if name == "translation" else rotation
         if (node, name) in self.overrides:
             return self.overrides[(node, name)]
+        if name == "position":
+            live = self._joint_position(node)
+            if live is not None:
+                return live
         if node.proto_name is not None and name in node.proto_fields:
             return node.proto_fields[name]
         return node.fields[name]
+
+    def _joint_position(self, node: WbNode) -> float | None:
+        # Webots writes the joint position into JointParameters.position (or the joint's hidden position field
+        # when it has no jointParameters) after every physics step.
+        joint = node if node.is_a("joint") else node.parent
+        if joint is None or not joint.is_a("joint"):
+            return None
+        if joint["jointParameters"] is not (None if joint is node else node):
+            return None
+        binding = self.sim.bindings.of(joint)
+        qpos_adr = getattr(binding, "qpos_adr", -1)
+        if qpos_adr < 0 or getattr(binding, "kind", "") == "ball":
+            return None
+        return float(self.sim.data.qpos[qpos_adr])
 
     def set_field_value(self, node: WbNode, name: str, value: object) -> None:
         """Write a field; Solid translation/rotation move the body, other fields only store the value."""
