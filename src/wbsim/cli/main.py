@@ -1,7 +1,8 @@
 """The ``wbsim`` command line: ``run``, ``check`` and ``--version``.
 
 Exit statuses: ``run`` returns the supervisor's ``simulationQuit`` status (0 otherwise); 2 for a world
-that does not load (every problem is printed) or bad arguments; 130 when interrupted with Ctrl-C.
+that does not load (every problem is printed) or bad arguments; 1 when the physics diverges; 130 when
+interrupted with Ctrl-C.
 ``check`` returns 0 when the world loads cleanly and 1 when it has problems.
 """
 
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from wbsim._version import __version__
-from wbsim.errors import ControllerError, SimulationError, WbsimError, WorldLoadError
+from wbsim.errors import SimulationError, WbsimError, WorldLoadError
 
 __all__ = ["main", "build_parser"]
 
@@ -118,7 +119,7 @@ def _run(args: argparse.Namespace) -> int:
         return _LOAD_ERROR
     try:
         sim = _load(args)
-    except (WorldLoadError, ControllerError, WbsimError) as error:
+    except WbsimError as error:  # world, compile and controller problems
         print(f"wbsim: cannot load {args.world}:\n{error}", file=sys.stderr)
         return _LOAD_ERROR
     from wbsim.sim.simulation import Simulation

@@ -227,6 +227,8 @@ class _Builder:
         self.body_paths: dict[str, str] = {}
         self.parent_of: dict[str, str] = {}
         self.damping: list[tuple[str, float, float]] = []  # (owner body, linear, angular) per dynamic body
+        self._geom_descriptions: dict[str, GeomDescription] = {}
+        self._kinematic_joints: list[str] = []
 
     # -- helpers ----------------------------------------------------------------------------------
     def _name(self, prefix: str) -> str:
@@ -429,10 +431,6 @@ class _Builder:
                 "Webots does. Specify 'boundingObject' or 'inertiaMatrix'.", physics.location, physics.path))
             com = np.asarray(com_rows[0], dtype=float) if com_rows else np.zeros(3)
             props = inertia.MassProperties(total if total > 0 else 1.0, com, np.eye(3))
-        if props.mass <= 0:
-            self._error("The mass of this Solid is zero: give a positive 'density' with a boundingObject, or a "
-                        "'mass'.", physics)
-            return
         props = self._realisable(props, physics)
         i = props.inertia
         body.explicitinertial = True
@@ -553,7 +551,7 @@ class _Builder:
             j.frictionloss = static_friction
         else:
             pending.motor.static_friction = static_friction
-            self._motor_elements(pending.motor, name, kind, spec["parent_spec"])
+            self._motor_elements(pending.motor, name, spec["parent_spec"])
 
     def _devices(self, node: WbNode, pending: _PendingJoint, robot: _Robot | None, kind: str) -> None:
         fields = ("device",) if kind != "ball" else ("device", "device2", "device3")
@@ -581,7 +579,7 @@ class _Builder:
                         f"{device.type_name} '{device['name']}' is not inside a Robot: no controller can use it.",
                         device.location, device.path))
 
-    def _motor_elements(self, motor: _PendingMotor, joint_name: str, kind: str, parent: mujoco.MjsBody) -> None:
+    def _motor_elements(self, motor: _PendingMotor, joint_name: str, parent: mujoco.MjsBody) -> None:
         # The reference DOF hangs from the driven joint's parent body: the motor then drives the velocity
         # relative to the parent, as ODE's joint motor does, and the tendon stays inside one kinematic
         # tree (MuJoCo 4.0's sparse solver path diverges with a tendon joining two trees; measured).
@@ -602,7 +600,6 @@ class _Builder:
         actuator = self.spec.add_actuator(name=self._name("a"), target=joint_name,
                                           trntype=mujoco.mjtTrn.mjTRN_JOINT)
         motor.tendon, motor.reference_joint, motor.actuator = tendon.name, ref_joint, actuator.name
-        self._motor_joint_kinds[motor.actuator] = kind
 
     # -- contacts -----------------------------------------------------------------------------------
     def contacts(self) -> None:
@@ -753,9 +750,6 @@ class _Builder:
         if model.nu or self._kinematic_joints:
             mujoco.mj_setConst(model, mujoco.MjData(model))
 
-    _geom_descriptions: dict[str, GeomDescription]
-    _motor_joint_kinds: dict[str, str]
-    _kinematic_joints: list[str]
 
 
 def compile_world(world: WorldModel, options: CompileOptions | None = None) -> CompiledWorld:
@@ -765,9 +759,6 @@ def compile_world(world: WorldModel, options: CompileOptions | None = None) -> C
         WorldLoadError: listing every compile error, each located in the world file.
     """
     builder = _Builder(world, options or CompileOptions())
-    builder._geom_descriptions = {}
-    builder._motor_joint_kinds = {}
-    builder._kinematic_joints = []
     try:
         with raised_recursion_limit():  # the tree walk recurses once per nesting level, like the checker
             builder.build()

@@ -142,7 +142,6 @@ class MotorBank:
         self.current_velocity = np.zeros(n)
         self.mode = np.full(n, _CONTROL, dtype=np.int64)
         self.torque = np.zeros(n)
-        self.kinematic_position = self.initial_position.copy()
         if keep_feedback_sampling:
             self.feedback_next[:] = np.where(self.feedback_every > 0, 1, NEVER)
         else:
@@ -154,9 +153,13 @@ class MotorBank:
         self._dirty = True
 
     # -- per step ---------------------------------------------------------------------------------------
-    def reset_velocities(self) -> None:
-        """Webots' resetPhysics for motors: the previously commanded velocities become 0."""
-        self.current_velocity[:] = 0.0
+    def reset_velocities(self, rows: np.ndarray | slice = slice(None)) -> None:
+        """Webots' resetPhysics for motors: the previously commanded velocities become 0.
+
+        Args:
+            rows: the motors concerned (a boolean mask or indices); all by default.
+        """
+        self.current_velocity[rows] = 0.0
         self._dirty = True
 
     def mark_dirty(self) -> None:

@@ -48,9 +48,6 @@ class PositionSensorBank:
         self.initial = np.array([b.joint.initial_position for b in bindings], dtype=float)
         self.noise = np.array([float(b.node["noise"]) for b in bindings], dtype=float)
         self.resolution = np.array([float(b.node["resolution"]) for b in bindings], dtype=float)
-        self.any_noise = bool((self.noise > 0).any())
-        self.any_resolution = bool((self.resolution > 0).any())
-        self.all_have_joint = bool(self.has_joint.all())
         self.safe_adr = np.maximum(self.qpos_adr, 0)
         self.reset()
 

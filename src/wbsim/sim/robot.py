@@ -13,7 +13,7 @@ import weakref
 from numbers import Real
 from typing import TYPE_CHECKING
 
-from wbsim.compile.bindings import MotorBinding, RobotBinding
+from wbsim.compile.bindings import RobotBinding
 from wbsim.devices.motor import Motor
 from wbsim.devices.position_sensor import PositionSensor
 from wbsim.errors import ControllerError, SimulationError
@@ -119,7 +119,3 @@ class RobotRuntime:
                 break
             sim.step()
         return -1 if sim.ended else 0
-
-    def motor_index(self, binding: MotorBinding) -> int:
-        """The bank row of a motor binding."""
-        return self.sim.motor_rows[binding.node]

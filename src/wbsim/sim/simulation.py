@@ -12,8 +12,8 @@ import sys
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
-from numbers import Real
 from dataclasses import dataclass
+from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -122,7 +122,7 @@ class Simulation:
         self._hooks: dict[Phase, list[Hook]] = {phase: [] for phase in PHASE_ORDER}
         # The same lists in phase order, so the step loop reads them without hashing enums.
         self._hook_lists = tuple(self._hooks[phase] for phase in PHASE_ORDER)
-        # MuJoCo silently resets the whole state when it diverges; wbsim stops instead (see _check_stable).
+        # MuJoCo silently resets the whole state when it diverges; wbsim stops instead (see _unstable).
         self.model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
         self._warning_counts = self.data.warning.number
         self._reset_requested = False
@@ -164,7 +164,6 @@ class Simulation:
         mujoco.mj_copyData(self._initial_data, self.model, self.data)
         self._initial_model_arrays = self._mutable_model_arrays()
         self._finder = ControllerFinder()
-        self._finder_installed = False
         self._processes: list[ControllerProcess] = []
         self._finalizer = weakref.finalize(self, _shutdown, self._finder, self._processes)
         self._controller_scripts = self._resolve_controllers()
@@ -226,9 +225,8 @@ class Simulation:
             args = [str(a) for a in robot.node["controllerArgs"]]  # type: ignore[union-attr]
             robot.controller = ControllerProcess(robot, script, args, self._finder) if script else None
         self._processes[:] = [r.controller for r in self.robots if r.controller is not None]
-        if self._processes and not self._finder_installed:
+        if self._processes and self._finder not in sys.meta_path:
             sys.meta_path.insert(0, self._finder)
-            self._finder_installed = True
 
     # -- public API ------------------------------------------------------------------------------------
     @property
@@ -386,7 +384,6 @@ class Simulation:
             if not process.finished:
                 process.terminate()
         self._finalizer()  # removes the import finder; nothing is left to stop
-        self._finder_installed = False
 
     def __enter__(self) -> Simulation:
         return self

@@ -227,9 +227,7 @@ class Supervision:
         data.qacc_warmstart[dofs] = 0.0
         motors = self.sim.motors
         if motors.n:
-            stopped = np.isin(motors.dof_adr, dofs)
-            motors.current_velocity[stopped] = 0.0
-            motors.mark_dirty()
+            motors.reset_velocities(np.isin(motors.dof_adr, dofs))
         self.invalidate()
 
     def reset_physics(self) -> None:
