@@ -225,6 +225,8 @@ class Simulation:
             args = [str(a) for a in robot.node["controllerArgs"]]  # type: ignore[union-attr]
             robot.controller = ControllerProcess(robot, script, args, self._finder) if script else None
         self._processes[:] = [r.controller for r in self.robots if r.controller is not None]
+        if not self._finalizer.alive:  # close() ran it; reset() started controllers again
+            self._finalizer = weakref.finalize(self, _shutdown, self._finder, self._processes)
         if self._processes and self._finder not in sys.meta_path:
             sys.meta_path.insert(0, self._finder)
 

@@ -367,3 +367,27 @@ def test_robot_outliving_its_simulation_raises_a_typed_error(project):
     gc.collect()
     with pytest.raises(SimulationError, match="no longer exists"):
         robot.step(16)
+
+
+def test_simulation_reset_after_close_is_still_freed_when_dropped(project):
+    import gc
+    import sys
+    import warnings
+    import weakref
+
+    from wbsim.sim.simulation import load_world
+
+    path = rover(project)
+    finders_before = len(sys.meta_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sim = load_world(path)
+    sim.run(0.05)
+    sim.close()
+    sim.reset()  # controllers start again
+    sim.run(0.05)
+    ref = weakref.ref(sim)
+    del sim
+    gc.collect()
+    assert ref() is None
+    assert len(sys.meta_path) == finders_before
