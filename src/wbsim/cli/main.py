@@ -185,13 +185,9 @@ def _check(args: argparse.Namespace) -> int:
     for node in model.walk():
         if node.type_name != "Robot":
             continue
-        name = str(node["controller"])
-        if name in ("<none>", "<extern>", "<generic>", ""):
-            continue
-        script, searched = find_controller(model.project_dir, name)
-        if script is None:
-            problems.append(f"{node.location}: controller \"{name}\" not found (expected "
-                            f"{', '.join(str(p) for p in searched)}) [in {node.path}]")
+        _, problem = find_controller(model.project_dir, str(node["name"]), str(node["controller"]))
+        if problem is not None:
+            problems.append(f"{node.location}: {problem} [in {node.path}]")
     for line in warned:
         print(line, file=sys.stderr)
     for line in problems:

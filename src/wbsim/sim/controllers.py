@@ -37,7 +37,7 @@ import greenlet
 if TYPE_CHECKING:
     from wbsim.sim.robot import RobotRuntime
 
-__all__ = ["ControllerProcess", "current_robot", "ControllerFinder", "find_controller"]
+__all__ = ["ControllerProcess", "current_robot", "ControllerFinder", "find_controller", "NO_CONTROLLER"]
 
 _CURRENT_ROBOT: contextvars.ContextVar[RobotRuntime | None] = contextvars.ContextVar("wbsim_robot", default=None)
 
@@ -51,17 +51,32 @@ class _Terminate(BaseException):
     """Raised inside a controller to end it (the simulation is closing)."""
 
 
-def find_controller(project_dir: Path, name: str) -> tuple[Path | None, list[Path]]:
-    """Locate ``controllers/<name>/<name>.py`` of a project.
+NO_CONTROLLER = frozenset({"<none>", "<extern>", "<generic>", ""})
+"""``controller`` field values that start no controller file."""
+
+
+def find_controller(project_dir: Path, robot_name: str, name: str) -> tuple[Path | None, str | None]:
+    """Locate a Robot's controller, ``controllers/<name>/<name>.py`` of its project.
+
+    Args:
+        project_dir: the project folder.
+        robot_name: the Robot's ``name`` (for the message).
+        name: the Robot's ``controller`` field.
 
     Returns:
-        The script path (or None) and the paths that were searched.
+        ``(script, None)`` when found; ``(None, None)`` for :data:`NO_CONTROLLER` values; ``(None, message)``
+        when the file is missing, the message naming the expected path and what the folder holds instead.
     """
-    searched = [project_dir / "controllers" / name / f"{name}.py"]
-    for path in searched:
-        if path.is_file():
-            return path, searched
-    return None, searched
+    if name in NO_CONTROLLER:
+        return None, None
+    script = project_dir / "controllers" / name / f"{name}.py"
+    if script.is_file():
+        return script, None
+    folder = script.parent
+    others = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    hint = f" (that folder holds: {', '.join(others)}; only Python controllers run in wbsim)" if others else ""
+    return None, (f'Robot "{robot_name}": controller "{name}" not found; expected {script}{hint}. Use controller '
+                  '"<none>" or "<extern>" to drive the robot from Python.')
 
 
 def _importable_names(folder: Path) -> set[str]:

@@ -60,7 +60,6 @@ class SimulationOptions:
     start_controllers: bool = True
 
 
-_NO_CONTROLLER = ("<none>", "<extern>", "<generic>", "")
 
 
 def _remove_finder(finder: ControllerFinder) -> None:
@@ -199,22 +198,13 @@ class Simulation:
         if not self.options.start_controllers:
             return scripts
         for robot in self.robots:
-            name = robot.controller_name
-            if name in _NO_CONTROLLER:
-                continue
-            script, searched = find_controller(self.world.project_dir, name)
-            if script is None:
-                folder = self.world.project_dir / "controllers" / name
-                others = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
-                hint = f" (that folder holds: {', '.join(others)}; only Python controllers run in wbsim)" if others else ""
-                message = (f'Robot "{robot.name}": controller "{name}" not found; expected '
-                           f"{', '.join(str(p) for p in searched)}{hint}. Use controller \"<none>\" or \"<extern>\" "
-                           "to drive the robot from Python.")
+            script, problem = find_controller(self.world.project_dir, robot.name, robot.controller_name)
+            if problem is not None:
                 if self.options.missing_controller == "error":
-                    raise ControllerError(message)
-                self.messages.warning(message + " The robot runs without controller.")
-                continue
-            scripts[robot] = script
+                    raise ControllerError(problem)
+                self.messages.warning(problem + " The robot runs without controller.")
+            if script is not None:
+                scripts[robot] = script
         return scripts
 
     def _start_controllers(self) -> None:
