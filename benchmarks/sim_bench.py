@@ -15,6 +15,7 @@ Run: ``python benchmarks/sim_bench.py`` (``--quick`` for a short run).
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 import tempfile
@@ -48,7 +49,9 @@ while robot.step(step) != -1:
 def _rover_block(index: int, x: float, y: float) -> str:
     text = DEMO.read_text()
     start = text.index("DEF ROVER Robot {")
-    block = text[start:]
+    # The rover without its bumper: this benchmark measures motors and encoders (touch_sensor_bench.py
+    # measures touch sensors).
+    block = re.sub(r"    DEF BUMPER TouchSensor \{.*?\n    \}\n", "", text[start:], flags=re.S)
     block = block.replace("DEF ROVER Robot {", f"DEF ROVER_{index} Robot {{", 1)
     block = block.replace('translation 0 0 0.033', f"translation {x} {y} 0.033", 1)
     block = block.replace('name "rover"', f'name "rover {index}"', 1)
@@ -64,6 +67,7 @@ def make_project(root: Path, robots: int) -> Path:
     """A copy of the demo world with ``robots`` rovers running the benchmark controller."""
     text = DEMO.read_text()
     head = text[: text.index("DEF ROVER Robot {")]
+    head = re.sub(r"DEF WALL_\w+ Solid \{.*?\n\}\n", "", head, flags=re.S)  # the open floor, no arena walls
     head = head.replace("size 4 4", "size 40 40")
     side = max(1, int(robots**0.5 + 0.999))
     blocks = [_rover_block(i, (i % side) * 0.6 - 3.0, (i // side) * 0.6 - 3.0) for i in range(robots)]

@@ -35,7 +35,8 @@ def _value(value: object) -> str:
 def _accepted(spec: FieldSpec) -> str:
     parts = []
     if spec.choices is not None:
-        parts.append("{" + ", ".join(_value(c) for c in spec.choices) + "}")
+        rule = f" (other -> {_value(spec.replacement)}, warning)" if spec.on_violation == "replace" else ""
+        parts.append("{" + ", ".join(_value(c) for c in spec.choices) + "}" + rule)
     if spec.bounds is not None:
         rule = {"error": "error outside", "replace": f"outside -> {_value(spec.replacement)} (warning)",
                 "clamp": "clamped (warning)"}[spec.on_violation]
@@ -51,7 +52,7 @@ def render() -> str:
     lines = [
         "# Supported nodes and fields",
         "",
-        "Generated from `wbsim.world.builtin_nodes` by `docs/generate_node_reference.py`; do not edit by hand.",
+        "Generated from the node schemas (`wbsim.world.builtin_nodes` and the device kinds) by `docs/generate_node_reference.py`; do not edit by hand.",
         "",
         "Effect: **sim** = used by the simulation; **visual** = accepted, no effect (no rendering in wbsim);",
         "**ignored** = accepted for compatibility, no effect. Accepted values outside the given range are an",

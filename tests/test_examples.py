@@ -25,17 +25,46 @@ def demo():
     sim.close()
 
 
-def test_demo_drives_a_square_and_ends(demo, capsys):
+def test_demo_drives_a_square_then_backs_off_and_turns_at_each_bump(demo, capsys):
     body = demo.bindings.robots[0].solid.body_id
-    xs, ys = [], []
-    demo.run(on_step=lambda s: (xs.append(s.data.xpos[body][0]), ys.append(s.data.xpos[body][1])))
+    track: list[tuple[float, float, float, float]] = []  # t, x, y, heading
+
+    def record(sim) -> None:
+        rot = sim.data.xmat[body].reshape(3, 3)
+        track.append((sim.time_s, sim.data.xpos[body][0], sim.data.xpos[body][1], math.atan2(rot[1, 0], rot[0, 0])))
+
+    demo.run(on_step=record)
     out = capsys.readouterr().out
     assert "lap 1:" in out and "done after" in out
     assert not demo.controllers_running()
-    assert 8.0 < demo.time_s < 20.0
-    # It really drove a ~0.5 m square: the extent of its path and a return close to the start.
-    assert 0.4 < max(xs) - min(xs) < 0.65 and 0.4 < max(ys) - min(ys) < 0.65
-    assert math.hypot(xs[-1], ys[-1]) < 0.15
+    t, xs, ys, heading = (np.array(column) for column in zip(*track))
+    # The square: it really drove a ~0.5 m square by odometry and came back close to the start.
+    lap_end = float(re.search(r"lap 1: .* at t=([0-9.]+) s", out).group(1))
+    square = t <= lap_end
+    assert 8.0 < lap_end < 20.0
+    assert 0.4 < np.ptp(xs[square]) < 0.65 and 0.4 < np.ptp(ys[square]) < 0.65
+    assert math.hypot(xs[square][-1], ys[square][-1]) < 0.15
+    # The bumps: each one is against a wall or box (the bumper's front is 0.10 m ahead of the body's centre),
+    # then the rover backs off and turns by about 110 degrees.
+    bump_times = [float(v) for v in re.findall(r"bump \d: hit something .* at t=([0-9.]+) s", out)]
+    assert len(bump_times) == 3
+    obstacles = [(1.5, None), (-1.5, None), (None, 1.5), (None, -1.5), (1.2, 0.8), (-0.9, 1.1)]
+    for when in bump_times:
+        i = int(np.argmin(abs(t - when)))
+        gaps = []
+        for ox, oy in obstacles:
+            if oy is None:
+                gaps.append(abs(xs[i] - ox) - 0.025)  # wall half thickness
+            elif ox is None:
+                gaps.append(abs(ys[i] - oy) - 0.025)
+            else:
+                gaps.append(max(abs(xs[i] - ox), abs(ys[i] - oy)) - 0.1)  # box half size (axis-aligned start)
+        assert 0.06 < min(gaps) < 0.15, (when, gaps)
+        backed = int(np.argmin(abs(t - (when + 1.1))))  # 15 cm at 0.13 m/s
+        turned_at = int(np.argmin(abs(t - (when + 2.5))))  # then 110 degrees at 1.9 rad/s
+        moved_back = math.hypot(xs[backed] - xs[i], ys[backed] - ys[i])
+        turned = abs((heading[turned_at] - heading[i] + math.pi) % (2 * math.pi) - math.pi)
+        assert moved_back > 0.1 and math.radians(90) < turned < math.radians(130), (when, moved_back, turned)
 
 
 def test_demo_is_deterministic(demo):

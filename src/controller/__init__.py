@@ -1,28 +1,30 @@
-"""Webots-compatible ``controller`` module: ``from controller import Robot, Motor, PositionSensor, Supervisor``.
+"""Webots-compatible ``controller`` module: ``from controller import Robot, Motor, TouchSensor, ...``.
 
-This is a thin re-export of :mod:`wbsim.api` so that unmodified Webots Python controllers run in wbsim.
+A thin re-export of :mod:`wbsim.api` (Robot, Supervisor, Node, Field, Device, Sensor) plus the API
+classes of every registered device kind (:mod:`wbsim.devices.registry`), so that unmodified Webots
+Python controllers run in wbsim. Device classes are looked up on first access.
 """
 
-from wbsim.api import (
-    Device,
-    Field,
-    LinearMotor,
-    Motor,
-    Node,
-    PositionSensor,
-    Robot,
-    RotationalMotor,
-    Supervisor,
-)
+from __future__ import annotations
 
-__all__ = [
-    "Device",
-    "Field",
-    "LinearMotor",
-    "Motor",
-    "Node",
-    "PositionSensor",
-    "Robot",
-    "RotationalMotor",
-    "Supervisor",
-]
+from typing import Any
+
+from wbsim.api import device_api_classes
+from wbsim.api.device import Device, Sensor
+from wbsim.api.robot import Robot
+from wbsim.api.supervisor import Field, Node, Supervisor
+
+_BASE = tuple(cls.__name__ for cls in (Device, Field, Node, Robot, Sensor, Supervisor))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__all__":
+        return sorted((*_BASE, *device_api_classes()))
+    classes = device_api_classes()
+    if name in classes:
+        return classes[name]
+    raise AttributeError(f"module 'controller' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *device_api_classes()})

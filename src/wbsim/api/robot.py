@@ -6,13 +6,14 @@ object from the simulation: ``sim.robot("name")``; its ``step`` then advances th
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from wbsim.api.device import Device
-from wbsim.api.motor import LinearMotor, Motor, RotationalMotor
-from wbsim.api.position_sensor import PositionSensor
-from wbsim.devices.motor import Motor as CoreMotor
+from wbsim.devices.registry import device_kinds, kind_named
 from wbsim.errors import ControllerError
 from wbsim.sim.controllers import current_robot
 from wbsim.world.model import WbNode
@@ -50,11 +51,7 @@ class Robot:
         self.devices: dict[str, Device] = {}
         self._ordered: list[Device] = []
         for core in runtime.devices:
-            if isinstance(core, CoreMotor):
-                cls = LinearMotor if core.linear else RotationalMotor
-                device: Device = cls(core, self)
-            else:
-                device = PositionSensor(core, self)  # type: ignore[arg-type]
+            device: Device = kind_named(core.kind).api(core, self)
             self._ordered.append(device)
             self.devices.setdefault(device.getName(), device)
 
@@ -121,24 +118,24 @@ class Robot:
             raise IndexError(f"device index {index} out of range 0..{len(self._ordered) - 1}")
         return self._ordered[index]
 
-    def getMotor(self, name: str) -> Device | None:
-        """Deprecated Webots alias of :meth:`getDevice`."""
-        print("DEPRECATION: Robot.getMotor is deprecated, please use Robot.getDevice instead.", file=sys.stderr)
-        return self.getDevice(name)
+    def __getattr__(self, attribute: str) -> Callable[[str], Device | None]:
+        # Webots' deprecated getX(name) aliases of getDevice, one per device kind (getMotor, getTouchSensor...).
+        shown = _deprecated_getters().get(attribute)
+        if shown is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attribute!r}")
 
-    def getPositionSensor(self, name: str) -> Device | None:
-        """Deprecated Webots alias of :meth:`getDevice`."""
-        print("DEPRECATION: Robot.getPositionSensor is deprecated, please use Robot.getDevice instead.",
-              file=sys.stderr)
-        return self.getDevice(name)
+        def getter(name: str) -> Device | None:
+            print(f"DEPRECATION: Robot.{shown} is deprecated, please use Robot.getDevice instead.", file=sys.stderr)
+            return self.getDevice(name)
 
-    def _sibling(self, joint: WbNode, kind: str) -> Device | None:
+        getter.__name__ = attribute
+        getter.__doc__ = "Deprecated Webots alias of getDevice."
+        return getter
+
+    def _device_in_joint(self, joint: WbNode, kind: str) -> Device | None:
+        """This robot's device of kind ``kind`` in the joint ``joint`` (a motor's sensor, a sensor's motor)."""
         for device in self._ordered:
-            node = device._node
-            if node.parent is joint and (
-                (kind == "Motor" and isinstance(device, Motor)) or (kind == "PositionSensor"
-                                                                     and isinstance(device, PositionSensor))
-            ):
+            if device._node.parent is joint and device._core.kind == kind:
                 return device
         return None
 
@@ -152,6 +149,12 @@ class Robot:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.getName()!r}>"
+
+
+@functools.cache
+def _deprecated_getters() -> Mapping[str, str]:
+    """Deprecated ``Robot.getX`` method names of every device kind, with the name Webots prints."""
+    return MappingProxyType({method: shown for kind in device_kinds() for method, shown in kind.deprecated_getters})
 
 
 def make_robot(runtime: RobotRuntime) -> Robot:

@@ -278,3 +278,25 @@ def test_node_reset_physics_stops_the_solid_and_everything_below_it(project, loa
     assert sim.data.qvel[hinge.dof_adr] == 0.0
     boss.getFromDef("LINK").resetPhysics()  # an endPoint owns its body: only its joint stops
     assert boss.getFromDef("LINK").getVelocity() == [0.0] * 6
+
+
+def test_moving_a_static_solid_works_with_sleeping_enabled(project, load):
+    # Webots' default physicsDisableTime (1 s) enables MuJoCo sleeping, which computes static poses only once.
+    world = """
+    WorldInfo { }
+    Solid { name "floor" boundingObject Plane { } }
+    Robot { name "boss" controller "<extern>" supervisor TRUE }
+    DEF SHELF Solid { translation 3 0 0.25 name "shelf" boundingObject Box { size 0.5 0.5 0.5 } }
+    DEF BOX Solid { translation 0 0 1 name "box" boundingObject Box { size 0.2 0.2 0.2 } physics Physics { } }
+    """
+    sim = load(project(world))
+    boss = sim.robot("boss")
+    shelf = boss.getFromDef("SHELF")
+    shelf.getField("translation").setSFVec3f([0.0, 0.0, 0.25])  # under the falling box
+    boss.step(32)
+    assert shelf.getPosition() == pytest.approx([0.0, 0.0, 0.25])
+    geom = sim.bindings.solid(sim.node("SHELF")).geom_ids[0]
+    assert sim.data.geom_xpos[geom] == pytest.approx([0.0, 0.0, 0.25])
+    boss.step(3000)
+    box = sim.bindings.solid(sim.node("BOX"))
+    assert sim.data.xpos[box.body_id][2] == pytest.approx(0.6, abs=2e-3)  # resting on the shelf top

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Literal
 
 from wbsim.world.model import WbNode
@@ -15,9 +16,7 @@ from wbsim.world.model import WbNode
 __all__ = [
     "SolidBinding",
     "JointBinding",
-    "MotorBinding",
-    "PositionSensorBinding",
-    "DeviceBinding",
+    "RobotDevice",
     "RobotBinding",
     "Bindings",
 ]
@@ -76,42 +75,18 @@ class JointBinding:
 
 
 @dataclass(frozen=True, slots=True)
-class MotorBinding:
-    """A RotationalMotor or LinearMotor and the MuJoCo elements that realise it.
-
-    The motor is Webots' (ODE's) velocity motor: a tendon ``joint - reference`` with friction loss equal
-    to the available torque, where ``reference`` is an auxiliary degree of freedom with a huge
-    armature whose velocity is set to the commanded velocity. Torque control uses a plain motor actuator.
+class RobotDevice:
+    """One device of a robot, in Webots' device order.
 
     Attributes:
-        node: the motor node.
-        joint: the joint it drives.
-        linear: True for a LinearMotor (forces in N, positions in m).
-        tendon_id: the velocity-motor tendon (-1 if the joint has no endPoint).
-        reference_dof_adr: the auxiliary reference degree of freedom's index in ``qvel`` (-1 if none).
-        actuator_id: the torque/force actuator (-1 if none).
-        static_friction: the joint's staticFriction (minimum friction force of the motor, as in Webots).
+        kind: the device kind's name (``Bindings.devices[kind]``, ``Simulation.banks[kind]``).
+        row: the device's index among the bindings of its kind (its bank row).
+        node: the device node.
     """
 
+    kind: str
+    row: int
     node: WbNode
-    joint: JointBinding
-    linear: bool
-    tendon_id: int
-    reference_dof_adr: int
-    actuator_id: int
-    static_friction: float
-
-
-@dataclass(frozen=True, slots=True)
-class PositionSensorBinding:
-    """A PositionSensor and the joint it reads."""
-
-    node: WbNode
-    joint: JointBinding
-    linear: bool
-
-
-DeviceBinding = MotorBinding | PositionSensorBinding
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +95,7 @@ class RobotBinding:
 
     node: WbNode
     solid: SolidBinding
-    devices: tuple[DeviceBinding, ...]
+    devices: tuple[RobotDevice, ...]
 
 
 @dataclass(frozen=True)
@@ -130,30 +105,33 @@ class Bindings:
     Attributes:
         solids: all Solid bindings.
         joints: all joint bindings.
-        motors: all motor bindings.
-        position_sensors: all position sensor bindings.
         robots: all Robot bindings.
+        devices: the device bindings of each registered device kind, by kind name, in scene order
+            (every kind is present, possibly with no devices).
     """
 
     solids: tuple[SolidBinding, ...]
     joints: tuple[JointBinding, ...]
-    motors: tuple[MotorBinding, ...]
-    position_sensors: tuple[PositionSensorBinding, ...]
     robots: tuple[RobotBinding, ...]
+    devices: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
     _by_node: Mapping[WbNode, object] = field(default_factory=dict, repr=False)
+    _solid_by_node: Mapping[WbNode, SolidBinding] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
+        # A Solid-derived device (e.g. a TouchSensor) has both a Solid and a device binding: `of` gives the
+        # device one, `solid` the Solid one.
         table: dict[WbNode, object] = {}
-        for group in (self.solids, self.joints, self.motors, self.position_sensors):
+        for group in (self.solids, self.joints, *self.devices.values()):
             for binding in group:
-                table[binding.node] = binding
+                table[binding.node] = binding  # type: ignore[attr-defined]
+        object.__setattr__(self, "devices", MappingProxyType(dict(self.devices)))
         object.__setattr__(self, "_by_node", table)
+        object.__setattr__(self, "_solid_by_node", {b.node: b for b in self.solids})
 
     def of(self, node: WbNode) -> object | None:
-        """The binding of ``node`` (a Solid, joint, motor or sensor), or None."""
+        """The binding of ``node`` (its device binding for a device, else its Solid or joint binding), or None."""
         return self._by_node.get(node)
 
     def solid(self, node: WbNode) -> SolidBinding | None:
         """The Solid binding of ``node``, or None if it is not a compiled Solid."""
-        binding = self._by_node.get(node)
-        return binding if isinstance(binding, SolidBinding) else None
+        return self._solid_by_node.get(node)

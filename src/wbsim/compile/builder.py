@@ -11,7 +11,11 @@ Webots' rules applied here:
   at position 0.
 - Mass: ``density`` times the boundingObject volume, or ``mass`` spread over it; inertia from the same
   primitives; ``centerOfMass`` moves the mass distribution; ``inertiaMatrix`` (with ``mass``) overrides.
-- Motors are ODE-style velocity motors (see :class:`wbsim.compile.bindings.MotorBinding`).
+- Devices are compiled by their device kinds (:mod:`wbsim.devices.registry`): the builder hands each
+  device node met in the tree walk to its kind's compiler with its slot (the joint or the Solid it is),
+  lets every compiler add its MuJoCo elements after the walk, and collects their bindings after
+  compilation; each Robot's devices are listed in Webots' order (depth first, a joint's devices before
+  its endPoint, a Solid device before its children).
 """
 
 from __future__ import annotations
@@ -23,17 +27,14 @@ import mujoco
 import numpy as np
 
 from wbsim.compile import inertia
-from wbsim.compile.bindings import (
-    Bindings,
-    JointBinding,
-    MotorBinding,
-    PositionSensorBinding,
-    RobotBinding,
-    SolidBinding,
-)
+from wbsim.compile.bindings import Bindings, JointBinding, RobotBinding, RobotDevice, SolidBinding
 from wbsim.compile.contacts import ContactParams, contact_params
+from wbsim.compile.context import CompileContext
 from wbsim.compile.frames import Frame
 from wbsim.compile.geometry import GeomDescription, bounding_geoms
+from wbsim.compile.slots import BodyRequest, JointSlot, SolidSlot
+from wbsim.devices.kind import BodyPlan, DeviceCompiler, DeviceKind
+from wbsim.devices.registry import device_kinds, kinds_by_node_type
 from wbsim.errors import CompileError, WorldError, WorldLoadError
 from wbsim.recursion import raised_recursion_limit
 from wbsim.world.builtin_nodes import builtin_schemas
@@ -42,12 +43,7 @@ from wbsim.world.model import WbNode, WorldModel, WorldWarning
 __all__ = ["CompileOptions", "CompiledWorld", "compile_world", "gravity_vector", "sleep_tolerance"]
 
 _UP_AXIS = {"ENU": 2, "NUE": 1, "EUN": 1}
-# The motor reference DOF must barely yield to the motor's reaction, yet MuJoCo's Newton solver loses
-# precision beyond ~1e5 between inertias of one island: 1e4 times the driven joint's inertia tracks the
-# target to 1e-4 of the gap per physics step (measured; see docs/motors.md).
-_REFERENCE_ARMATURE_RATIO = 1.0e4
 _KINEMATIC_ARMATURE_RATIO = 1.0e4  # kinematic joints are moved by wbsim, not by forces
-_MOTOR_SOLIMP = [0.9999, 0.9999, 0.001, 0.5, 2.0]  # near-hard velocity motor, like ODE's
 _TINY_MASS = 1.0e-6
 _MIN_INERTIA = 1.0e-13  # MuJoCo rejects principal moments (and masses of moving bodies) below ~1e-14
 _GEOM_TYPES = {
@@ -129,7 +125,11 @@ class CompiledWorld:
 
 @dataclass
 class _Body:
-    """A MuJoCo body being built, with what its children need to know."""
+    """A MuJoCo body being built, with what its children need to know.
+
+    ``world_frame`` is the body's pose in the world for static bodies (None for moving ones): a static
+    device made a mocap body is hung from the world at that pose composed with its own.
+    """
 
     spec: mujoco.MjsBody
     name: str
@@ -137,48 +137,16 @@ class _Body:
     owner: str  # name of the body owning the motion ("" = world)
     robot: _Robot | None
     is_world: bool = False
+    world_frame: Frame | None = None
 
 
 @dataclass
 class _Robot:
     node: WbNode
     body_name: str
-    devices: list[tuple[str, WbNode, object]] = field(default_factory=list)
+    devices: list[tuple[str, WbNode]] = field(default_factory=list)  # (kind name, device node), Webots order
     outermost: _Robot | None = None
     bodies: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _PendingSolid:
-    node: WbNode
-    body: str
-    owner: str
-    dynamic: bool
-    owns_body: bool
-    free_joint: str
-    geoms: list[tuple[str, str]]  # (geom name, contact material)
-    robot: _Robot | None
-
-
-@dataclass
-class _PendingJoint:
-    node: WbNode
-    kind: str
-    joint: str
-    end_point: _PendingSolid | None
-    kinematic: bool
-    initial_position: float
-    motor: _PendingMotor | None = None
-
-
-@dataclass
-class _PendingMotor:
-    node: WbNode
-    joint: _PendingJoint
-    tendon: str
-    reference_joint: str
-    actuator: str
-    static_friction: float
 
 
 class _Builder:
@@ -220,10 +188,14 @@ class _Builder:
         self.default_contact = contact_params(self._contact_node("default", "default"), self.dt_s)
         self.builtin_contact = contact_params(None, self.dt_s)
         self.counter = 0
-        self.solids: list[_PendingSolid] = []
-        self.joints: list[_PendingJoint] = []
-        self.sensors: list[tuple[WbNode, _PendingJoint]] = []
+        self.solids: list[SolidSlot] = []
+        self.joints: list[JointSlot] = []
         self.robots: list[_Robot] = []
+        self.robot_of_slot: dict[int, _Robot | None] = {}  # id(SolidSlot) -> its innermost robot
+        self.context = CompileContext(self.spec, self.basic_ms, self.dt_s, self.substeps, self._name, self.warnings,
+                                      self.errors, info)
+        self.kinds: tuple[DeviceKind, ...] = device_kinds()
+        self.compilers: dict[str, DeviceCompiler] = {kind.name: kind.compiler() for kind in self.kinds}
         self.body_paths: dict[str, str] = {}
         self.parent_of: dict[str, str] = {}
         self.damping: list[tuple[str, float, float]] = []  # (owner body, linear, angular) per dynamic body
@@ -249,7 +221,7 @@ class _Builder:
 
     # -- tree walk ----------------------------------------------------------------------------------
     def build(self) -> None:
-        world_body = _Body(self.spec.worldbody, "world", False, "", None, is_world=True)
+        world_body = _Body(self.spec.worldbody, "world", False, "", None, is_world=True, world_frame=Frame.identity())
         for node in self.world.nodes:
             self._visit(node, world_body, Frame.identity())
 
@@ -269,13 +241,29 @@ class _Builder:
                 self._visit(child, parent, frame)
         # Shapes, lights and world nodes have no physical effect.
 
-    def _solid(self, node: WbNode, parent: _Body, frame: Frame, joint: tuple[str, dict] | None) -> _PendingSolid:
+    def _solid(self, node: WbNode, parent: _Body, frame: Frame, joint: tuple[str, dict] | None) -> SolidSlot:
         physics = node["physics"]
         has_physics = isinstance(physics, WbNode)
+        kind = kinds_by_node_type().get(node.type_name)
+        if kind is not None and kind.placement != "solid":
+            kind = None
+        plan = BodyPlan()
+        if kind is not None:
+            plan = self.compilers[kind.name].plan_body(node, BodyRequest(
+                has_physics=has_physics, parent_dynamic=parent.dynamic, end_point=joint is not None,
+                top_level=parent.is_world, subtree_has_joints=any(n.is_a("joint") for n in node.walk())))
         name = self._name("b")
         self.body_paths[name] = node.path
         self.parent_of[name] = parent.name
-        body = parent.spec.add_body(name=name, pos=frame.pos.tolist(), quat=frame.quat.tolist())
+        mocap = plan.mocap and joint is None and not parent.dynamic and parent.world_frame is not None
+        if mocap:
+            # A mocap body hangs from the world at its world pose (MuJoCo requires it).
+            assert parent.world_frame is not None
+            placed = parent.world_frame @ frame
+            body = self.spec.worldbody.add_body(name=name, pos=placed.pos.tolist(), quat=placed.quat.tolist(),
+                                                mocap=True)
+        else:
+            body = parent.spec.add_body(name=name, pos=frame.pos.tolist(), quat=frame.quat.tolist())
         free_joint = ""
         if joint is not None:
             dynamic = True
@@ -295,7 +283,7 @@ class _Builder:
             dynamic, owner = True, name if owns_body else parent.owner
         else:
             dynamic, owns_body, owner = parent.dynamic, False, parent.owner
-            if parent.dynamic and node["boundingObject"] is not None:
+            if parent.dynamic and node["boundingObject"] is not None and not plan.allow_no_physics_in_dynamic_parent:
                 self.warnings.append(WorldWarning(
                     "This Solid has no Physics but its parent does: Webots would let its boundingObject collide "
                     "without effect; wbsim attaches it to the parent's body with no mass, so it does collide.",
@@ -320,14 +308,36 @@ class _Builder:
             damping = physics["damping"] if isinstance(physics["damping"], WbNode) else self.world.world_info["defaultDamping"]
             if isinstance(damping, WbNode) and owns_body:
                 self.damping.append((name, float(damping["linear"]), float(damping["angular"])))  # type: ignore[arg-type]
-        this = _Body(body, name, dynamic, owner, robot)
-        pending = _PendingSolid(node, name, owner, dynamic, owns_body, free_joint, geoms, robot)
-        self.solids.append(pending)
+        world_frame = None
+        if not dynamic and parent.world_frame is not None:
+            world_frame = parent.world_frame @ frame
+        this = _Body(body, name, dynamic, owner, robot, world_frame=world_frame)
+        slot = SolidSlot(
+            node=node, body_name=name, body_spec=body, has_physics=has_physics, dynamic=dynamic,
+            owns_body=owns_body, owner=owner, free_joint=free_joint,
+            end_point_of=joint[1]["pending"] if joint is not None else None, parent_static=not parent.dynamic,
+            mocap=mocap, geoms=geoms, robot_node=robot.node if robot is not None else None,
+        )
+        self.solids.append(slot)
+        self.robot_of_slot[id(slot)] = robot
         if joint is not None:
             self._add_joint_to_body(body, joint)
+        if kind is not None:
+            self._add_device(kind, node, slot, robot)
         for child in node["children"]:  # type: ignore[union-attr]
             self._visit(child, this, Frame.identity())
-        return pending
+        return slot
+
+    def _add_device(self, kind: DeviceKind, node: WbNode, slot: JointSlot | SolidSlot, robot: _Robot | None) -> None:
+        """Hand a device node to its kind's compiler and list it among its robot's devices."""
+        if not self.compilers[kind.name].add(self.context, node, slot):
+            return
+        if robot is not None:
+            robot.devices.append((kind.name, node))
+        elif not kind.outside_robot:
+            self.warnings.append(WorldWarning(
+                f"{node.type_name} '{node['name']}' is not inside a Robot: no controller can use it.",
+                node.location, node.path))
 
     def _geoms(self, node: WbNode, body: mujoco.MjsBody, has_physics: bool, moves: bool) -> list[tuple[str, str]]:
         try:
@@ -473,9 +483,9 @@ class _Builder:
         param_values = self._param_values(node, params)
         end_point = node["endPoint"]
         position = float(param_values.get("position", 0.0))
-        pending = _PendingJoint(node, kind, "", None, False, position)
+        pending = JointSlot(node, kind, position, static_friction=float(param_values.get("staticFriction", 0.0)))  # type: ignore[arg-type]
         self.joints.append(pending)
-        self._devices(node, pending, parent.robot, kind)
+        self._joint_devices(node, pending, parent.robot, kind)
         if not isinstance(end_point, WbNode):
             self.warnings.append(WorldWarning(f"{node.type_name} without endPoint: nothing moves.", node.location,
                                               node.path))
@@ -517,11 +527,11 @@ class _Builder:
 
     def _add_joint_to_body(self, body: mujoco.MjsBody, joint: tuple[str, dict]) -> None:
         spec = joint[1]
-        pending: _PendingJoint = spec["pending"]
+        pending: JointSlot = spec["pending"]
         params: dict[str, object] = spec["params"]
         kind = spec["kind"]
         name = self._name("j")
-        pending.joint = name
+        pending.joint_name = name
         mj_type = {"hinge": mujoco.mjtJoint.mjJNT_HINGE, "slider": mujoco.mjtJoint.mjJNT_SLIDE,
                    "ball": mujoco.mjtJoint.mjJNT_BALL}[kind]
         j = body.add_joint(name=name, type=mj_type, pos=np.asarray(spec["pos"]).tolist())
@@ -532,7 +542,6 @@ class _Builder:
         # MuJoCo 4 stiffness and damping are polynomial coefficients; Webots' are the linear terms.
         j.stiffness = [float(params.get("springConstant", 0.0)), 0.0, 0.0]  # type: ignore[arg-type]
         j.damping = [float(params.get("dampingConstant", 0.0)), 0.0, 0.0]  # type: ignore[arg-type]
-        static_friction = float(params.get("staticFriction", 0.0))  # type: ignore[arg-type]
         lo, hi = float(params.get("minStop", 0.0)), float(params.get("maxStop", 0.0))  # type: ignore[arg-type]
         # Webots places stops only when minStop != maxStop (so both 0, the default, means none).
         if kind != "ball" and lo != hi:
@@ -547,59 +556,21 @@ class _Builder:
                                               where.location, where.path))
         if spec["kinematic"]:
             self._kinematic_joints.append(name)
-        if pending.motor is None:
-            j.frictionloss = static_friction
-        else:
-            pending.motor.static_friction = static_friction
-            self._motor_elements(pending.motor, name, spec["parent_spec"])
+        j.frictionloss = pending.static_friction  # a motor on the joint takes it over (see its compiler)
+        pending.joint_spec = j
+        pending.parent_body = spec["parent_spec"]
 
-    def _devices(self, node: WbNode, pending: _PendingJoint, robot: _Robot | None, kind: str) -> None:
+    def _joint_devices(self, node: WbNode, slot: JointSlot, robot: _Robot | None, kind: str) -> None:
         fields = ("device",) if kind != "ball" else ("device", "device2", "device3")
         for field_name in fields:
             for device in node[field_name]:  # type: ignore[union-attr]
                 if kind == "ball":
                     self._error("Devices on a BallJoint are not supported by wbsim yet.", device)
                     continue
-                if device.type_name in ("RotationalMotor", "LinearMotor"):
-                    if pending.motor is not None:
-                        self._error("A joint can have only one motor.", device)
-                        continue
-                    pending.motor = _PendingMotor(device, pending, "", "", "", 0.0)
-                    entry: tuple[str, WbNode, object] = ("motor", device, pending)
-                else:
-                    if any(s is pending for _, s in self.sensors if _.type_name == "PositionSensor"):
-                        self._error("A joint can have only one PositionSensor.", device)
-                        continue
-                    self.sensors.append((device, pending))
-                    entry = ("sensor", device, pending)
-                if robot is not None:
-                    robot.devices.append(entry)
-                else:
-                    self.warnings.append(WorldWarning(
-                        f"{device.type_name} '{device['name']}' is not inside a Robot: no controller can use it.",
-                        device.location, device.path))
-
-    def _motor_elements(self, motor: _PendingMotor, joint_name: str, parent: mujoco.MjsBody) -> None:
-        # The reference DOF hangs from the driven joint's parent body: the motor then drives the velocity
-        # relative to the parent, as ODE's joint motor does, and the tendon stays inside one kinematic
-        # tree (MuJoCo 4.0's sparse solver path diverges with a tendon joining two trees; measured).
-        ref_body = self._name("ref")
-        reference = parent.add_body(name=ref_body)
-        reference.explicitinertial = True
-        reference.mass = _TINY_MASS
-        reference.fullinertia = [_TINY_MASS] * 3 + [0.0] * 3
-        ref_joint = self._name("refj")
-        reference.add_joint(name=ref_joint, type=mujoco.mjtJoint.mjJNT_HINGE, axis=[0, 0, 1], armature=1.0)
-        tendon = self.spec.add_tendon(name=self._name("t"))
-        tendon.wrap_joint(joint_name, 1.0)
-        tendon.wrap_joint(ref_joint, -1.0)
-        available = float(motor.node["maxTorque" if motor.node.type_name == "RotationalMotor" else "maxForce"])  # type: ignore[arg-type]
-        tendon.frictionloss = max(motor.static_friction, available)
-        tendon.solref_friction = [2.0 * self.dt_s, 1.0]
-        tendon.solimp_friction = _MOTOR_SOLIMP
-        actuator = self.spec.add_actuator(name=self._name("a"), target=joint_name,
-                                          trntype=mujoco.mjtTrn.mjTRN_JOINT)
-        motor.tendon, motor.reference_joint, motor.actuator = tendon.name, ref_joint, actuator.name
+                device_kind = kinds_by_node_type().get(device.type_name)
+                if device_kind is None or device_kind.placement != "joint":
+                    continue  # the checker only lets joint devices in; unsupported ones are dropped there
+                self._add_device(device_kind, device, slot, robot)
 
     # -- contacts -----------------------------------------------------------------------------------
     def contacts(self) -> None:
@@ -615,9 +586,12 @@ class _Builder:
         if not special:
             return
         geoms = [(g, m, s) for s in self.solids for g, m in s.geoms]
-        static = {s.body for s in self.solids if not s.dynamic}
-        weld = {s.body: (s.owner or "world") for s in self.solids}
-        robot_of = {s.body: (s.robot.outermost if s.robot else None) for s in self.solids}
+        static = {s.body_name for s in self.solids if not s.dynamic}
+        weld = {s.body_name: (s.owner or "world") for s in self.solids}
+        robot_of: dict[str, _Robot | None] = {}
+        for slot in self.solids:
+            robot = self.robot_of_slot[id(slot)]
+            robot_of[slot.body_name] = robot.outermost if robot is not None else None
         seen: set[frozenset[str]] = set()
         for node in special:
             m1, m2 = str(node["material1"]), str(node["material2"])
@@ -629,13 +603,13 @@ class _Builder:
                     key = frozenset((ga, gb))
                     if key in seen:
                         continue
-                    if sa.body in static and sb.body in static:
+                    if sa.body_name in static and sb.body_name in static:
                         continue
-                    if weld[sa.body] == weld[sb.body]:
+                    if weld[sa.body_name] == weld[sb.body_name]:
                         continue
-                    if self.parent_of.get(sa.body) == sb.body or self.parent_of.get(sb.body) == sa.body:
+                    if self.parent_of.get(sa.body_name) == sb.body_name or self.parent_of.get(sb.body_name) == sa.body_name:
                         continue
-                    ra, rb = robot_of[sa.body], robot_of[sb.body]
+                    ra, rb = robot_of[sa.body_name], robot_of[sb.body_name]
                     if ra is not None and ra is rb and not bool(ra.node["selfCollision"]):
                         continue
                     seen.add(key)
@@ -647,6 +621,8 @@ class _Builder:
 
     # -- finish ---------------------------------------------------------------------------------------
     def finish(self, model: mujoco.MjModel) -> Bindings:
+        """Resolve every binding in the compiled model, then tune it (armatures, damping)."""
+
         def bid(name: str) -> int:
             return mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name) if name else 0
 
@@ -658,22 +634,23 @@ class _Builder:
 
         solid_bindings: dict[int, SolidBinding] = {}
         for s in self.solids:
+            robot = self.robot_of_slot[id(s)]
             solid_bindings[id(s)] = SolidBinding(
                 node=s.node,
-                body_id=bid(s.body),
+                body_id=bid(s.body_name),
                 owner_body_id=bid(s.owner),
                 dynamic=s.dynamic,
                 owns_body=s.owns_body,
                 free_joint_id=jid(s.free_joint),
                 geom_ids=tuple(gid(g) for g, _ in s.geoms),
-                robot_node=s.robot.outermost.node if s.robot and s.robot.outermost else None,
+                robot_node=robot.outermost.node if robot and robot.outermost else None,
             )
         joint_bindings: dict[int, JointBinding] = {}
         for j in self.joints:
-            joint_id = jid(j.joint)
+            joint_id = jid(j.joint_name)
             joint_bindings[id(j)] = JointBinding(
                 node=j.node,
-                kind=j.kind,  # type: ignore[arg-type]
+                kind=j.kind,
                 joint_id=joint_id,
                 qpos_adr=int(model.jnt_qposadr[joint_id]) if joint_id >= 0 else -1,
                 dof_adr=int(model.jnt_dofadr[joint_id]) if joint_id >= 0 else -1,
@@ -681,32 +658,19 @@ class _Builder:
                 kinematic=j.kinematic,
                 initial_position=j.initial_position,
             )
-        motor_bindings: dict[int, MotorBinding] = {}
-        for j in self.joints:
-            m = j.motor
-            if m is None:
-                continue
-            ref = jid(m.reference_joint)
-            motor_bindings[id(m.node)] = MotorBinding(
-                node=m.node,
-                joint=joint_bindings[id(j)],
-                linear=m.node.type_name == "LinearMotor",
-                tendon_id=mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_TENDON, m.tendon) if m.tendon else -1,
-                reference_dof_adr=int(model.jnt_dofadr[ref]) if ref >= 0 else -1,
-                actuator_id=mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, m.actuator) if m.actuator else -1,
-                static_friction=m.static_friction,
-            )
-        sensor_bindings = {
-            id(node): PositionSensorBinding(node, joint_bindings[id(j)], j.kind == "slider") for node, j in self.sensors
-        }
+        self.context.set_bindings(joint_bindings, solid_bindings)
+        devices: dict[str, tuple[object, ...]] = {}
+        rows: dict[WbNode, tuple[str, int]] = {}
+        for kind in self.kinds:
+            devices[kind.name] = self.compilers[kind.name].bindings(self.context, model)
+            for row, binding in enumerate(devices[kind.name]):
+                rows[binding.node] = (kind.name, row)  # type: ignore[attr-defined]
         robots = []
-        solid_by_body = {s.body: solid_bindings[id(s)] for s in self.solids}
+        solid_by_body = {s.body_name: solid_bindings[id(s)] for s in self.solids}
         for robot in self.robots:
-            devices = []
-            for kind, device, _ in robot.devices:
-                devices.append(motor_bindings[id(device)] if kind == "motor" else sensor_bindings[id(device)])
-            robots.append(RobotBinding(robot.node, solid_by_body[robot.body_name], tuple(devices)))
-        self._size_armatures(model, motor_bindings.values())
+            refs = tuple(RobotDevice(*rows[node], node) for _, node in robot.devices)
+            robots.append(RobotBinding(robot.node, solid_by_body[robot.body_name], refs))
+        self._size_armatures(model)
         # Webots damping is a per-second velocity decay fraction; apply it as viscous dof damping
         # scaled by each dof's inertia so the decay rate matches (documented approximation).
         for body_name, linear, angular in self.damping:
@@ -726,30 +690,38 @@ class _Builder:
         return Bindings(
             solids=tuple(solid_bindings.values()),
             joints=tuple(joint_bindings.values()),
-            motors=tuple(motor_bindings.values()),
-            position_sensors=tuple(sensor_bindings.values()),
             robots=tuple(robots),
+            devices=devices,
         )
 
-    def _size_armatures(self, model: mujoco.MjModel, motors: object) -> None:
-        """Armatures relative to the compiled inertias (known only after compilation), then refresh constants."""
-        real = np.ones(model.nv, dtype=bool)
-        for motor in motors:  # type: ignore[attr-defined]
-            if motor.reference_dof_adr >= 0:
-                real[motor.reference_dof_adr] = False
-        for name in self._kinematic_joints:
-            real[model.jnt_dofadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)]] = False
-        typical = float(model.dof_M0[real].max()) if real.any() else 1.0
-        for motor in motors:  # type: ignore[attr-defined]
-            if motor.reference_dof_adr >= 0:
-                joint_inertia = float(model.dof_M0[motor.joint.dof_adr])
-                model.dof_armature[motor.reference_dof_adr] = _REFERENCE_ARMATURE_RATIO * max(joint_inertia, 1e-9)
-        for name in self._kinematic_joints:
-            dof = model.jnt_dofadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)]
+    def _size_armatures(self, model: mujoco.MjModel) -> None:
+        """Armatures relative to the compiled inertias (known only after compilation), then refresh constants.
+
+        Kinematic joints get an armature far above the typical inertia of the world's own degrees of
+        freedom (free and Webots joints, not devices' auxiliary ones); device compilers then tune theirs.
+        """
+        kinematic = {int(model.jnt_dofadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)])
+                     for name in self._kinematic_joints}
+        real: list[int] = [d for name in self._real_joints() for d in self._dofs(model, name) if d not in kinematic]
+        typical = float(model.dof_M0[real].max()) if real else 1.0
+        for dof in sorted(kinematic):
             model.dof_armature[dof] = _KINEMATIC_ARMATURE_RATIO * typical
-        if model.nu or self._kinematic_joints:
+        refresh = bool(kinematic)
+        for compiler in self.compilers.values():
+            refresh = compiler.tune(self.context, model) or refresh
+        if refresh:
             mujoco.mj_setConst(model, mujoco.MjData(model))
 
+    def _real_joints(self) -> list[str]:
+        names = [s.free_joint for s in self.solids if s.free_joint]
+        return names + [j.joint_name for j in self.joints if j.joint_name]
+
+    @staticmethod
+    def _dofs(model: mujoco.MjModel, joint_name: str) -> range:
+        joint = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, joint_name)
+        count = {int(mujoco.mjtJoint.mjJNT_FREE): 6, int(mujoco.mjtJoint.mjJNT_BALL): 3}.get(int(model.jnt_type[joint]), 1)
+        start = int(model.jnt_dofadr[joint])
+        return range(start, start + count)
 
 
 def compile_world(world: WorldModel, options: CompileOptions | None = None) -> CompiledWorld:
@@ -764,6 +736,9 @@ def compile_world(world: WorldModel, options: CompileOptions | None = None) -> C
             builder.build()
     except RecursionError:
         raise WorldLoadError([CompileError("The world is nested too deeply for wbsim to compile.")]) from None
+    if not builder.errors:
+        for compiler in builder.compilers.values():
+            compiler.contribute(builder.context)
     if not builder.errors:
         builder.contacts()
     if builder.errors:

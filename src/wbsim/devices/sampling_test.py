@@ -1,14 +1,10 @@
-"""Webots' sampling schedule in whole basic steps (implemented by the device banks)."""
+"""Webots' sampling schedule in whole basic steps (``SampleSchedule``)."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
-import numpy as np
 import pytest
 
-from wbsim.devices.position_sensor import PositionSensorBank
-from wbsim.devices.sampling import NEVER, steps_for_period
+from wbsim.devices.sampling import NEVER, SampleSchedule, steps_for_period
 
 
 @pytest.mark.parametrize(
@@ -19,29 +15,57 @@ def test_effective_period_rounds_up_to_basic_steps(period, basic, steps):
     assert steps_for_period(period, basic) == steps
 
 
-def _bank(basic_ms: float) -> PositionSensorBank:
-    node = {"noise": 0.0, "resolution": -1.0}
-    binding = SimpleNamespace(node=node, joint=SimpleNamespace(qpos_adr=0, initial_position=0.0))
-    return PositionSensorBank((binding,), basic_ms, rng=lambda: np.random.default_rng(0))  # type: ignore[arg-type]
+def _due_steps(schedule: SampleSchedule, steps: range) -> dict[int, list[int]]:
+    seen: dict[int, list[int]] = {}
+    for step in steps:
+        for group in schedule.due(step):
+            seen.setdefault(step, []).extend(group.rows.tolist())
+    return {step: sorted(rows) for step, rows in seen.items()}
 
 
 def test_first_sample_one_period_after_enable_then_every_period():
-    bank = _bank(16)
-    data = SimpleNamespace(qpos=np.zeros(1))
-    bank.enable(0, 40, now_step=5)  # 40 ms -> every 3 steps
-    due = []
-    for step in range(5, 20):
-        before = bank.next_any
-        bank.sample(data, step)  # type: ignore[arg-type]
-        if step >= before:
-            due.append(step)
-    assert due == [8, 11, 14, 17]
+    schedule = SampleSchedule(1, 16)
+    schedule.enable(0, 40, now_step=5)  # 40 ms -> every 3 steps
+    assert sorted(_due_steps(schedule, range(5, 20))) == [8, 11, 14, 17]
+
+
+def test_devices_with_other_periods_and_phases_sample_on_their_own_steps():
+    schedule = SampleSchedule(3, 10)
+    schedule.enable(0, 10, now_step=0)
+    schedule.enable(1, 20, now_step=0)
+    schedule.enable(2, 10, now_step=1)
+    seen = _due_steps(schedule, range(0, 6))
+    assert seen == {1: [0], 2: [0, 1, 2], 3: [0, 2], 4: [0, 1, 2], 5: [0, 2]}
+
+
+def test_reenabling_moves_a_device_to_its_new_schedule():
+    schedule = SampleSchedule(2, 10)
+    schedule.enable(0, 10, now_step=0)
+    schedule.enable(1, 10, now_step=0)
+    schedule.due(1)
+    schedule.enable(1, 30, now_step=1)
+    assert _due_steps(schedule, range(2, 8)) == {2: [0], 3: [0], 4: [0, 1], 5: [0], 6: [0], 7: [0, 1]}
 
 
 def test_disable_stops_sampling():
-    bank = _bank(16)
-    bank.enable(0, 16, now_step=0)
-    bank.enable(0, 0, now_step=1)
-    assert bank.next_any == NEVER and bank.period_ms[0] == 0
-    bank.sample(SimpleNamespace(qpos=np.zeros(1)), 10**6)  # type: ignore[arg-type]
-    assert np.isnan(bank.value[0])
+    schedule = SampleSchedule(1, 16)
+    schedule.enable(0, 16, now_step=0)
+    schedule.enable(0, 0, now_step=1)
+    assert schedule.next_any == NEVER and schedule.period_ms[0] == 0
+    assert schedule.due(10**6) == []
+
+
+def test_restart_samples_enabled_devices_after_the_first_step_and_keeps_periods():
+    schedule = SampleSchedule(2, 10)
+    schedule.enable(0, 30, now_step=0)
+    schedule.due(3)
+    schedule.restart()  # a world reset: the clock is back at 0
+    assert _due_steps(schedule, range(0, 8)) == {1: [0], 4: [0], 7: [0]}
+    assert schedule.period_ms.tolist() == [30, 0]
+
+
+def test_reset_disables_everything():
+    schedule = SampleSchedule(2, 10)
+    schedule.enable(0, 10, now_step=0)
+    schedule.reset()
+    assert schedule.period_ms.tolist() == [0, 0] and schedule.due(5) == []

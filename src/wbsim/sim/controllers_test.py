@@ -106,7 +106,7 @@ def test_robot_keeps_last_commands_after_its_controller_exits(project, load):
     """
     sim = load(project(world, controllers={"once": once}))
     sim.run(0.5)
-    dof = sim.bindings.motors[0].joint.dof_adr
+    dof = sim.bindings.devices["motor"][0].joint.dof_adr
     assert sim.data.qvel[dof] == pytest.approx(2.0, rel=1e-3)
 
 

@@ -14,17 +14,14 @@ from numbers import Real
 from typing import TYPE_CHECKING
 
 from wbsim.compile.bindings import RobotBinding
-from wbsim.devices.motor import Motor
-from wbsim.devices.position_sensor import PositionSensor
+from wbsim.devices.kind import CoreDevice
 from wbsim.errors import ControllerError, SimulationError
 
 if TYPE_CHECKING:
     from wbsim.sim.controllers import ControllerProcess
     from wbsim.sim.simulation import Simulation
 
-__all__ = ["RobotRuntime", "CoreDevice"]
-
-CoreDevice = Motor | PositionSensor
+__all__ = ["RobotRuntime"]
 
 
 class RobotRuntime:

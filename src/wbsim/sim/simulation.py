@@ -11,6 +11,7 @@ import os
 import sys
 import warnings
 import weakref
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from numbers import Real
@@ -21,13 +22,13 @@ import mujoco
 import numpy as np
 
 from wbsim.compile.builder import CompiledWorld, CompileOptions, compile_world
-from wbsim.devices.motor import Motor, MotorBank
-from wbsim.devices.position_sensor import PositionSensor, PositionSensorBank
+from wbsim.devices.kind import BankContext, CoreDevice, DeviceBank
+from wbsim.devices.registry import device_kinds
 from wbsim.errors import ControllerError, SimulationError
 from wbsim.sim.controllers import ControllerFinder, ControllerProcess, find_controller
 from wbsim.sim.messages import MessageLog
 from wbsim.sim.phases import PHASE_ORDER, Hook, Phase
-from wbsim.sim.robot import CoreDevice, RobotRuntime
+from wbsim.sim.robot import RobotRuntime
 from wbsim.sim.supervision import Supervision
 from wbsim.world.loader import load_world_model
 from wbsim.world.model import WbNode, WorldModel, WorldWarning
@@ -99,6 +100,7 @@ class Simulation:
         ended: True once the simulation has ended (supervisor quit or :meth:`close`).
         exit_status: the status given to ``simulationQuit`` (0 otherwise).
         messages: simulator warnings and errors printed so far (the latest ones).
+        banks: the runtime bank of every registered device kind, by kind name (registry order).
     """
 
     def __init__(self, compiled: CompiledWorld, options: SimulationOptions | None = None) -> None:
@@ -134,24 +136,25 @@ class Simulation:
             sim = self_ref()
             return sim.step_count if sim is not None else 0
 
-        self.motors = MotorBank(compiled.bindings.motors, self.model, self.basic_time_step_ms, self.messages.warning)
-        self.motor_rows = {b.node: i for i, b in enumerate(compiled.bindings.motors)}
-        self.position_sensors = PositionSensorBank(compiled.bindings.position_sensors, self.basic_time_step_ms,
-                                                   lambda: self_ref()._rng)  # type: ignore[union-attr]
-        sensor_rows = {b.node: i for i, b in enumerate(compiled.bindings.position_sensors)}
+        def rng() -> np.random.Generator:
+            sim = self_ref()
+            if sim is None:
+                raise SimulationError("The simulation of this device no longer exists.")
+            return sim._rng
+
+        context = BankContext(self.model, self.basic_time_step_ms, self.substeps, rng, self.messages.warning, now)
+        self.banks: dict[str, DeviceBank] = {
+            kind.name: kind.bank(compiled.bindings.devices[kind.name], context) for kind in device_kinds()
+        }
+        # Only banks with devices and work in a phase run in it (registry order).
+        self._actuating = tuple(b for b in self.banks.values() if b.n and b.actuates)
+        self._sampling = tuple(b for b in self.banks.values() if b.n and b.samples)
         self.robots: list[RobotRuntime] = []
         for robot_binding in compiled.bindings.robots:
-            devices: list[CoreDevice] = []
-            for device in robot_binding.devices:
-                name = str(device.node["name"])
-                if device.node in self.motor_rows:
-                    devices.append(Motor(self.motors, self.motor_rows[device.node], name, device.linear, now))
-                else:
-                    devices.append(PositionSensor(self.position_sensors, sensor_rows[device.node], name,
-                                                  device.linear, now))
+            devices: list[CoreDevice] = [self.banks[ref.kind].core(ref.row) for ref in robot_binding.devices]
             runtime = RobotRuntime(self, robot_binding, devices)
-            names = [d.name for d in devices]
-            for duplicated in sorted({n for n in names if names.count(n) > 1}):
+            counts = Counter(d.name for d in devices)
+            for duplicated in sorted(n for n, count in counts.items() if count > 1):
                 self.messages.warning(
                     f'Robot "{runtime.name}": at least two devices are sharing the same name ("{duplicated}") '
                     "while unique names are required.")
@@ -270,7 +273,9 @@ class Simulation:
 
     def _physics_phases(self) -> None:
         _, on_actuate, on_plugin_step, on_physics, on_collide, on_step_end, on_sample = self._hook_lists
-        self.motors.actuate(self.data)
+        data = self.data
+        for bank in self._actuating:
+            bank.actuate(data)
         if on_actuate:
             self._run_hooks(Phase.DEVICES_ACTUATE)
         if on_plugin_step:
@@ -292,8 +297,8 @@ class Simulation:
         if on_step_end:
             self._run_hooks(Phase.PLUGIN_STEP_END)
         step = self.step_count
-        self.position_sensors.sample(self.data, step)
-        self.motors.sample_feedback(self.data, step)
+        for bank in self._sampling:
+            bank.sample(data, step)
         if on_sample:
             self._run_hooks(Phase.DEVICES_SAMPLE)
         if self._reset_requested:
@@ -404,11 +409,11 @@ class Simulation:
         self.ended = False
         self.exit_status = 0
         self._rng = np.random.Generator(np.random.PCG64(self.seed))
-        self.motors.reset(keep_feedback_sampling=not restart_controllers)
-        if restart_controllers:
-            self.position_sensors.reset()
-        else:
-            self.position_sensors.restart_sampling()  # controllers keep running with their sensors enabled
+        for bank in self.banks.values():
+            if restart_controllers:
+                bank.reset()
+            else:
+                bank.restart()  # controllers keep running with their sensors enabled
         self.supervision.reset()
         for robot in self.robots:
             robot.custom_data = str(robot.node["customData"])

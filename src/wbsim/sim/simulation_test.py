@@ -133,7 +133,7 @@ def test_controller_commands_take_effect_in_the_same_step(project, load):
     """
     sim = load(rover(project, "wander", source))
     sim.step()
-    dof = sim.bindings.motors[0].joint.dof_adr
+    dof = sim.bindings.devices["motor"][0].joint.dof_adr
     assert sim.data.qvel[dof] == pytest.approx(3.0, rel=1e-2)
 
 

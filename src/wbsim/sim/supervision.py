@@ -71,10 +71,37 @@ class Supervision:
             own = Frame.from_webots(node["translation"], node["rotation"])  # type: ignore[arg-type]
             self.offsets[node] = local @ own.inverse()
             self.parent_body[node] = int(model.body_parentid[body])
+        # A static device may be a mocap body hung from the world (e.g. a TouchSensor on a static parent):
+        # its translation/rotation stay relative to its Webots parent, and it follows that parent's moves.
+        self._mocaps: list[tuple[WbNode, int, int]] = []  # (node, body, mocap id)
+        for binding in sim.bindings.solids:
+            mocap = int(model.body_mocapid[binding.body_id])
+            if mocap < 0:
+                continue
+            node = binding.node
+            ancestor = node.parent
+            while ancestor is not None and sim.bindings.solid(ancestor) is None:
+                ancestor = ancestor.parent
+            parent_body = sim.bindings.solid(ancestor).body_id if ancestor is not None else 0  # type: ignore[union-attr]
+            parent_frame = self._static_world_frame(parent_body)
+            placed = Frame(model.body_pos[binding.body_id].copy(), quat_to_matrix(model.body_quat[binding.body_id].copy()))
+            own = Frame.from_webots(node["translation"], node["rotation"])  # type: ignore[arg-type]
+            self.offsets[node] = parent_frame.inverse() @ placed @ own.inverse()
+            self.parent_body[node] = parent_body
+            self._mocaps.append((node, binding.body_id, mocap))
         self.overrides: dict[tuple[WbNode, str], object] = {}
         self.node_ids: dict[WbNode, int] = {}
         self.wrenches: dict[int, np.ndarray] = {}
         self._fresh_at: int | None = None
+
+    def _static_world_frame(self, body: int) -> Frame:
+        """The world frame of a static body from the model's body poses (before any simulation step)."""
+        model = self.sim.model
+        frame = Frame.identity()
+        while body > 0:
+            frame = Frame(model.body_pos[body].copy(), quat_to_matrix(model.body_quat[body].copy())) @ frame
+            body = int(model.body_parentid[body])
+        return frame
 
     @property
     def sim(self) -> Simulation:
@@ -171,16 +198,41 @@ class Supervision:
         node = binding.node
         model, data = self.sim.model, self.sim.data
         new_local = Frame(t, quat_to_matrix(quat_from_axis_angle(r)))
-        if binding.free_joint_id >= 0:
+        mocap = int(model.body_mocapid[binding.body_id])
+        if binding.free_joint_id >= 0 or mocap >= 0:
             parent = self._body_frame(self.parent_body[node]) @ self.offsets[node]
             world = parent @ new_local
-            adr = model.jnt_qposadr[binding.free_joint_id]
-            data.qpos[adr : adr + 3] = world.pos
-            data.qpos[adr + 3 : adr + 7] = world.quat
+            if mocap >= 0:  # a static device hung from the world (e.g. a TouchSensor): MuJoCo poses it here
+                data.mocap_pos[mocap] = world.pos
+                data.mocap_quat[mocap] = world.quat
+            else:
+                adr = model.jnt_qposadr[binding.free_joint_id]
+                data.qpos[adr : adr + 3] = world.pos
+                data.qpos[adr + 3 : adr + 7] = world.quat
         else:
+            kept = [(m, self.local_pose(self.sim.bindings.solid(m))) for m, _, _ in self._mocaps]  # type: ignore[arg-type]
             body_local = self.offsets[node] @ new_local
             model.body_pos[binding.body_id] = body_local.pos
             model.body_quat[binding.body_id] = body_local.quat
+            self._place_static_bodies()
+            for moved, (translation, rotation) in kept:  # static devices hung from the world follow their parents
+                self.set_local_pose(self.sim.bindings.solid(moved), translation, rotation)  # type: ignore[arg-type]
+        self.invalidate()
+
+    def _place_static_bodies(self) -> None:
+        """Recompute body poses after a static body moved.
+
+        With sleeping enabled, MuJoCo computes the poses of static bodies once and never again; one pass of
+        kinematics with sleeping off places them (it also wakes the sleeping trees, as Webots wakes the
+        world when a static Solid moves).
+        """
+        model, data = self.sim.model, self.sim.data
+        flags = model.opt.enableflags
+        model.opt.enableflags = flags & ~int(mujoco.mjtEnableBit.mjENBL_SLEEP)
+        try:
+            mujoco.mj_kinematics(model, data)
+        finally:
+            model.opt.enableflags = flags
         self.invalidate()
 
     # -- velocities ------------------------------------------------------------------------------------
@@ -225,9 +277,8 @@ class Supervision:
         dofs = np.flatnonzero(below[model.dof_bodyid])
         data.qvel[dofs] = 0.0
         data.qacc_warmstart[dofs] = 0.0
-        motors = self.sim.motors
-        if motors.n:
-            motors.reset_velocities(np.isin(motors.dof_adr, dofs))
+        for bank in self.sim.banks.values():
+            bank.reset_physics(dofs)
         self.invalidate()
 
     def reset_physics(self) -> None:
@@ -237,7 +288,8 @@ class Supervision:
         data.qacc_warmstart[:] = 0.0
         data.qfrc_applied[:] = 0.0
         data.xfrc_applied[:] = 0.0
-        self.sim.motors.reset_velocities()
+        for bank in self.sim.banks.values():
+            bank.reset_physics(None)
         self.invalidate()
 
     # -- fields --------------------------------------------------------------------------------------------

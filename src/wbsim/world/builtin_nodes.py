@@ -4,7 +4,8 @@ Field names, types and defaults follow Webots' ``resources/nodes/*.wrl`` tables;
 (``on_violation="replace"``) are the ones Webots applies itself (see ``webots-behaviour.md`` §5.7 in the
 shared reference).
 Ranges that Webots documents but does not repair are errors here, so a typo cannot silently change
-the physics.
+the physics. The schemas of device nodes (motors, sensors, ...) are declared by their device kinds
+(:mod:`wbsim.devices.registry`) and merged into the same table.
 
 Node kinds (where a node may be placed):
 
@@ -20,96 +21,35 @@ Node kinds (where a node may be placed):
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Mapping
 from types import MappingProxyType
 
 from wbsim.world.fieldtypes import FieldType as T
 from wbsim.world.schema import Bounds, FieldSpec, NodeSchema
+from wbsim.world.schema_kit import (
+    BOUNDING_KINDS,
+    CHILD_KINDS,
+    INF,
+    MINUS_ONE_OR_NON_NEGATIVE,
+    MINUS_ONE_OR_POSITIVE,
+    NON_NEGATIVE,
+    POSITIVE,
+    SOUNDS_URL,
+    TOP_LEVEL_KINDS,
+    UNIT,
+    ignored_field as _ign,
+    node_schema as _node,
+    pose_fields as _pose_fields,
+    simulated_field as _f,
+    solid_fields as _solid_fields,
+    visual_field as _vis,
+)
 
 __all__ = ["builtin_schemas", "CHILD_KINDS", "TOP_LEVEL_KINDS", "BOUNDING_KINDS"]
-
-INF = math.inf
-POSITIVE = Bounds(0.0, INF, lo_open=True)
-NON_NEGATIVE = Bounds(0.0, INF)
-UNIT = Bounds(0.0, 1.0)
-MINUS_ONE_OR_NON_NEGATIVE = Bounds(0.0, INF, also=(-1.0,))
-MINUS_ONE_OR_POSITIVE = Bounds(0.0, INF, lo_open=True, also=(-1.0,))
-
-CHILD_KINDS = frozenset({"solid", "group", "shape", "joint", "light"})
-"""Node kinds accepted in the ``children`` field of grouping nodes and solids."""
-TOP_LEVEL_KINDS = CHILD_KINDS | {"world"}
-"""Node kinds accepted at the top level of a world file."""
-BOUNDING_KINDS = frozenset({"geometry", "shape", "group"})
-"""Node kinds accepted in a ``boundingObject`` field."""
-
-
-def _f(name: str, type_: T, default: object, **kw: object) -> FieldSpec:
-    return FieldSpec(name, type_, default, **kw)  # type: ignore[arg-type]
-
-
-def _node(name: str, kinds: str, fields: list[FieldSpec], support: str = "simulated") -> NodeSchema:
-    return NodeSchema(name, {f.name: f for f in fields}, frozenset(kinds.split()), support)  # type: ignore[arg-type]
-
-
-def _vis(name: str, type_: T, default: object, **kw: object) -> FieldSpec:
-    return _f(name, type_, default, effect="visual", **kw)
-
-
-def _ign(name: str, type_: T, default: object, **kw: object) -> FieldSpec:
-    return _f(name, type_, default, effect="ignored", **kw)
-
-
-def _pose_fields() -> list[FieldSpec]:
-    return [
-        _f("translation", T.SFVec3f, (0.0, 0.0, 0.0), unit="m"),
-        _f("rotation", T.SFRotation, (0.0, 0.0, 1.0, 0.0), unit="rad"),
-        _f("children", T.MFNode, (), node_kinds=CHILD_KINDS),
-        _ign("translationStep", T.SFFloat, 0.01),
-        _ign("rotationStep", T.SFFloat, 0.261799387),
-    ]
-
-
-def _solid_fields(name: str) -> list[FieldSpec]:
-    return _pose_fields() + [
-        _f("name", T.SFString, name),
-        _f("model", T.SFString, ""),
-        _ign("description", T.SFString, ""),
-        _f("contactMaterial", T.SFString, "default"),
-        _ign("immersionProperties", T.MFNode, (), node_kinds=frozenset({"immersion"})),
-        _f("boundingObject", T.SFNode, None, node_kinds=BOUNDING_KINDS),
-        _f("physics", T.SFNode, None, node_kinds=frozenset({"physics"})),
-        _ign("locked", T.SFBool, False),
-        _ign("radarCrossSection", T.SFFloat, 0.0),
-        _ign("recognitionColors", T.MFColor, ()),
-        # Hidden fields that Webots writes when saving a running world: the initial body velocity.
-        _f("linearVelocity", T.SFVec3f, (0.0, 0.0, 0.0), unit="m/s"),
-        _f("angularVelocity", T.SFVec3f, (0.0, 0.0, 0.0), unit="rad/s"),
-    ]
-
-
-_SOUNDS = "webots://projects/default/worlds/sounds/"
-
 
 def _joint_position_fields(*names: str) -> list[FieldSpec]:
     """Hidden joint positions that Webots writes when saving a world (used when jointParameters is NULL)."""
     return [_f(name, T.SFFloat, 0.0) for name in names]
-
-
-def _motor_fields(name: str, force_field: str, unit: str) -> list[FieldSpec]:
-    return [
-        _f("name", T.SFString, name),
-        _f("acceleration", T.SFFloat, -1.0, bounds=MINUS_ONE_OR_NON_NEGATIVE, unit=f"{unit}/s^2"),
-        _ign("consumptionFactor", T.SFFloat, 10.0),
-        _f("controlPID", T.SFVec3f, (10.0, 0.0, 0.0), bounds=NON_NEGATIVE),
-        _f("maxVelocity", T.SFFloat, 10.0, bounds=NON_NEGATIVE, unit=f"{unit}/s"),
-        _f("minPosition", T.SFFloat, 0.0, unit=unit),
-        _f("maxPosition", T.SFFloat, 0.0, unit=unit),
-        _f(force_field, T.SFFloat, 10.0, bounds=NON_NEGATIVE, unit="N*m" if unit == "rad" else "N"),
-        _f("multiplier", T.SFFloat, 1.0),
-        _ign("sound", T.SFString, f"{_SOUNDS}{name.replace(' ', '_')}.wav"),
-        _ign("muscles", T.MFNode, (), node_kinds=frozenset({"muscle"})),
-    ]
 
 
 def _joint_parameter_fields(axis: tuple[float, float, float] | None, unit: str) -> list[FieldSpec]:
@@ -143,7 +83,7 @@ _UNSUPPORTED: dict[str, str] = {
     **dict.fromkeys(
         "Accelerometer Altimeter Camera Charger Compass Display DistanceSensor Emitter GPS Gyro InertialUnit "
         "LED Lidar LightSensor Microphone Pen Radar Radio RangeFinder Receiver Speaker Track VacuumGripper "
-        "TouchSensor Connector Fluid Propeller Skin SolidReference DifferentialWheels".split(),
+        "Connector Fluid Propeller Skin SolidReference DifferentialWheels".split(),
         "solid",
     ),
     **dict.fromkeys("Hinge2Joint TransmissionJoint".split(), "joint"),
@@ -378,9 +318,9 @@ def _table() -> list[NodeSchema]:
             _ign("forceDependentSlip", T.MFFloat, (0.0,)),
             _f("softERP", T.SFFloat, 0.2, bounds=UNIT),
             _f("softCFM", T.SFFloat, 0.001, bounds=POSITIVE),
-            _ign("bumpSound", T.SFString, f"{_SOUNDS}bump.wav"),
-            _ign("rollSound", T.SFString, f"{_SOUNDS}roll.wav"),
-            _ign("slideSound", T.SFString, f"{_SOUNDS}slide.wav"),
+            _ign("bumpSound", T.SFString, f"{SOUNDS_URL}bump.wav"),
+            _ign("rollSound", T.SFString, f"{SOUNDS_URL}roll.wav"),
+            _ign("slideSound", T.SFString, f"{SOUNDS_URL}slide.wav"),
             _f("maxContactJoints", T.SFInt32, 10, bounds=Bounds(1.0, INF)),
         ]),
         _node("HingeJoint", "joint", [
@@ -417,13 +357,6 @@ def _table() -> list[NodeSchema]:
         _node("BallJointParameters", "ball_parameters", _joint_parameter_fields(None, "rad") + [
             _f("anchor", T.SFVec3f, (0.0, 0.0, 0.0), unit="m"),
         ]),
-        _node("RotationalMotor", "rotational_device", _motor_fields("rotational motor", "maxTorque", "rad")),
-        _node("LinearMotor", "linear_device", _motor_fields("linear motor", "maxForce", "m")),
-        _node("PositionSensor", "rotational_device linear_device", [
-            _f("name", T.SFString, "position sensor"),
-            _f("noise", T.SFFloat, 0.0, bounds=NON_NEGATIVE),
-            _f("resolution", T.SFFloat, -1.0, bounds=MINUS_ONE_OR_POSITIVE),
-        ]),
     ]
 
 
@@ -433,7 +366,12 @@ def builtin_schemas() -> Mapping[str, NodeSchema]:
 
     The mapping is read-only and built once on first use (not at import time).
     """
+    from wbsim.devices.registry import device_kinds  # at call time: device kinds import the world stage
+
     table = {schema.name: schema for schema in _table()}
+    for kind in device_kinds():
+        for schema in kind.schemas():
+            table[schema.name] = schema
     for name, kinds in _UNSUPPORTED.items():
-        table[name] = NodeSchema(name, {}, frozenset(kinds.split()), "unsupported")
+        table.setdefault(name, NodeSchema(name, {}, frozenset(kinds.split()), "unsupported"))
     return MappingProxyType(table)

@@ -471,6 +471,9 @@ class Checker:
             for item in items:  # type: ignore[union-attr]
                 if item not in spec.choices:
                     choices = ", ".join(repr(c) for c in spec.choices)
+                    if spec.on_violation == "replace":
+                        self._warn(self._replaced_message(spec, item, f"expected one of {choices}"), location, path)
+                        return spec.replacement
                     self._error(
                         f"Invalid value {item!r} for {label}: expected one of {choices}.", location, path
                     )
@@ -482,11 +485,15 @@ class Checker:
         if not bad:
             return value
         if spec.on_violation == "replace":
-            self._warn(
-                f"Invalid value {bad[0]:g} for {label}: must be in {bounds}; using {spec.replacement!r} as Webots does.",
-                location,
-                path,
-            )
+            if spec.violation_message is not None:
+                self._warn(self._replaced_message(spec, f"{bad[0]:g}", ""), location, path)
+            else:
+                self._warn(
+                    f"Invalid value {bad[0]:g} for {label}: must be in {bounds}; using {spec.replacement!r} as "
+                    "Webots does.",
+                    location,
+                    path,
+                )
             return spec.replacement
         if spec.on_violation == "clamp":
             clamped = _map_numbers(value, bounds.clamp)
@@ -495,6 +502,13 @@ class Checker:
         shown = "nan" if math.isnan(bad[0]) else f"{bad[0]:g}"
         self._error(f"Value {shown} out of range for {label}: must be in {bounds}.", location, path)
         return _INVALID
+
+    @staticmethod
+    def _replaced_message(spec: FieldSpec, value: object, expected: str) -> str:
+        """The warning for a value replaced as Webots does: Webots' own text if the schema has one."""
+        if spec.violation_message is not None:
+            return spec.violation_message.format(value=value, replacement=spec.replacement)
+        return f"Invalid value {value!r} for field '{spec.name}': {expected}; using {spec.replacement!r} as Webots does."
 
     # -- PROTOs -------------------------------------------------------------------------------------
     def _expand_proto(

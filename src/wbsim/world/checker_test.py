@@ -53,7 +53,7 @@ def test_unknown_node_lists_valid_nodes_and_suggests() -> None:
     assert error.node_path == 'Robot "rover" > children[0]'
     assert error.message.startswith("Unknown node or PROTO 'Soild'. Did you mean 'Solid'?")
     assert ("Valid nodes in field 'children' of Robot: BallJoint, DirectionalLight, Group, HingeJoint, PointLight, "
-            "Pose, Robot, Shape, SliderJoint, Solid, SpotLight, Transform (or a PROTO declared with EXTERNPROTO).") \
+            "Pose, Robot, Shape, SliderJoint, Solid, SpotLight, TouchSensor, Transform (or a PROTO declared with EXTERNPROTO).") \
         in error.message
 
 
@@ -288,7 +288,7 @@ def test_misplaced_geometry_in_children_lists_valid_nodes() -> None:
     error = one_error("Solid { children [ Box { } ] }")
     assert error.message == (
         "A Box node cannot be placed in field 'children' of Solid: expected one of BallJoint, DirectionalLight, "
-        "Group, HingeJoint, PointLight, Pose, Robot, Shape, SliderJoint, Solid, SpotLight, Transform."
+        "Group, HingeJoint, PointLight, Pose, Robot, Shape, SliderJoint, Solid, SpotLight, TouchSensor, Transform."
     )
     assert error.location == loc(2, 20)
     assert error.node_path == "Solid > children[0]"

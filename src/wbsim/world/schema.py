@@ -82,8 +82,11 @@ class FieldSpec:
         choices: accepted values of a string (or number) field; None for any.
         bounds: accepted numeric range, applied to every number of the value; None for any.
         on_violation: ``"error"`` (default), ``"replace"`` (by ``replacement``, with a warning, as Webots
-            does for some fields) or ``"clamp"`` (to the bounds, with a warning).
+            does for some fields; for numbers outside ``bounds`` and strings outside ``choices``) or
+            ``"clamp"`` (numbers to the bounds, with a warning).
         replacement: the value used when ``on_violation == "replace"``.
+        violation_message: Webots' own warning text for a replaced value, with ``{value}`` (the value
+            found) and ``{replacement}``; None for wbsim's generic text.
         node_kinds: for SFNode/MFNode fields, the node kinds accepted (see ``NodeSchema.kinds``).
         unit: the unit of numeric values, for documentation (e.g. ``"m"``, ``"rad"``, ``"ms"``, ``"kg/m^3"``).
         effect: ``"simulated"`` if wbsim uses the value, ``"visual"``/``"ignored"`` if it is accepted only.
@@ -97,6 +100,7 @@ class FieldSpec:
     bounds: Bounds | None = None
     on_violation: Violation = "error"
     replacement: object = None
+    violation_message: str | None = None
     node_kinds: frozenset[str] = frozenset()
     unit: str = ""
     effect: Literal["simulated", "visual", "ignored"] = "simulated"

@@ -69,7 +69,7 @@ def rig(project, load):
 
 
 def joint_state(sim, name: str) -> tuple[float, float]:
-    for motor in sim.bindings.motors:
+    for motor in sim.bindings.devices["motor"]:
         if motor.node["name"] == name:
             return float(sim.data.qpos[motor.joint.qpos_adr]), float(sim.data.qvel[motor.joint.dof_adr])
     raise KeyError(name)
@@ -174,8 +174,8 @@ def test_pid_state_does_not_wind_up_while_no_torque_is_available(rig):
     wheel.setAvailableTorque(0.0)
     wheel.setPosition(1.0)
     robot.step(320)
-    row = sim.motor_rows[wheel._core.binding.node]
-    assert sim.motors.integral[row] == 0.0 and sim.motors.previous_error[row] == 0.0
+    row = wheel._core.index
+    assert sim.banks["motor"].integral[row] == 0.0 and sim.banks["motor"].previous_error[row] == 0.0
 
 
 def test_torque_control_accelerates_at_torque_over_inertia(rig):
@@ -256,7 +256,7 @@ def test_available_torque_above_max_is_clamped(rig, capfd):
     wheel.setAvailableTorque(150.0)
     assert "exceeds 'maxTorque' = 100" in capfd.readouterr().err
     assert wheel.getAvailableTorque() == 150.0  # cached as requested, like Webots' controller library
-    assert sim.motors.available[sim.motor_rows[wheel._core.binding.node]] == 100.0
+    assert sim.banks["motor"].available[wheel._core.index] == 100.0
 
 
 MULTIPLIED = """
@@ -404,7 +404,7 @@ def test_kinematic_joint_ramps_velocity_at_available_torque(project, load):
         q = min(q + v * 0.01, 1.0)
         expected.append(q)
     measured = []
-    binding = sim.bindings.motors[0]
+    binding = sim.bindings.devices["motor"][0]
     for _ in range(30):
         robot.step(10)
         measured.append(float(sim.data.qpos[binding.joint.qpos_adr]))
@@ -415,7 +415,7 @@ def test_kinematic_joint_ramps_velocity_at_available_torque(project, load):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from wbsim.devices.motor import control_law  # noqa: E402
+from wbsim.devices.motor.bank import control_law  # noqa: E402
 
 
 def webots_reference(q, target, vt, p, i, d, integral, previous, current, accel, available, ts):

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from wbsim.devices.position_sensor import quantize
+from wbsim.devices.resolution import quantize
 
 WORLD = """
 WorldInfo { basicTimeStep 16 randomSeed 7 }

@@ -15,13 +15,13 @@ import math
 from typing import TYPE_CHECKING
 
 from wbsim.api.device import Device, print_error
-from wbsim.devices.motor import Motor as CoreMotor
+from wbsim.devices.motor.bank import Motor as CoreMotor
 
 if TYPE_CHECKING:
-    from wbsim.api.position_sensor import PositionSensor
     from wbsim.api.robot import Robot
+    from wbsim.devices.position_sensor.api import PositionSensor
 
-__all__ = ["Motor", "RotationalMotor", "LinearMotor"]
+__all__ = ["Motor", "RotationalMotor", "LinearMotor", "make_api", "api_classes"]
 
 
 class Motor(Device):
@@ -30,10 +30,10 @@ class Motor(Device):
     ROTATIONAL = 0
     LINEAR = 1
 
+    _core: CoreMotor
+
     def __init__(self, core: CoreMotor, robot: Robot) -> None:
-        super().__init__(core.binding.node, core.name)
-        self._core = core
-        self._robot = robot
+        super().__init__(core, robot)
         self._configure()
 
     def _configure(self) -> None:
@@ -204,7 +204,7 @@ class Motor(Device):
 
     def getPositionSensor(self) -> PositionSensor | None:
         """The PositionSensor in the same joint, or None."""
-        return self._robot._sibling(self._core.binding.joint.node, "PositionSensor")
+        return self._robot._device_in_joint(self._core.binding.joint.node, "position_sensor")  # type: ignore[return-value]
 
     def getBrake(self) -> None:
         """Brakes are not simulated by wbsim: always None."""
@@ -234,3 +234,13 @@ class RotationalMotor(Motor):
 
 class LinearMotor(Motor):
     """A LinearMotor (m, m/s, N)."""
+
+
+def make_api(core: CoreMotor, robot: Robot) -> Motor:
+    """The Webots API object of a core motor: a ``RotationalMotor`` or a ``LinearMotor``."""
+    return (LinearMotor if core.linear else RotationalMotor)(core, robot)
+
+
+def api_classes() -> dict[str, type]:
+    """The classes the ``controller`` module exports for motors."""
+    return {"Motor": Motor, "RotationalMotor": RotationalMotor, "LinearMotor": LinearMotor}

@@ -20,14 +20,14 @@ Units: rad, rad/s, N*m for rotational motors; m, m/s, N for linear ones; ``ts`` 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import mujoco
 import numpy as np
 
-from wbsim.compile.bindings import MotorBinding
-from wbsim.devices.sampling import NEVER, steps_for_period
+from wbsim.devices.kind import BankContext, BankDevice, DeviceBank
+from wbsim.devices.motor.compile import MotorBinding
+from wbsim.devices.sampling import SampleSchedule
 
 __all__ = ["MotorBank", "Motor", "control_law"]
 
@@ -80,25 +80,28 @@ def control_law(
     return v, integral, previous_error, v
 
 
-class MotorBank:
+class MotorBank(DeviceBank):
     """State and per-step update of all motors of one simulation (one row per motor).
+
+    The model's tendon friction losses (available torques) are written at run time and restored by the
+    simulation on reset.
 
     Args:
         bindings: the motors, in a fixed order (row ``i`` is ``bindings[i]``).
-        model: the compiled MuJoCo model (its tendon friction and controls are written here).
-        basic_ms: WorldInfo.basicTimeStep in ms.
-        warn: callback printing a Webots warning for a motor name.
+        context: the simulation's model, time step, warning printer and clock.
     """
 
-    def __init__(self, bindings: tuple[MotorBinding, ...], model: mujoco.MjModel, basic_ms: float,
-                 warn: Callable[[str], None]) -> None:
-        self.bindings = bindings
-        self.model = model
-        self.basic_ms = basic_ms
-        self.ts = basic_ms / 1000.0
-        self.warn = warn
-        n = len(bindings)
-        self.n = n
+    actuates = True
+    samples = True
+
+    def __init__(self, bindings: tuple[MotorBinding, ...], context: BankContext) -> None:
+        super().__init__(bindings, context)
+        self.bindings: tuple[MotorBinding, ...] = bindings
+        self.model = context.model
+        self.basic_ms = context.basic_time_step_ms
+        self.ts = self.basic_ms / 1000.0
+        self.warn = context.warn
+        n = self.n
         f = np.array
         self.qpos_adr = f([b.joint.qpos_adr for b in bindings], dtype=np.int64)
         self.dof_adr = f([b.joint.dof_adr for b in bindings], dtype=np.int64)
@@ -118,19 +121,32 @@ class MotorBank:
         self.multiplier = f([float(b.node["multiplier"]) for b in bindings], dtype=float)
         self.field_acceleration = f([float(b.node["acceleration"]) for b in bindings], dtype=float)
         self.field_pid = f([b.node["controlPID"] for b in bindings], dtype=float).reshape(n, 3)
+        # Force feedback is a sensor of the motor, sampled on Webots' sensor schedule.
         self.feedback_value = np.full(n, np.nan)
-        self.feedback_every = np.zeros(n, dtype=np.int64)
-        self.feedback_next = np.full(n, NEVER, dtype=np.int64)
-        self.feedback_period_ms = np.zeros(n, dtype=np.int64)
+        self.feedback = SampleSchedule(n, self.basic_ms)
         self.reset()
 
-    def reset(self, keep_feedback_sampling: bool = False) -> None:
-        """Back to the state after loading: targets at the initial joint positions, velocity maxVelocity.
+    def core(self, row: int) -> Motor:
+        """The core motor of row ``row``."""
+        binding = self.bindings[row]
+        return Motor(self, row, str(binding.node["name"]), self.context.now_step, binding.linear)
 
-        Args:
-            keep_feedback_sampling: Webots' world reset with controllers running: enabled force feedback
-                stays enabled and samples again after the first step, keeping its last value until then.
-        """
+    def reset(self) -> None:
+        """Back to the state after loading: targets at the initial joint positions, velocity maxVelocity,
+        force feedback disabled."""
+        self._reset(keep_feedback_sampling=False)
+
+    def restart(self) -> None:
+        """Webots' world reset with controllers running: the motor state as after loading, but enabled force
+        feedback stays enabled and samples again after the first step, keeping its last value until then."""
+        self._reset(keep_feedback_sampling=True)
+
+    def reset_physics(self, dofs: np.ndarray | None) -> None:
+        """Webots' resetPhysics for motors: the commanded velocities of motors on ``dofs`` (all if None) become 0."""
+        if self.n:
+            self.reset_velocities(slice(None) if dofs is None else np.isin(self.dof_adr, dofs))
+
+    def _reset(self, keep_feedback_sampling: bool) -> None:
         n = self.n
         self.target_position = self.initial_position.copy()
         self.target_velocity = self.max_velocity.copy()
@@ -143,13 +159,10 @@ class MotorBank:
         self.mode = np.full(n, _CONTROL, dtype=np.int64)
         self.torque = np.zeros(n)
         if keep_feedback_sampling:
-            self.feedback_next[:] = np.where(self.feedback_every > 0, 1, NEVER)
+            self.feedback.restart()
         else:
             self.feedback_value[:] = np.nan
-            self.feedback_every[:] = 0
-            self.feedback_next[:] = NEVER
-            self.feedback_period_ms[:] = 0
-        self.next_feedback = int(self.feedback_next.min(initial=NEVER))
+            self.feedback.reset()
         self._dirty = True
 
     # -- per step ---------------------------------------------------------------------------------------
@@ -245,50 +258,31 @@ class MotorBank:
                 new = max(pos - cur * ts, target)
             data.qvel[self.dof_adr[i]] = (new - pos) / ts
 
-    def sample_feedback(self, data: mujoco.MjData, step: int) -> None:
+    def sample(self, data: mujoco.MjData, step: int) -> None:
         """Refresh the force/torque feedback of motors whose sampling period elapsed at ``step``."""
-        if step < self.next_feedback:
-            return
-        due = self.feedback_next <= step
-        idx = np.nonzero(due & self.dynamic)[0]
-        # The velocity motor's force on the joint is the reaction on the reference DOF, negated.
-        self.feedback_value[idx] = -data.qfrc_constraint[self.ref_dof[idx]]
-        self.feedback_value[np.nonzero(due & ~self.dynamic)[0]] = 0.0
-        self.feedback_next = np.where(due, step + self.feedback_every, self.feedback_next)
-        self.next_feedback = int(self.feedback_next.min(initial=NEVER))
+        for group in self.feedback.due(step):
+            rows = group.rows
+            moving = self.dynamic[rows]
+            # The velocity motor's force on the joint is the reaction on the reference DOF, negated.
+            self.feedback_value[rows[moving]] = -data.qfrc_constraint[self.ref_dof[rows[moving]]]
+            self.feedback_value[rows[~moving]] = 0.0
 
     def enable_feedback(self, i: int, period_ms: int, now_step: int) -> None:
         """Enable (period > 0) or disable (0) force feedback sampling of motor ``i``."""
-        self.feedback_period_ms[i] = period_ms
-        if period_ms <= 0:
-            self.feedback_every[i], self.feedback_next[i] = 0, NEVER
-        else:
-            self.feedback_every[i] = steps_for_period(period_ms, self.basic_ms)
-            self.feedback_next[i] = now_step + self.feedback_every[i]
-        self.next_feedback = int(self.feedback_next.min(initial=NEVER))
+        self.feedback.enable(i, period_ms, now_step)
 
 
 @dataclass
-class Motor:
+class Motor(BankDevice):
     """One motor (snake_case core API; the Webots ``Motor`` class wraps it).
 
     Attributes:
-        bank: the motor bank holding the state.
-        index: this motor's row in the bank.
-        name: the device name.
         linear: True for a LinearMotor.
     """
 
-    bank: MotorBank
-    index: int
-    name: str
-    linear: bool
-    now_step: Callable[[], int]
-
-    @property
-    def binding(self) -> MotorBinding:
-        """The compiled binding."""
-        return self.bank.bindings[self.index]
+    linear: bool = False
+    kind: str = "motor"
+    bank: MotorBank  # type: ignore[assignment]  # narrowed from BankDevice
 
     def _warn(self, text: str) -> None:
         self.bank.warn(f"{self.name}: {text}")
@@ -379,4 +373,4 @@ class Motor:
     @property
     def feedback_period_ms(self) -> int:
         """The feedback sampling period in ms (0 = disabled)."""
-        return int(self.bank.feedback_period_ms[self.index])
+        return int(self.bank.feedback.period_ms[self.index])

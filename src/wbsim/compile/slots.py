@@ -1,0 +1,106 @@
+"""Where a device sits in the compiled model: the builder's view of a joint or Solid, shown to device compilers.
+
+A :class:`JointSlot` is created when the builder meets a joint and completed once the joint's MuJoCo
+elements exist; a :class:`SolidSlot` is created with the Solid's MuJoCo body. Device compilers keep
+the slots they are given and read them in ``contribute`` (after the tree walk, when every slot is
+complete) and in ``bindings`` (after compilation, through ``CompileContext.joint_binding`` /
+``solid_binding``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    import mujoco
+
+    from wbsim.world.model import WbNode
+
+__all__ = ["JointSlot", "SolidSlot", "DeviceSlot", "BodyRequest"]
+
+
+@dataclass(eq=False)
+class JointSlot:
+    """A HingeJoint, SliderJoint or BallJoint being compiled.
+
+    Attributes:
+        node: the joint node.
+        kind: ``"hinge"``, ``"slider"`` or ``"ball"``.
+        initial_position: the joint's ``position`` (rad or m), MuJoCo's ``ref``.
+        static_friction: the JointParameters ``staticFriction`` (N*m or N).
+        joint_name: the MuJoCo joint's name ("" while not built, or if the joint has no endPoint).
+        joint_spec: the MuJoCo joint being built (None without endPoint).
+        parent_body: the MuJoCo body the joint's endPoint hangs from (None without endPoint).
+        kinematic: True if the endPoint has no Physics (moved by its motor only, as in Webots).
+        end_point: the endPoint's Solid slot, or None.
+    """
+
+    node: WbNode
+    kind: Literal["hinge", "slider", "ball"]
+    initial_position: float
+    static_friction: float = 0.0
+    joint_name: str = ""
+    joint_spec: mujoco.MjsJoint | None = None
+    parent_body: mujoco.MjsBody | None = None
+    kinematic: bool = False
+    end_point: SolidSlot | None = None
+
+
+@dataclass(eq=False)
+class SolidSlot:
+    """A Solid (or Solid-derived device, or Robot) being compiled, with its own MuJoCo body.
+
+    Attributes:
+        node: the Solid node.
+        body_name: the MuJoCo body's name.
+        body_spec: the MuJoCo body being built.
+        has_physics: True if the node has a Physics node.
+        dynamic: True if the body moves under physics (it or an ancestor has degrees of freedom).
+        owns_body: True if the Solid is a "solid merger" in Webots' sense (has its own dynamic body).
+        owner: name of the body owning the motion ("" = world, for static Solids).
+        free_joint: the free joint's name for top-level dynamic Solids, else "".
+        end_point_of: the joint whose endPoint this Solid is, or None.
+        parent_static: True if the nearest enclosing body is static (the world or a static Solid).
+        mocap: True if the body was made a MuJoCo mocap body (see ``BodyPlan.mocap``).
+        geoms: the collision geoms of its boundingObject, as (geom name, contact material).
+        robot_node: the innermost Robot containing the Solid (itself for a Robot), or None.
+    """
+
+    node: WbNode
+    body_name: str
+    body_spec: mujoco.MjsBody
+    has_physics: bool
+    dynamic: bool
+    owns_body: bool
+    owner: str
+    free_joint: str = ""
+    end_point_of: JointSlot | None = None
+    parent_static: bool = False
+    mocap: bool = False
+    geoms: list[tuple[str, str]] = field(default_factory=list)
+    robot_node: WbNode | None = None
+
+
+DeviceSlot = JointSlot | SolidSlot
+"""Where a device node was met: its joint (joint devices) or its own Solid slot (Solid devices)."""
+
+
+@dataclass(frozen=True)
+class BodyRequest:
+    """What the builder knows about a Solid-derived device before making its body.
+
+    Attributes:
+        has_physics: the node has a Physics node.
+        parent_dynamic: the enclosing body moves under physics.
+        end_point: the node is a joint's endPoint.
+        top_level: the node is a top-level node of the world (with Physics it gets a free joint).
+        subtree_has_joints: a joint sits somewhere below the node (a mocap body may still carry it, but
+            the decision is the device's).
+    """
+
+    has_physics: bool
+    parent_dynamic: bool
+    end_point: bool
+    top_level: bool
+    subtree_has_joints: bool

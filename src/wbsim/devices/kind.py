@@ -1,0 +1,246 @@
+"""What a device kind is: one registered unit spanning the compile stage, the runtime and the Webots API.
+
+A kind (motor, position sensor, touch sensor, ...) provides, in its own package under
+:mod:`wbsim.devices`:
+
+- **node schemas** for its Webots node types (data, checked by the world stage);
+- a **compiler** (:class:`DeviceCompiler`), one instance per compilation: it claims device nodes while
+  the builder walks the scene tree, adds the MuJoCo elements they need (sites, sensors, tendons,
+  actuators), and after ``MjSpec.compile`` returns one immutable binding per device (MuJoCo ids);
+- a **bank** (:class:`DeviceBank`): the vectorised runtime state of every device of the kind in the
+  world, with its work in the named phases (actuate before physics, sample after it) and its reset
+  rules; a bank row is one device;
+- a **core device** (:class:`CoreDevice`): the snake_case per-device facade over one bank row;
+- its **Webots API** classes (camelCase) and the factory that wraps a core device for a controller.
+
+The builder, the simulation loop, the robot runtime, ``Robot.getDevice`` and the ``controller``
+module only iterate over the registry (:mod:`wbsim.devices.registry`); adding a kind touches its own
+package and one line of the registry. See ``docs/architecture.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import importlib
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import mujoco
+
+    from wbsim.compile.context import CompileContext
+    from wbsim.compile.slots import BodyRequest, DeviceSlot
+    from wbsim.world.model import WbNode
+    from wbsim.world.schema import NodeSchema
+
+__all__ = [
+    "DeviceKind",
+    "DeviceCompiler",
+    "DeviceBank",
+    "BankContext",
+    "CoreDevice",
+    "BankDevice",
+    "BodyPlan",
+    "Placement",
+    "lazy",
+]
+
+Placement = Literal["joint", "solid"]
+"""Where a kind's nodes sit: in a joint's ``device`` field, or as Solid-derived nodes in the tree."""
+
+
+@dataclass(frozen=True)
+class BodyPlan:
+    """How the builder must shape the MuJoCo body of a Solid-derived device.
+
+    Attributes:
+        mocap: make the (static) body a MuJoCo mocap body hung from the world at its world pose: it then
+            keeps every tree touching it awake (MuJoCo drops the contacts of sleeping trees with static
+            bodies) and reads the full support force.
+        allow_no_physics_in_dynamic_parent: do not warn about a boundingObject without Physics under a
+            dynamic parent (normal for bumpers).
+    """
+
+    mocap: bool = False
+    allow_no_physics_in_dynamic_parent: bool = False
+
+
+class DeviceCompiler:
+    """The compile contribution of one device kind, for one compilation.
+
+    The builder calls, in this order: :meth:`plan_body` (Solid devices, before their body is made),
+    :meth:`add` for each device node met in scene order, :meth:`contribute` once after the tree walk
+    (add MuJoCo elements), :meth:`bindings` once after ``MjSpec.compile``, then :meth:`tune`.
+    """
+
+    def plan_body(self, node: WbNode, request: BodyRequest) -> BodyPlan:
+        """How to build the body of a Solid-derived device ``node`` (default: like any Solid)."""
+        return BodyPlan()
+
+    def add(self, ctx: CompileContext, node: WbNode, slot: DeviceSlot) -> bool:
+        """Claim the device ``node`` placed at ``slot``; False (after ``ctx.error``) to reject it."""
+        raise NotImplementedError
+
+    def contribute(self, ctx: CompileContext) -> None:
+        """Add the MuJoCo elements of every claimed device to ``ctx.spec``."""
+
+    def bindings(self, ctx: CompileContext, model: mujoco.MjModel) -> tuple[Any, ...]:
+        """One binding per claimed device, in the order of :meth:`add` (MuJoCo ids resolved)."""
+        raise NotImplementedError
+
+    def tune(self, ctx: CompileContext, model: mujoco.MjModel) -> bool:
+        """Edit the compiled model (e.g. armatures known only after compilation).
+
+        Returns:
+            True if MuJoCo's derived constants must be recomputed (``mj_setConst``).
+        """
+        return False
+
+
+@dataclass(frozen=True)
+class BankContext:
+    """What a bank may use from its simulation (never the simulation itself, which it must not keep alive).
+
+    Attributes:
+        model: the compiled MuJoCo model.
+        basic_time_step_ms: WorldInfo.basicTimeStep in ms.
+        substeps: MuJoCo steps per basic time step.
+        rng: returns the simulation's current seeded generator (replaced on reset).
+        warn: prints a Webots-style warning line and records it.
+        now_step: returns the number of basic steps done (the current simulated time in steps).
+    """
+
+    model: mujoco.MjModel
+    basic_time_step_ms: float
+    substeps: int
+    rng: Callable[[], np.random.Generator]
+    warn: Callable[[str], None]
+    now_step: Callable[[], int]
+
+
+class DeviceBank:
+    """Vectorised runtime state of every device of one kind in a simulation (row ``i`` = ``bindings[i]``).
+
+    Subclasses set :attr:`actuates` / :attr:`samples` to take part in the ``DEVICES_ACTUATE`` /
+    ``DEVICES_SAMPLE`` phases; the loop calls only banks that have devices and work in a phase.
+
+    Args:
+        bindings: the compiled bindings of the devices, in scene order.
+        context: what the bank may use from the simulation.
+    """
+
+    actuates = False
+    samples = False
+
+    def __init__(self, bindings: tuple[Any, ...], context: BankContext) -> None:
+        self.bindings = bindings
+        self.context = context
+        self.n = len(bindings)
+
+    def core(self, row: int) -> CoreDevice:
+        """The snake_case core device of row ``row``."""
+        raise NotImplementedError
+
+    def actuate(self, data: mujoco.MjData) -> None:
+        """Write this step's commands into MuJoCo before the physics step."""
+
+    def sample(self, data: mujoco.MjData, step: int) -> None:
+        """After the physics of basic step ``step``: refresh what is due (sensors, feedback)."""
+
+    def reset(self) -> None:
+        """``Simulation.reset()``: the state right after loading (everything disabled, values NaN)."""
+
+    def restart(self) -> None:
+        """Webots' world reset with controllers running (``simulationReset``): devices go back to their
+        initial state, but enabled sensors stay enabled and sample again after the first step."""
+        self.reset()
+
+    def reset_physics(self, dofs: np.ndarray | None) -> None:
+        """A supervisor zeroed the velocities of ``dofs`` (all of them if None)."""
+
+
+class CoreDevice(Protocol):
+    """The snake_case core object of one device (what the Webots API class wraps)."""
+
+    name: str
+    node: WbNode
+    kind: str
+
+
+@dataclass
+class BankDevice:
+    """Base of core devices: one row of a bank.
+
+    Attributes:
+        bank: the bank holding the device's state (it has ``bindings``).
+        index: the device's row in the bank.
+        name: the device name.
+        now_step: returns the current basic step.
+    """
+
+    bank: Any
+    index: int
+    name: str
+    now_step: Callable[[], int]
+
+    @property
+    def binding(self) -> Any:
+        """The compiled binding of the device."""
+        return self.bank.bindings[self.index]
+
+    @property
+    def node(self) -> WbNode:
+        """The device node."""
+        return self.bank.bindings[self.index].node
+
+
+@dataclass(frozen=True)
+class DeviceKind:
+    """One kind of Webots device, registered once in :mod:`wbsim.devices.registry`.
+
+    Attributes:
+        name: the snake_case key, e.g. ``"touch_sensor"`` (``Bindings.devices[name]``,
+            ``Simulation.banks[name]``).
+        node_types: the Webots node types this kind simulates.
+        placement: ``"joint"`` (in a joint's ``device`` field) or ``"solid"`` (Solid-derived nodes).
+        schemas: returns the node schemas of ``node_types``.
+        compiler: makes the per-compilation :class:`DeviceCompiler`.
+        bank: makes the runtime bank: ``bank(bindings, context)``.
+        api: wraps a core device for a controller: ``api(core, robot)`` returns the Webots API object.
+        api_classes: the Webots API classes the ``controller`` module exports for this kind, by name.
+        deprecated_getters: Webots' deprecated ``Robot.getX(name)`` aliases of ``getDevice`` for this kind,
+            as (method name, name printed in the DEPRECATION line).
+        outside_robot: True if a device of this kind is useful outside any Robot (no warning then).
+    """
+
+    name: str
+    node_types: tuple[str, ...]
+    placement: Placement
+    schemas: Callable[[], Sequence[NodeSchema]]
+    compiler: Callable[[], DeviceCompiler]
+    bank: Callable[[tuple[Any, ...], BankContext], DeviceBank]
+    api: Callable[[Any, Any], Any]
+    api_classes: Callable[[], Mapping[str, type]]
+    deprecated_getters: tuple[tuple[str, str], ...] = field(default=())
+    outside_robot: bool = False
+
+
+def lazy(target: str) -> Callable[..., Any]:
+    """A callable standing for ``"package.module:attribute"``, imported on its first call.
+
+    Kinds name their schema, compiler, bank and API factories this way, so registering a kind imports
+    nothing heavy and the world stage can read schemas without import cycles.
+    """
+    module_name, _, attribute = target.partition(":")
+    resolved: list[Callable[..., Any]] = []
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not resolved:
+            resolved.append(getattr(importlib.import_module(module_name), attribute))
+        return resolved[0](*args, **kwargs)
+
+    call.__qualname__ = call.__name__ = f"lazy({target})"
+    return call

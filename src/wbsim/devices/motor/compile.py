@@ -1,0 +1,142 @@
+"""Compile RotationalMotor / LinearMotor nodes: Webots' (ODE's) velocity motor realised in MuJoCo.
+
+For each motor on a joint with an endPoint the compiler adds (see ``docs/motors.md``):
+
+1. a *reference* body hanging from the driven joint's parent body, with one hinge (the reference DOF),
+   negligible mass and an armature ``10^4 x`` the driven joint's own inertia (set after compilation);
+2. a fixed tendon ``joint - reference`` whose friction loss is ``max(staticFriction, available torque)``,
+   with ``solreffriction = (2 dt, 1)`` and a near-hard impedance: the velocity motor;
+3. a ``motor`` actuator on the joint for torque control.
+
+The joint's own static friction moves into the tendon (the motor applies it, as Webots' motor does).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+
+from wbsim.compile.bindings import JointBinding
+from wbsim.compile.context import CompileContext
+from wbsim.compile.slots import DeviceSlot, JointSlot
+from wbsim.devices.kind import DeviceCompiler
+from wbsim.world.model import WbNode
+
+__all__ = ["MotorBinding", "MotorCompiler"]
+
+# The motor reference DOF must barely yield to the motor's reaction, yet MuJoCo's Newton solver loses
+# precision beyond ~1e5 between inertias of one island: 1e4 times the driven joint's inertia tracks the
+# target to 1e-4 of the gap per physics step (measured; see docs/motors.md).
+REFERENCE_ARMATURE_RATIO = 1.0e4
+_MOTOR_SOLIMP = [0.9999, 0.9999, 0.001, 0.5, 2.0]  # near-hard velocity motor, like ODE's
+_TINY_MASS = 1.0e-6
+
+
+@dataclass(frozen=True, slots=True)
+class MotorBinding:
+    """A RotationalMotor or LinearMotor and the MuJoCo elements that realise it.
+
+    The motor is Webots' (ODE's) velocity motor: a tendon ``joint - reference`` with friction loss equal
+    to the available torque, where ``reference`` is an auxiliary degree of freedom with a huge
+    armature whose velocity is set to the commanded velocity. Torque control uses a plain motor actuator.
+
+    Attributes:
+        node: the motor node.
+        joint: the joint it drives.
+        linear: True for a LinearMotor (forces in N, positions in m).
+        tendon_id: the velocity-motor tendon (-1 if the joint has no endPoint).
+        reference_dof_adr: the auxiliary reference degree of freedom's index in ``qvel`` (-1 if none).
+        actuator_id: the torque/force actuator (-1 if none).
+        static_friction: the joint's staticFriction (minimum friction force of the motor, as in Webots).
+    """
+
+    node: WbNode
+    joint: JointBinding
+    linear: bool
+    tendon_id: int
+    reference_dof_adr: int
+    actuator_id: int
+    static_friction: float
+
+
+@dataclass(eq=False)
+class _Motor:
+    node: WbNode
+    joint: JointSlot
+    tendon: str = ""
+    reference_joint: str = ""
+    actuator: str = ""
+
+
+class MotorCompiler(DeviceCompiler):
+    """Claims the motors of joints (one per joint) and builds their MuJoCo elements."""
+
+    def __init__(self) -> None:
+        self._motors: list[_Motor] = []
+        self._by_joint: dict[int, _Motor] = {}
+        self._bindings: tuple[MotorBinding, ...] = ()
+
+    def add(self, ctx: CompileContext, node: WbNode, slot: DeviceSlot) -> bool:
+        """Claim a motor of the joint ``slot``; a second motor on one joint is an error."""
+        assert isinstance(slot, JointSlot)
+        if id(slot) in self._by_joint:
+            ctx.error("A joint can have only one motor.", node)
+            return False
+        motor = _Motor(node, slot)
+        self._motors.append(motor)
+        self._by_joint[id(slot)] = motor
+        return True
+
+    def contribute(self, ctx: CompileContext) -> None:
+        """Reference DOF, friction-loss tendon and torque actuator of every motor whose joint moves."""
+        for motor in self._motors:
+            slot = motor.joint
+            if slot.joint_spec is None or slot.parent_body is None:
+                continue  # no endPoint: nothing to drive
+            slot.joint_spec.frictionloss = 0.0  # the motor's tendon applies the static friction
+            # The reference DOF hangs from the driven joint's parent body: the motor then drives the velocity
+            # relative to the parent, as ODE's joint motor does, and the tendon stays inside one kinematic
+            # tree (MuJoCo 4.0's sparse solver path diverges with a tendon joining two trees; measured).
+            reference = slot.parent_body.add_body(name=ctx.fresh_name("ref"))
+            reference.explicitinertial = True
+            reference.mass = _TINY_MASS
+            reference.fullinertia = [_TINY_MASS] * 3 + [0.0] * 3
+            motor.reference_joint = ctx.fresh_name("refj")
+            reference.add_joint(name=motor.reference_joint, type=mujoco.mjtJoint.mjJNT_HINGE, axis=[0, 0, 1],
+                                armature=1.0)
+            tendon = ctx.spec.add_tendon(name=ctx.fresh_name("t"))
+            tendon.wrap_joint(slot.joint_name, 1.0)
+            tendon.wrap_joint(motor.reference_joint, -1.0)
+            available = float(motor.node["maxTorque" if motor.node.type_name == "RotationalMotor" else "maxForce"])  # type: ignore[arg-type]
+            tendon.frictionloss = max(slot.static_friction, available)
+            tendon.solref_friction = [2.0 * ctx.dt_s, 1.0]
+            tendon.solimp_friction = _MOTOR_SOLIMP
+            actuator = ctx.spec.add_actuator(name=ctx.fresh_name("a"), target=slot.joint_name,
+                                             trntype=mujoco.mjtTrn.mjTRN_JOINT)
+            motor.tendon, motor.actuator = tendon.name, actuator.name
+
+    def bindings(self, ctx: CompileContext, model: mujoco.MjModel) -> tuple[MotorBinding, ...]:
+        """One :class:`MotorBinding` per motor, in scene order."""
+        result = []
+        for motor in self._motors:
+            reference = ctx.element_id(model, mujoco.mjtObj.mjOBJ_JOINT, motor.reference_joint)
+            result.append(MotorBinding(
+                node=motor.node,
+                joint=ctx.joint_binding(motor.joint),
+                linear=motor.node.type_name == "LinearMotor",
+                tendon_id=ctx.element_id(model, mujoco.mjtObj.mjOBJ_TENDON, motor.tendon),
+                reference_dof_adr=int(model.jnt_dofadr[reference]) if reference >= 0 else -1,
+                actuator_id=ctx.element_id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, motor.actuator),
+                static_friction=motor.joint.static_friction,
+            ))
+        self._bindings = tuple(result)
+        return self._bindings
+
+    def tune(self, ctx: CompileContext, model: mujoco.MjModel) -> bool:
+        """Size each reference armature relative to its driven joint's compiled inertia."""
+        for binding in self._bindings:
+            if binding.reference_dof_adr >= 0:
+                joint_inertia = float(model.dof_M0[binding.joint.dof_adr])
+                model.dof_armature[binding.reference_dof_adr] = REFERENCE_ARMATURE_RATIO * max(joint_inertia, 1e-9)
+        return model.nu > 0

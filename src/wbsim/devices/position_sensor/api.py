@@ -1,0 +1,53 @@
+"""Webots' ``PositionSensor`` API over the core position sensor."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from wbsim.api.device import Sensor
+from wbsim.devices.position_sensor.bank import PositionSensor as CorePositionSensor
+
+if TYPE_CHECKING:
+    from wbsim.devices.motor.api import Motor
+
+__all__ = ["PositionSensor", "api_classes"]
+
+
+class PositionSensor(Sensor):
+    """A PositionSensor (Webots ``controller.PositionSensor``): joint position in rad or m."""
+
+    ROTATIONAL = 0
+    LINEAR = 1
+    _C_NAME = "wb_position_sensor"
+    _core: CorePositionSensor
+
+    def __init__(self, core: CorePositionSensor, robot: object) -> None:
+        super().__init__(core, robot)  # type: ignore[arg-type]
+        self._values = core.bank.value  # read directly: controllers read encoders every step
+
+    def getValue(self) -> float:
+        """The last sampled position (rad or m); NaN before the first sample."""
+        if self._periods[self._row] <= 0:
+            self._disabled_error("get_value")
+        return float(self._values[self._row])
+
+    def getType(self) -> int:
+        """``PositionSensor.ROTATIONAL`` or ``PositionSensor.LINEAR``."""
+        return PositionSensor.LINEAR if self._core.linear else PositionSensor.ROTATIONAL
+
+    def getMotor(self) -> Motor | None:
+        """The motor in the same joint, or None (Webots' own Python binding always returns None here)."""
+        return self._robot._device_in_joint(self._core.binding.joint.node, "motor")  # type: ignore[return-value]
+
+    def getBrake(self) -> None:
+        """Brakes are not simulated by wbsim: always None."""
+        return None
+
+    value = property(getValue)
+    type = property(getType)
+    motor = property(getMotor)
+
+
+def api_classes() -> dict[str, type]:
+    """The classes the ``controller`` module exports for position sensors."""
+    return {"PositionSensor": PositionSensor}

@@ -1,0 +1,230 @@
+"""TouchSensors with Webots semantics, vectorised over every TouchSensor of a world.
+
+After every basic step (``DEVICES_SAMPLE`` phase):
+
+1. **Bumper contacts.** One pass over MuJoCo's contact list marks the bumpers whose boundingObject
+   touches a geom of another body (cost linear in contacts, whatever the number of bumpers). A bumper
+   whose body sleeps keeps its last state: MuJoCo drops the contacts of sleeping trees, while the
+   touch they stood for is still there. Webots' flag *latches*: it is set by any contact since the
+   last sample of that bumper, also while the sensor is disabled, and cleared only when a sample is
+   taken (``WbTouchSensor::computeValue``).
+2. **Samples due** (Webots' ``WbSensor`` schedule, see :mod:`wbsim.devices.sampling`):
+
+   - bumper: 1.0 if the latch is set, else 0.0;
+   - force: ``f1`` is the force through the sensor's fixed joint in the sensor frame (see
+     :mod:`wbsim.devices.touch_sensor.compile`), averaged over the physics steps of the basic step
+     (Webots' one ODE step per basic step reports that average); Webots keeps only a push into the
+     sensor along its x-axis, ``max(-f1.x, 0)``, then applies the lookup table (with noise) and the
+     resolution;
+   - force-3d: each component of ``f1`` through the lookup table and the resolution, unclamped;
+   - a force sensor without feedback reads ``lookupTable(0)`` per component, without resolution.
+
+Values are NaN until the first sample. Noise comes from the simulation's seeded generator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from wbsim.devices.kind import BankContext
+from wbsim.devices.lookup_table import LookupPlan, LookupTables
+from wbsim.devices.resolution import quantize
+from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
+from wbsim.devices.touch_sensor.compile import BUMPER, FORCE, TouchSensorBinding
+
+__all__ = ["TouchSensorBank", "TouchSensor"]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How one sample group is computed, precomputed when the group forms.
+
+    ``inputs`` are the values looked up in one vectorised call: one per force sensor, three per force-3d
+    sensor, ``lookupTable(0)`` for sensors without feedback; ``out_rows``/``out_cols`` say where each
+    output goes in ``values``.
+    """
+
+    bumpers: np.ndarray
+    force_rows: np.ndarray  # index into `inputs` of each "force" reading
+    force_idx: np.ndarray  # (k, samples, 3) history indices of the force readings
+    force_sign: np.ndarray  # (k,)
+    force3d_rows: np.ndarray  # index into `inputs` of the first of the 3 components of each "force-3d" reading
+    force3d_idx: np.ndarray  # (m, samples, 3)
+    force3d_sign: np.ndarray  # (m,)
+    n_inputs: int
+    lookups: LookupPlan  # the table of each input, gathered
+    resolution: np.ndarray  # resolution of each input (-1: none)
+    quantized: bool  # some input has a resolution
+    out_rows: np.ndarray
+    out_cols: np.ndarray
+
+
+class TouchSensorBank(SampledBank):
+    """State and sampling of all TouchSensors of one simulation (row ``i`` is ``bindings[i]``).
+
+    Args:
+        bindings: the sensors.
+        context: the simulation's model, time step, generator and clock.
+
+    Attributes:
+        values: the last sampled values, (n, 3); NaN before the first sample (column 0 for bumper and force).
+        touching: whether each bumper touches something now (after the last step), (n,).
+        latched: Webots' ``mIsTouching``: a contact since the bumper's last sample, (n,).
+    """
+
+    def __init__(self, bindings: tuple[TouchSensorBinding, ...], context: BankContext) -> None:
+        super().__init__(bindings, context)
+        self.bindings: tuple[TouchSensorBinding, ...] = bindings
+        model = context.model
+        self.type = np.array([b.type for b in bindings], dtype=np.int64)
+        self.tables = LookupTables([b.lookup_table for b in bindings])
+        self.resolution = np.array([b.resolution for b in bindings], dtype=float)
+        self.force_adr = np.array([b.force_adr for b in bindings], dtype=np.int64)
+        self.force_sign = np.array([b.force_sign for b in bindings], dtype=float)
+        self.history_samples = context.substeps  # force samples per basic step (one per physics step)
+        self._bumpers = np.flatnonzero(self.type == BUMPER)
+        self._bumper_bodies = np.array([bindings[i].body_id for i in self._bumpers], dtype=np.int64)
+        # Which bumper (row) each geom belongs to, -1 for other geoms: one gather per step finds touches. The
+        # extra last entry maps geom id -1 (contacts without a geom, e.g. flex) to no bumper.
+        self._geom_row = np.full(model.ngeom + 1, -1, dtype=np.int64)
+        for row in self._bumpers:
+            self._geom_row[list(bindings[row].geom_ids)] = row
+        self._sleeping = bool(model.opt.enableflags & mujoco.mjtEnableBit.mjENBL_SLEEP)
+        # Updated in place (never replaced), so API objects may keep references to them.
+        self.values = np.full((self.n, 3), np.nan)
+        self.touching = np.zeros(self.n, dtype=bool)
+        self.latched = np.zeros(self.n, dtype=bool)
+
+    def core(self, row: int) -> TouchSensor:
+        """The core TouchSensor of row ``row``."""
+        return TouchSensor(self, row, str(self.bindings[row].node["name"]), self.context.now_step)
+
+    def reset(self) -> None:
+        """All sensors disabled, values NaN, no touch latched (as after loading)."""
+        self.values[:] = np.nan
+        self.touching[:] = False
+        self.latched[:] = False
+        self.schedule.reset()
+
+    def restart(self) -> None:
+        """After a world reset: enabled sensors stay enabled and sample after the first step; the last values
+        stay readable until then; touches from before the reset are forgotten."""
+        self.touching[:] = False
+        self.latched[:] = False
+        self.schedule.restart()
+
+    # -- per step -------------------------------------------------------------------------------------
+    def sample(self, data: mujoco.MjData, step: int) -> None:
+        """Watch the bumpers' contacts, then compute the values of the sensors due after basic step ``step``."""
+        if len(self._bumpers):
+            self._watch_contacts(data)
+        for group in self.schedule.due(step):
+            plan = group.cache
+            if plan is None:
+                plan = group.cache = self._plan(group)
+            assert isinstance(plan, _Plan)
+            self._compute(data, plan)
+
+    def _watch_contacts(self, data: mujoco.MjData) -> None:
+        now = np.zeros(self.n, dtype=bool)
+        if data.ncon:
+            rows = self._geom_row[data.contact.geom]
+            now[rows[rows >= 0]] = True
+        if self._sleeping:
+            # MuJoCo drops a sleeping tree's contacts: a sleeping bumper still touches what it touched.
+            asleep = data.body_awake[self._bumper_bodies] == 0
+            if asleep.any():
+                held = self._bumpers[asleep]
+                now[held] = self.touching[held]
+        self.touching[:] = now
+        self.latched |= now
+
+    def _compute(self, data: mujoco.MjData, plan: _Plan) -> None:
+        values = self.values
+        if len(plan.bumpers):
+            values[plan.bumpers, 0] = self.latched[plan.bumpers]
+            self.latched[plan.bumpers] = False
+        if not plan.n_inputs:
+            return
+        inputs = np.zeros(plan.n_inputs)
+        history = data.history
+        if len(plan.force_rows):
+            f1_x = history[plan.force_idx[:, :, 0]].mean(axis=1) * plan.force_sign
+            inputs[plan.force_rows] = np.where(f1_x < 0.0, -f1_x, 0.0)  # only a push into the sensor counts
+        if len(plan.force3d_rows):
+            f1 = history[plan.force3d_idx].mean(axis=1) * plan.force3d_sign[:, None]
+            inputs[plan.force3d_rows[:, None] + np.arange(3)] = f1
+        outputs = plan.lookups.lookup(inputs, self.context.rng() if plan.lookups.noisy else None)
+        if plan.quantized:
+            outputs = quantize(outputs, plan.resolution)
+        values[plan.out_rows, plan.out_cols] = outputs
+
+    def _plan(self, group: SampleGroup) -> _Plan:
+        rows = group.rows
+        kinds, adr = self.type[rows], self.force_adr[rows]
+        tables: list[int] = []
+        resolution: list[float] = []
+        out_rows: list[int] = []
+        out_cols: list[int] = []
+        force_rows, force_at, force3d_rows, force3d_at = [], [], [], []
+        for row, kind, a in zip(rows.tolist(), kinds.tolist(), adr.tolist()):
+            if kind == BUMPER:
+                continue
+            columns = 1 if kind == FORCE else 3
+            if a >= 0:
+                (force_rows if kind == FORCE else force3d_rows).append(len(tables))
+                (force_at if kind == FORCE else force3d_at).append(row)
+            for column in range(columns):
+                tables.append(row)
+                # Webots returns lookupTable(0) before applying the resolution when there is no feedback.
+                resolution.append(float(self.resolution[row]) if a >= 0 else -1.0)
+                out_rows.append(row)
+                out_cols.append(column)
+        table_rows = np.array(tables, dtype=np.int64)
+        # History index of component c of sample k of a sensor: adr + 3 k + c.
+        offsets = 3 * np.arange(self.history_samples)[:, None] + np.arange(3)
+        return _Plan(
+            bumpers=rows[kinds == BUMPER],
+            force_rows=np.array(force_rows, dtype=np.int64),
+            force_idx=(self.force_adr[force_at][:, None, None] + offsets).reshape(-1, self.history_samples, 3),
+            force_sign=self.force_sign[force_at],
+            force3d_rows=np.array(force3d_rows, dtype=np.int64),
+            force3d_idx=(self.force_adr[force3d_at][:, None, None] + offsets).reshape(-1, self.history_samples, 3),
+            force3d_sign=self.force_sign[force3d_at],
+            n_inputs=len(tables),
+            lookups=self.tables.prepare(table_rows),
+            resolution=np.array(resolution, dtype=float),
+            quantized=any(r > 0 for r in resolution),
+            out_rows=np.array(out_rows, dtype=np.int64),
+            out_cols=np.array(out_cols, dtype=np.int64),
+        )
+
+
+@dataclass
+class TouchSensor(SampledDevice):
+    """One TouchSensor (snake_case core API; the Webots ``TouchSensor`` class wraps it)."""
+
+    kind: str = "touch_sensor"
+
+    @property
+    def type(self) -> int:
+        """0 (bumper), 1 (force) or 2 (force-3d)."""
+        return int(self.bank.type[self.index])
+
+    @property
+    def value(self) -> float:
+        """The last bumper (0 or 1) or force value; NaN before the first sample."""
+        return float(self.bank.values[self.index, 0])
+
+    @property
+    def values(self) -> list[float]:
+        """The last force-3d vector in the sensor frame (through the lookup table); NaN before the first sample."""
+        return self.bank.values[self.index].tolist()
+
+    @property
+    def lookup_table(self) -> tuple[tuple[float, float, float], ...]:
+        """The (input, output, noise) rows of the lookup table."""
+        return self.bank.bindings[self.index].lookup_table
