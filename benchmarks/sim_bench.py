@@ -4,8 +4,9 @@ For the demo robot and for 20 such robots, both sides do the same work per basic
 two wheel encoders of every robot, compute the same wheel speeds, write them as the velocity motors'
 inputs, and advance MuJoCo by one basic time step (``mj_step`` with the same substeps). wbsim runs an
 ordinary Webots controller per robot (greenlets, the Webots API, sampling, motor control law); the
-baseline is a plain Python loop over MuJoCo arrays. Figures are steps per second (basic steps) and the
-ratio wbsim / baseline, medians of several runs measured in the same process.
+baseline is a plain Python loop over MuJoCo arrays. Both run in the same process in short alternating
+blocks (``paired.py``); figures are steps per second (basic steps, median block) and the median of the
+paired speed ratios wbsim / baseline with its 10th-90th percentile range.
 
 Also measured: loading and compiling a world with 100 robots.
 
@@ -21,9 +22,13 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import mujoco
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from paired import paired_ratios  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "examples" / "worlds" / "demo.wbt"
@@ -88,44 +93,51 @@ def _load(path: Path):
         return load_world(path)
 
 
-def wbsim_rate(path: Path, steps: int) -> float:
-    """Basic steps per second of wbsim running the controllers."""
+def wbsim_block(path: Path, steps: int) -> tuple[object, Callable[[], None]]:
+    """A warmed-up simulation and a function running ``steps`` basic steps of it (controllers included)."""
     sim = _load(path)
     sim.run(0.1)  # warm up: controllers started, sensors enabled
-    start = time.perf_counter()
-    for _ in range(steps):
-        sim.step()
-    elapsed = time.perf_counter() - start
-    sim.close()
-    return steps / elapsed
+
+    def run() -> None:
+        for _ in range(steps):
+            sim.step()
+
+    return sim, run
 
 
-def baseline_rate(path: Path, steps: int) -> float:
-    """Basic steps per second of a hand-written MuJoCo loop on the same model, same reads and writes."""
+def baseline_block(path: Path, steps: int) -> Callable[[], None]:
+    """A function running ``steps`` basic steps of a hand-written MuJoCo loop on the same model, with the same
+    encoder reads and motor writes as the benchmark controller."""
     sim = _load(path)
     model = sim.model
     data = mujoco.MjData(model)
     mujoco.mj_copyData(data, model, sim.data)
     substeps = sim.substeps
+    motors = sim.bindings.devices["motor"]
+    sensors = sim.bindings.devices["position_sensor"]
     robots = []
     for robot in sim.bindings.robots:
-        motors = [d for d in robot.devices if hasattr(d, "reference_dof_adr")]
-        sensors = [d for d in robot.devices if not hasattr(d, "reference_dof_adr")]
-        robots.append((sensors[0].joint.qpos_adr, sensors[1].joint.qpos_adr,
-                       motors[0].reference_dof_adr, motors[1].reference_dof_adr))
+        rows = {ref.kind: [] for ref in robot.devices}
+        for ref in robot.devices:
+            rows[ref.kind].append(ref.row)
+        (ls, rs), (lm, rm) = rows["position_sensor"][:2], rows["motor"][:2]
+        robots.append((sensors[ls].joint.qpos_adr, sensors[rs].joint.qpos_adr,
+                       motors[lm].reference_dof_adr, motors[rm].reference_dof_adr))
     sim.close()
     qpos, qvel = data.qpos, data.qvel
     for _ in range(20):
         mujoco.mj_step(model, data, nstep=substeps)
-    start = time.perf_counter()
-    for _ in range(steps):
-        for left_q, right_q, left_ref, right_ref in robots:
-            a, b = float(qpos[left_q]), float(qpos[right_q])
-            turn = ((a - b) % 6.0) - 3.0
-            qvel[left_ref] = 6.0 - 0.3 * turn
-            qvel[right_ref] = 6.0 + 0.3 * turn
-        mujoco.mj_step(model, data, nstep=substeps)
-    return steps / (time.perf_counter() - start)
+
+    def run() -> None:
+        for _ in range(steps):
+            for left_q, right_q, left_ref, right_ref in robots:
+                a, b = float(qpos[left_q]), float(qpos[right_q])
+                turn = ((a - b) % 6.0) - 3.0
+                qvel[left_ref] = 6.0 - 0.3 * turn
+                qvel[right_ref] = 6.0 + 0.3 * turn
+            mujoco.mj_step(model, data, nstep=substeps)
+
+    return run
 
 
 def load_time(path: Path) -> float:
@@ -139,25 +151,26 @@ def load_time(path: Path) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer steps and repeats")
+    parser.add_argument("--quick", action="store_true", help="fewer blocks")
     args = parser.parse_args()
-    repeats = 3 if args.quick else 5
-    scale = 0.25 if args.quick else 1.0
-    print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; medians of {repeats} runs")
-    print(f"{'scenario':<22}{'wbsim steps/s':>15}{'MuJoCo loop steps/s':>22}{'ratio':>8}")
+    pairs = 10 if args.quick else 40
+    print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {pairs} pairs of alternating blocks")
+    print(f"{'scenario':<22}{'wbsim steps/s':>15}{'MuJoCo loop steps/s':>22}{'ratio (p10-p90)':>24}")
     with tempfile.TemporaryDirectory() as tmp:
-        for robots, steps in ((1, int(3000 * scale)), (20, int(600 * scale))):
+        for robots, steps in ((1, 300), (20, 30)):
             path = make_project(Path(tmp) / f"p{robots}", robots)
-            ours, base = [], []
-            for _ in range(repeats):
-                base.append(baseline_rate(path, steps))
-                ours.append(wbsim_rate(path, steps))
-            w, b = statistics.median(ours), statistics.median(base)
+            sim, ours = wbsim_block(path, steps)
+            result = paired_ratios(ours, baseline_block(path, steps), pairs)
+            sim.close()  # type: ignore[attr-defined]
+            # Per pair: baseline time / wbsim time = wbsim speed / baseline speed.
+            w = steps / statistics.median(result.seconds_a)
+            b = steps / statistics.median(result.seconds_b)
+            median, low, high = result.median, result.percentile(10), result.percentile(90)
             label = "demo robot" if robots == 1 else f"{robots} robots"
-            print(f"{label:<22}{w:>15,.0f}{b:>22,.0f}{w / b:>8.2f}")
+            print(f"{label:<22}{w:>15,.0f}{b:>22,.0f}{f'{median:.2f} ({low:.2f}-{high:.2f})':>24}")
         path = make_project(Path(tmp) / "p100", 100)
-        times = [load_time(path) for _ in range(repeats)]
-        print(f"load + compile 100 robots: {statistics.median(times):.3f} s (target < 2 s)")
+        times = [load_time(path) for _ in range(3 if args.quick else 5)]
+        print(f"load + compile 100 robots: {statistics.median(times):.3f} s (median of {len(times)}; target < 2 s)")
     return 0
 
 

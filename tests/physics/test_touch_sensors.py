@@ -139,6 +139,77 @@ def test_bumper_detects_static_and_dynamic_solids(project, load):
     assert sensors["bottom"].getValue() == 1.0
 
 
+@pytest.mark.parametrize("basic_ms", [4, 16])
+def test_bumper_reports_a_touch_in_the_step_it_happens(project, load, basic_ms):
+    # A box falls from 0.3 m onto a static bumper: the touch is reported at the end of the basic step in which
+    # MuJoCo first sees it, at most one physics step (4 ms) after the geometries meet.
+    children = 'TouchSensor { translation 0 0 0.11 name "pad" boundingObject Box { size 0.3 0.3 0.02 } }'
+    extra = 'Solid { translation 0 0 0.47 name "box" boundingObject Box { size 0.1 0.1 0.1 } physics Physics { } }'
+    sim = load(project(_world(children, info=f"basicTimeStep {basic_ms}", translation="0 0 0", mass=None,
+                              extra=extra, floor="")))
+    bot = sim.robot("bot")
+    pad = bot.getDevice("pad")
+    pad.enable(basic_ms)
+    touch = math.sqrt(2 * (0.42 - 0.12) / G)  # the box bottom (0.42 m) reaches the pad top (0.12 m)
+    while pad.getValue() != 1.0:
+        assert bot.step(basic_ms) != -1 and bot.getTime() < 1.0
+    assert touch <= bot.getTime() <= touch + basic_ms / 1000 + 0.004 + 1e-9
+
+
+def test_every_short_bounce_inside_long_basic_steps_is_reported(project, load):
+    # basicTimeStep 64 is 16 MuJoCo steps: a bounce of a few ms starts and ends inside one basic step, yet in
+    # Webots every contact that acts exists at a step boundary; wbsim watches every MuJoCo step.
+    children = 'TouchSensor { translation 0 0 0.05 name "pad" boundingObject Box { size 0.4 0.4 0.1 } }'
+    info = "basicTimeStep 64 contactProperties [ ContactProperties { bounce 0.9 } ]"
+    extra = ('DEF BALL Solid { translation 0 0 0.6 name "ball" boundingObject Sphere { radius 0.02 } '
+             "physics Physics { density -1 mass 0.1 } }")
+    sim = load(project(_world(children, info=info, translation="0 0 0", mass=None, extra=extra, floor="")))
+    bot = sim.robot("bot")
+    pad = bot.getDevice("pad")
+    pad.enable(64)
+    ball = sim.bindings.solid(sim.node("BALL"))
+    dof = sim.model.jnt_dofadr[ball.free_joint_id] + 2
+    falling, bounces, reported = True, 0, 0
+    for _ in range(60):  # 3.84 s
+        bot.step(64)
+        rising = sim.data.qvel[dof] > 0
+        if falling and rising:  # the ball bounced during this basic step
+            bounces += 1
+            reported += pad.getValue() == 1.0
+        falling = not rising
+    assert bounces >= 6 and reported == bounces
+
+
+def test_a_bumpers_own_child_solid_does_not_trigger_it_and_two_robots_bump_each_other(project, load):
+    # The bumper (on a post above the robot's side) carries a child Solid, a leg standing on the floor: only the
+    # bumper's own boundingObject counts. A second robot's bumper presses on the first robot's body.
+    children = """
+    TouchSensor {
+      translation 0.3 0 0.2 name "bumper" boundingObject Box { size 0.1 0.1 0.1 } physics Physics { density -1 mass 0.1 }
+      children [ DEF LEG Solid { translation 0 0 -0.2 name "leg" boundingObject Box { size 0.05 0.05 0.2 } physics Physics { } } ]
+    }"""
+    other = """
+    Robot {
+      translation -0.2 0 0.1 name "other" controller "<extern>"
+      children [ TouchSensor { translation 0.11 0 0 name "front" boundingObject Box { size 0.03 0.1 0.1 } } ]
+      boundingObject Box { size 0.2 0.2 0.2 } physics Physics { density -1 mass 1 }
+    }"""
+    info = "basicTimeStep 16 physicsDisableTime 0"
+    sim = load(project(_world(children, info=info, translation="0 0 0.1", mass=1.0, extra=other)))
+    bot, second = sim.robot("bot"), sim.robot("other")
+    bumper, front = bot.getDevice("bumper"), second.getDevice("front")
+    bumper.enable(16)
+    front.enable(16)
+    bot.step(16)
+    assert front.getValue() == 1.0  # touches the first robot's box
+    _run_until(bot, 0.5)
+    leg = sim.bindings.solid(sim.node("LEG")).geom_ids[0]
+    floor = sim.bindings.solids[0].geom_ids[0]
+    pairs = {frozenset(map(int, g)) for g in sim.data.contact.geom}
+    assert frozenset((leg, floor)) in pairs  # the leg stands on the floor
+    assert bumper.getValue() == 0.0
+
+
 def test_bumper_latches_contacts_between_samples_and_while_disabled(project, load):
     # A ball bounces on a bumper plate: each touch lasts a few ms, far shorter than the 240 ms period.
     children = 'TouchSensor { translation 0 0 0.11 name "plate" boundingObject Box { size 0.2 0.2 0.02 } }'
@@ -154,7 +225,7 @@ def test_bumper_latches_contacts_between_samples_and_while_disabled(project, loa
         bot.step(8)
         touching_steps += bool(sim.banks["touch_sensor"].touching[plate._core.index])
         samples.append(plate.getValue())
-    assert 0 < touching_steps <= 6, "each bounce should touch the plate for a few steps only"
+    assert 0 < touching_steps <= 8, "each of the two bounces should touch the plate for a few steps only"
     assert samples[29::30] == [0.0, 1.0, 0.0, 1.0]  # each bounce is latched until the next sample
     assert sim.data.xpos[ball.body_id][2] > 0.2  # the ball bounced back up
     # While disabled the latch is kept: the next sample after enabling reports the old touch.
@@ -179,6 +250,34 @@ def test_static_bumper_keeps_reading_a_box_asleep_on_it(project, load):
     assert pad.getValue() == 1.0
     box = sim.bindings.solid(sim.node("BOX"))
     assert sim.data.xpos[box.body_id][2] == pytest.approx(0.17, abs=2e-3)  # resting on the pad
+
+
+def test_static_sensors_carrying_a_jointed_part_keep_reading_a_box_asleep_on_them(project, load):
+    # A static bumper pad and a static force-3d plate, each with a pendulum hanging below it on a hinge.
+    pendulum = """
+    HingeJoint {
+      jointParameters HingeJointParameters { axis 1 0 0 anchor 0 0 -0.5 }
+      endPoint Solid { translation 0 0 -0.5 name "bob" boundingObject Sphere { radius 0.02 } physics Physics { density -1 mass 0.1 } }
+    }"""
+    children = f"""
+    TouchSensor {{ translation 1 0 0.6 name "pad" boundingObject Box {{ size 0.4 0.4 0.1 }} children [ {pendulum} ] }}
+    TouchSensor {{ translation -1 0 0.6 name "plate" type "force-3d" lookupTable [] boundingObject Box {{ size 0.4 0.4 0.1 }}
+                   physics Physics {{ density -1 mass 2 }} children [ {pendulum} ] }}"""
+    extra = """
+    DEF BOX Solid { translation 1 0 0.9 name "box" boundingObject Box { size 0.1 0.1 0.1 } physics Physics { density -1 mass 5 } }
+    Solid { translation -1 0 0.9 name "box 2" boundingObject Box { size 0.1 0.1 0.1 } physics Physics { density -1 mass 5 } }
+    """
+    sim = load(project(_world(children, translation="0 0 0", mass=None, extra=extra, floor="")))
+    bot = sim.robot("bot")
+    pad, plate = bot.getDevice("pad"), bot.getDevice("plate")
+    pad.enable(16)
+    plate.enable(16)
+    _run_until(bot, 12.0)
+    box = sim.bindings.solid(sim.node("BOX"))
+    assert sim.data.xpos[box.body_id][2] == pytest.approx(0.7, abs=2e-3)  # resting on the pad
+    assert pad.getValue() == 1.0
+    # Box, plate and pendulum bob all hang on the plate's joint to the world: (5 + 2 + 0.1) g, upward.
+    np.testing.assert_allclose(plate.getValues(), [0.0, 0.0, 7.1 * G], atol=7.1 * G * 1e-3)
 
 
 # -- force sensors -----------------------------------------------------------------------------------------------
@@ -359,6 +458,52 @@ def test_force_sensor_on_a_static_parent_reads_like_webots(project, load):
     box = sim.bindings.solid(sim.node("BOX"))
     assert sim.data.tree_asleep[sim.model.body_treeid[box.body_id]] < 0  # kept awake by the sensor
     np.testing.assert_allclose(plate3d.getValues(), [0.0, 0.0, 7 * G], atol=7 * G * 1e-3)
+
+
+def test_force_sensor_carries_its_child_solids(project, load):
+    # A "scale" force sensor on the robot's roof (x-axis up) carrying a 2 kg payload Solid merged into it:
+    # it reads the payload and its own weight pressing on the robot; the robot's sensor under it reads everything.
+    children = f"""
+    TouchSensor {{
+      translation 0 0 0.11 rotation 0 1 0 -1.5707963267948966 name "scale" type "force" lookupTable []
+      boundingObject Box {{ size 0.02 0.1 0.1 }} physics Physics {{ density -1 mass 0.5 }}
+      children [ Solid {{ translation 0.06 0 0 name "payload" boundingObject Box {{ size 0.1 0.1 0.1 }}
+                          physics Physics {{ density -1 mass 2 }} }} ]
+    }}
+    {foot("force")}"""
+    sim = load(project(_world(children, mass=10.0)))
+    bot = sim.robot("bot")
+    scale, foot_sensor = bot.getDevice("scale"), bot.getDevice("foot")
+    scale.enable(16)
+    foot_sensor.enable(16)
+    _run_until(bot, 2.0)
+    assert scale.getValue() == pytest.approx(2.5 * G, rel=1e-3)
+    assert foot_sensor.getValue() == pytest.approx(12.5 * G, rel=1e-3)
+
+
+def test_simulation_reset_keeps_sensors_enabled_and_the_latch_as_webots(project, load):
+    # Webots' simulationReset: sensors stay enabled and sample after the first step; a bumper's latch survives
+    # (WbTouchSensor keeps mIsTouching): the robot landed on its bottom bumper before the reset, and the first
+    # sample after it, with the robot back in the air, still reports that touch.
+    children = f'{foot("force")} TouchSensor {{ translation 0.06 0 -0.12 name "bottom" boundingObject Box {{ size 0.04 0.04 0.04 }} }}'
+    extra = 'Robot { name "boss" controller "<extern>" supervisor TRUE }'
+    sim = load(project(_world(children, extra=extra)))
+    bot, boss = sim.robot("bot"), sim.robot("boss")
+    force, bottom = bot.getDevice("foot"), bot.getDevice("bottom")
+    force.enable(16)
+    bottom.enable(2000)
+    _run_until(bot, 1.6)  # landed at ~0.28 s, hopped until ~1 s: latched, not yet sampled
+    assert math.isnan(bottom.getValue())
+    resting = force.getValue()  # the bottom bumper carries part of the weight too
+    assert 0.3 * 100 * G < resting < 100 * G
+    boss.simulationReset()
+    bot.step(16)  # the reset happens at the end of this step
+    assert bottom.getSamplingPeriod() == 2000 and force.getSamplingPeriod() == 16
+    bot.step(16)  # t = 16 ms after the reset: both sample after the first step
+    assert sim.data.qpos[2] > 0.45  # back in the air
+    assert bottom.getValue() == 1.0 and force.getValue() == pytest.approx(0.0, abs=1e-3)
+    _run_until(bot, 1.6)
+    assert force.getValue() == pytest.approx(resting, rel=1e-3)  # the same landing again
 
 
 def test_force_sensors_without_fixed_joint_read_lookup_table_of_zero(project, load):

@@ -251,7 +251,7 @@ class _Builder:
         if kind is not None:
             plan = self.compilers[kind.name].plan_body(node, BodyRequest(
                 has_physics=has_physics, parent_dynamic=parent.dynamic, end_point=joint is not None,
-                top_level=parent.is_world, subtree_has_joints=any(n.is_a("joint") for n in node.walk())))
+                top_level=parent.is_world))
         name = self._name("b")
         self.body_paths[name] = node.path
         self.parent_of[name] = parent.name

@@ -95,12 +95,9 @@ class BodyRequest:
         parent_dynamic: the enclosing body moves under physics.
         end_point: the node is a joint's endPoint.
         top_level: the node is a top-level node of the world (with Physics it gets a free joint).
-        subtree_has_joints: a joint sits somewhere below the node (a mocap body may still carry it, but
-            the decision is the device's).
     """
 
     has_physics: bool
     parent_dynamic: bool
     end_point: bool
     top_level: bool
-    subtree_has_joints: bool

@@ -14,8 +14,9 @@ A kind (motor, position sensor, touch sensor, ...) provides, in its own package 
 - its **Webots API** classes (camelCase) and the factory that wraps a core device for a controller.
 
 The builder, the simulation loop, the robot runtime, ``Robot.getDevice`` and the ``controller``
-module only iterate over the registry (:mod:`wbsim.devices.registry`); adding a kind touches its own
-package and one line of the registry. See ``docs/architecture.md``.
+module only iterate over the registry (:mod:`wbsim.devices.registry`); a kind that needs nothing beyond
+the hooks below (body plans, substep watching, field writes) touches its own package and one line of
+the registry. See ``docs/architecture.md``.
 """
 
 from __future__ import annotations
@@ -125,7 +126,10 @@ class DeviceBank:
     """Vectorised runtime state of every device of one kind in a simulation (row ``i`` = ``bindings[i]``).
 
     Subclasses set :attr:`actuates` / :attr:`samples` to take part in the ``DEVICES_ACTUATE`` /
-    ``DEVICES_SAMPLE`` phases; the loop calls only banks that have devices and work in a phase.
+    ``DEVICES_SAMPLE`` phases; the loop calls only banks that have devices and work in a phase. A bank
+    that must see every MuJoCo step of a basic step (e.g. bumpers: a contact may come and go between two
+    basic steps) sets :attr:`watches_substeps`; the ``PHYSICS`` phase then steps MuJoCo one physics step
+    at a time and calls :meth:`substep` after each (otherwise it runs all of them in one C call).
 
     Args:
         bindings: the compiled bindings of the devices, in scene order.
@@ -134,6 +138,7 @@ class DeviceBank:
 
     actuates = False
     samples = False
+    watches_substeps = False
 
     def __init__(self, bindings: tuple[Any, ...], context: BankContext) -> None:
         self.bindings = bindings
@@ -146,6 +151,9 @@ class DeviceBank:
 
     def actuate(self, data: mujoco.MjData) -> None:
         """Write this step's commands into MuJoCo before the physics step."""
+
+    def substep(self, data: mujoco.MjData) -> None:
+        """After each MuJoCo step within the ``PHYSICS`` phase (only if :attr:`watches_substeps`)."""
 
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """After the physics of basic step ``step``: refresh what is due (sensors, feedback)."""
@@ -160,6 +168,13 @@ class DeviceBank:
 
     def reset_physics(self, dofs: np.ndarray | None) -> None:
         """A supervisor zeroed the velocities of ``dofs`` (all of them if None)."""
+
+    def field_changed(self, row: int, name: str, value: object) -> bool:
+        """A supervisor wrote field ``name`` of device ``row``; return True if the bank applied it.
+
+        Fields a bank does not apply are only stored (and read back by supervisors).
+        """
+        return False
 
 
 class CoreDevice(Protocol):

@@ -48,6 +48,8 @@ class LookupTables:
                 self.inputs[i, : len(table)], self.outputs[i, : len(table)], self.noises[i, : len(table)] = rows.T
         self.empty = self.sizes == 0
         self.noisy = np.array([bool(np.any(self.noises[i, : self.sizes[i]] != 0.0)) for i in range(k)], dtype=bool)
+        self.increasing = np.array([bool(np.all(np.diff(self.inputs[i, : self.sizes[i]]) > 0)) for i in range(k)],
+                                   dtype=bool)
         self._steps = int(np.ceil(np.log2(max(width, 2)))) + 1
 
     def min_outputs(self) -> np.ndarray:
@@ -63,7 +65,7 @@ class LookupTables:
         inputs = self.inputs[tables]
         rows = np.arange(len(tables))
         valid = np.arange(inputs.shape[1]) < sizes[:, None]
-        increasing = all(bool(np.all(np.diff(inputs[j, : sizes[j]]) > 0)) for j in range(len(tables)))
+        increasing = bool(self.increasing[tables].all())
         # For strictly increasing inputs, Webots' bracket [mini, mini + 1] has mini = the number of inputs
         # 1..last-1 not above the value: the other entries are NaN, which compares false with anything.
         counted = np.where(valid & (np.arange(inputs.shape[1]) < last[:, None]), inputs, np.nan)
@@ -72,7 +74,7 @@ class LookupTables:
         linear = bool(np.all(sizes <= 2))
         span = np.where(sizes == 2, inputs[rows, last] - inputs[:, 0], 0.0)
         return LookupPlan(
-            linear=linear, span=np.where(span > 0, span, 1.0), spanned=span > 0,
+            linear=linear, span=np.where(span > 0, span, 1.0),
             tables=tables, last=last, rows=rows, inputs=inputs, outputs=self.outputs[tables],
             noises=self.noises[tables], first_input=inputs[:, 0].copy(), last_input=inputs[rows, last],
             first_output=self.outputs[tables, 0].copy(), last_output=self.outputs[tables][rows, last],
@@ -103,8 +105,7 @@ class LookupPlan:
     """
 
     linear: bool
-    span: np.ndarray  # in1 - in0 of a 2-row increasing table, else 1
-    spanned: np.ndarray  # the table is a 2-row increasing table
+    span: np.ndarray  # in1 - in0 of a 2-row increasing table, else 1 (never used then: v is at an end)
     tables: np.ndarray
     last: np.ndarray
     rows: np.ndarray
@@ -162,12 +163,12 @@ class LookupPlan:
         return out
 
     def _lookup_linear(self, values: np.ndarray, rng: np.random.Generator | None) -> np.ndarray:
-        # Tables of 0, 1 or 2 rows: u = clip((v - in0) / (in1 - in0), 0, 1) and Webots' interpolation formula;
-        # a single row, or a pair whose second input is not above the first, compares with each end as Webots.
-        u = np.clip((values - self.first_input) / self.span, 0.0, 1.0)
-        if not self.spanned.all():  # Webots tests v <= in0 first, then v >= in_last (NaN passes neither)
-            ends = np.where(values <= self.first_input, 0.0, np.where(values >= self.last_input, 1.0, np.nan))
-            u = np.where(self.spanned, u, ends)
+        # Tables of 0, 1 or 2 rows. As Webots: v <= in0 gives out0, else v >= in_last gives out_last, else
+        # (only inside a 2-row increasing table, or NaN) u = (v - in0) / (in1 - in0) and Webots' formula.
+        low = values <= self.first_input
+        high = values >= self.last_input
+        inner = np.where(low | high, self.first_input, values)  # clamped values are never divided
+        u = np.where(low, 0.0, np.where(high, 1.0, (inner - self.first_input) / self.span))
         out = (1.0 - u) * self.first_output + u * self.last_output
         if self.empty.any():
             out = np.where(self.empty, values, out)

@@ -38,18 +38,35 @@ class SampleGroup:
     Attributes:
         next_step: the basic step after which the group samples next.
         every: basic steps between two samples.
-        rows: the bank rows of the devices (int64, sorted).
-        cache: free slot for the bank's per-group precomputation (reset when groups change).
+        members: the bank rows of the devices.
+        cache: free slot for the bank's per-group precomputation; cleared whenever the members change.
     """
 
     next_step: int
     every: int
-    rows: np.ndarray
+    members: set[int] = field(default_factory=set)
     cache: object = field(default=None)
+    _rows: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The members as a sorted int64 array (built once per membership change)."""
+        if self._rows is None:
+            self._rows = np.array(sorted(self.members), dtype=np.int64)
+        return self._rows
+
+    def changed(self) -> None:
+        """The members changed: drop what was derived from them."""
+        self._rows = None
+        self.cache = None
 
 
 class SampleSchedule:
     """When each of ``n`` devices takes its next sample.
+
+    Groups are updated incrementally: enabling a device touches only its old and new groups (and a
+    re-enable that changes nothing, e.g. ``enable(step)`` called every step, touches none), so
+    controllers that call ``enable`` in their loop cost O(1) per call, not O(devices).
 
     Args:
         n: the number of devices.
@@ -67,35 +84,45 @@ class SampleSchedule:
         # Updated in place (never replaced), so API objects may keep a reference to `period_ms`.
         self.period_ms = np.zeros(n, dtype=np.int64)
         self.every = np.zeros(n, dtype=np.int64)
-        self._next = np.full(n, NEVER, dtype=np.int64)
-        self._groups: list[SampleGroup] = []
+        self._group_of: list[SampleGroup | None] = [None] * n
+        self._groups: dict[tuple[int, int], SampleGroup] = {}
         self.next_any = NEVER
 
     def reset(self) -> None:
         """Every device disabled."""
         self.period_ms[:] = 0
         self.every[:] = 0
-        self._next[:] = NEVER
-        self._groups = []
+        self._group_of = [None] * self.n
+        self._groups = {}
         self.next_any = NEVER
 
     def restart(self) -> None:
         """After a world reset (Webots' ``WbSensor::reset``, ``lastUpdate = -inf``): enabled devices stay
         enabled and sample at the end of the first step."""
-        self._sync()
-        self._next[:] = np.where(self.every > 0, 1, NEVER)
-        self._regroup()
+        enabled = np.flatnonzero(self.every > 0).tolist()
+        self._group_of = [None] * self.n
+        self._groups = {}
+        for row in enabled:
+            self._join(row, 1, int(self.every[row]))
+        self._update_next_any()
 
     def enable(self, row: int, period_ms: int, now_step: int) -> None:
-        """Enable device ``row`` with ``period_ms`` (> 0) at basic step ``now_step``, or disable it (0)."""
-        self._sync()
+        """Enable device ``row`` with ``period_ms`` (> 0) at basic step ``now_step``, or disable it (0).
+
+        As Webots (``WbSensor::setRefreshRate``), enabling restarts the device's timer: its next sample
+        comes one period later.
+        """
         self.period_ms[row] = period_ms
-        if period_ms <= 0:
-            self.every[row], self._next[row] = 0, NEVER
-        else:
-            self.every[row] = steps_for_period(period_ms, self.basic_ms)
-            self._next[row] = now_step + self.every[row]
-        self._regroup()
+        every = steps_for_period(period_ms, self.basic_ms) if period_ms > 0 else 0
+        current = self._group_of[row]
+        if every and current is not None and current.every == every and current.next_step == now_step + every:
+            return  # already there (a controller re-enabling every step)
+        if current is not None:
+            self._leave(row, current)
+        self.every[row] = every
+        if every:
+            self._join(row, now_step + every, every)
+        self._update_next_any()
 
     def due(self, step: int) -> list[SampleGroup]:
         """The groups that sample after basic step ``step`` (advanced to their next sample).
@@ -104,34 +131,48 @@ class SampleSchedule:
         """
         if step < self.next_any:
             return []
-        due = []
-        next_any = NEVER
-        for group in self._groups:
-            if group.next_step <= step:
-                due.append(group)
-                group.next_step = step + group.every
-            next_any = min(next_any, group.next_step)
-        self.next_any = next_any
+        due = [group for group in self._groups.values() if group.next_step <= step]
+        for group in due:
+            del self._groups[(group.next_step, group.every)]
+        for group in due:
+            group.next_step = step + group.every
+            key = (group.next_step, group.every)
+            other = self._groups.get(key)
+            if other is None:
+                self._groups[key] = group
+            else:
+                # The same schedule from now on: the other group absorbs this one, which stays intact for the
+                # sample the caller takes now (rare: devices enabled on the step another group samples).
+                other.members |= group.members
+                for row in group.members:
+                    self._group_of[row] = other
+                other.changed()
+        self._update_next_any()
         return due
 
     @property
     def groups(self) -> tuple[SampleGroup, ...]:
         """The current groups of enabled devices."""
-        return tuple(self._groups)
+        return tuple(self._groups.values())
 
-    def _sync(self) -> None:
-        for group in self._groups:
-            self._next[group.rows] = group.next_step
+    def _join(self, row: int, next_step: int, every: int) -> None:
+        key = (next_step, every)
+        group = self._groups.get(key)
+        if group is None:
+            group = self._groups[key] = SampleGroup(next_step, every)
+        group.members.add(row)
+        group.changed()
+        self._group_of[row] = group
 
-    def _regroup(self) -> None:
-        enabled = np.flatnonzero(self.every > 0)
-        keys = sorted(set(zip(self._next[enabled].tolist(), self.every[enabled].tolist())))
-        groups = []
-        for next_step, every in keys:
-            rows = enabled[(self._next[enabled] == next_step) & (self.every[enabled] == every)]
-            groups.append(SampleGroup(next_step, every, rows))
-        self._groups = groups
-        self.next_any = min((g.next_step for g in groups), default=NEVER)
+    def _leave(self, row: int, group: SampleGroup) -> None:
+        group.members.discard(row)
+        group.changed()
+        self._group_of[row] = None
+        if not group.members:
+            del self._groups[(group.next_step, group.every)]
+
+    def _update_next_any(self) -> None:
+        self.next_any = min((key[0] for key in self._groups), default=NEVER)
 
 
 class SampledBank(DeviceBank):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wbsim.devices.sampling import NEVER, SampleSchedule, steps_for_period
 
@@ -69,3 +71,66 @@ def test_reset_disables_everything():
     schedule.enable(0, 10, now_step=0)
     schedule.reset()
     assert schedule.period_ms.tolist() == [0, 0] and schedule.due(5) == []
+
+
+class _NaiveSchedule:
+    """Webots' WbSensor rule per device, written plainly: the oracle of SampleSchedule."""
+
+    def __init__(self, n: int, basic_ms: float) -> None:
+        self.basic_ms = basic_ms
+        self.every = [0] * n
+        self.next = [NEVER] * n
+
+    def enable(self, row: int, period_ms: int, now: int) -> None:
+        self.every[row] = steps_for_period(period_ms, self.basic_ms) if period_ms > 0 else 0
+        self.next[row] = now + self.every[row] if period_ms > 0 else NEVER
+
+    def due(self, step: int) -> list[int]:
+        rows = [r for r, n in enumerate(self.next) if n <= step]
+        for r in rows:
+            self.next[r] = step + self.every[r]
+        return rows
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(1, 6),
+    basic=st.sampled_from([4.0, 16.0, 32.0]),
+    script=st.lists(st.lists(st.tuples(st.integers(0, 5), st.sampled_from([0, 4, 16, 20, 32, 64, 100])),
+                             max_size=4), min_size=1, max_size=40),
+)
+def test_incremental_schedule_matches_the_per_device_rule(n, basic, script):
+    """Random enable/disable calls in the controllers phase of each step, then the samples due after it."""
+    fast, naive = SampleSchedule(n, basic), _NaiveSchedule(n, basic)
+    for step, calls in enumerate(script):
+        for row, period in calls:
+            if row < n:
+                fast.enable(row, period, step)
+                naive.enable(row, period, step)
+        got = sorted(r for group in fast.due(step + 1) for r in group.rows.tolist())
+        assert got == naive.due(step + 1), f"step {step + 1}"
+
+
+def test_re_enabling_every_step_keeps_the_group_and_its_cache():
+    schedule = SampleSchedule(1000, 16)
+    for row in range(1000):
+        schedule.enable(row, 16, now_step=0)
+    (group,) = schedule.due(1)
+    group.cache = "plan"
+    for row in range(1000):  # a controller calling enable(16) in its loop, at step 1
+        schedule.enable(row, 16, now_step=1)
+    (again,) = schedule.due(2)
+    assert again is group and again.cache == "plan" and len(again.rows) == 1000
+
+
+def test_moving_one_device_clears_only_its_groups_caches():
+    schedule = SampleSchedule(3, 10)
+    schedule.enable(0, 10, now_step=0)
+    schedule.enable(1, 10, now_step=0)
+    schedule.enable(2, 20, now_step=0)
+    first = {tuple(g.rows.tolist()): g for g in schedule.groups}
+    for group in first.values():
+        group.cache = "plan"
+    schedule.enable(1, 20, now_step=0)  # row 1 joins row 2's schedule
+    assert first[(0, 1)].cache is None and first[(2,)].cache is None
+    assert sorted(tuple(g.rows.tolist()) for g in schedule.groups) == [(0,), (1, 2)]

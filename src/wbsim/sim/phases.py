@@ -10,7 +10,8 @@ One call to :meth:`wbsim.sim.simulation.Simulation.step` runs, in this order:
 ``PLUGIN_STEP``
     physics-plugin ``webots_physics_step`` hooks.
 ``PHYSICS``
-    MuJoCo advances one basic time step (``substeps`` calls of ``mj_step`` in C); time advances.
+    MuJoCo advances one basic time step (``substeps`` MuJoCo steps in one C call, or one at a time when
+    a device bank watches every physics step, e.g. bumpers); time advances.
 ``COLLIDE``
     collision hooks (the contacts of the new state, preparing the next step, as Webots' collide pass).
 ``PLUGIN_STEP_END``

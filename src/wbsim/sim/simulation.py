@@ -101,6 +101,7 @@ class Simulation:
         exit_status: the status given to ``simulationQuit`` (0 otherwise).
         messages: simulator warnings and errors printed so far (the latest ones).
         banks: the runtime bank of every registered device kind, by kind name (registry order).
+        device_rows: each device node's bank and row.
     """
 
     def __init__(self, compiled: CompiledWorld, options: SimulationOptions | None = None) -> None:
@@ -149,6 +150,12 @@ class Simulation:
         # Only banks with devices and work in a phase run in it (registry order).
         self._actuating = tuple(b for b in self.banks.values() if b.n and b.actuates)
         self._sampling = tuple(b for b in self.banks.values() if b.n and b.samples)
+        self._substepping = tuple(b for b in self.banks.values() if b.n and b.watches_substeps)
+        # Device node -> (its bank, its row): where supervisor field writes on devices go.
+        self.device_rows: dict[WbNode, tuple[DeviceBank, int]] = {
+            binding.node: (self.banks[kind], row)  # type: ignore[attr-defined]
+            for kind, group in compiled.bindings.devices.items() for row, binding in enumerate(group)
+        }
         self.robots: list[RobotRuntime] = []
         for robot_binding in compiled.bindings.robots:
             devices: list[CoreDevice] = [self.banks[ref.kind].core(ref.row) for ref in robot_binding.devices]
@@ -283,7 +290,13 @@ class Simulation:
         wrenches = self.supervision.wrenches
         if wrenches:
             self.supervision.apply_wrenches()
-        mujoco.mj_step(self.model, self.data, nstep=self.substeps)
+        if self._substepping:  # a bank must see every physics step (e.g. short bumper contacts)
+            for _ in range(self.substeps):
+                mujoco.mj_step(self.model, data)
+                for bank in self._substepping:
+                    bank.substep(data)
+        else:
+            mujoco.mj_step(self.model, data, nstep=self.substeps)
         if wrenches:
             self.supervision.clear_wrenches()
         self.step_count += 1

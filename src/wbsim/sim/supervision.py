@@ -210,14 +210,46 @@ class Supervision:
                 data.qpos[adr : adr + 3] = world.pos
                 data.qpos[adr + 3 : adr + 7] = world.quat
         else:
-            kept = [(m, self.local_pose(self.sim.bindings.solid(m))) for m, _, _ in self._mocaps]  # type: ignore[arg-type]
+            kept = self._mocap_locals()
             body_local = self.offsets[node] @ new_local
             model.body_pos[binding.body_id] = body_local.pos
             model.body_quat[binding.body_id] = body_local.quat
             self._place_static_bodies()
-            for moved, (translation, rotation) in kept:  # static devices hung from the world follow their parents
-                self.set_local_pose(self.sim.bindings.solid(moved), translation, rotation)  # type: ignore[arg-type]
+            if kept:
+                self._place_mocaps(kept)  # static devices hung from the world follow their Webots parents
         self.invalidate()
+
+    def _mocap_locals(self) -> list[Frame]:
+        """The pose of each mocap body relative to its Webots parent frame (parent body frame @ offset)."""
+        if not self._mocaps:
+            return []
+        self.refresh()
+        data = self.sim.data
+        result = []
+        for node, body, _ in self._mocaps:
+            parent = self.parent_body[node]
+            parent_frame = Frame(data.xpos[parent].copy(), data.xmat[parent].reshape(3, 3).copy()) @ self.offsets[node]
+            own = Frame(data.xpos[body].copy(), data.xmat[body].reshape(3, 3).copy())
+            result.append(parent_frame.inverse() @ own)
+        return result
+
+    def _place_mocaps(self, locals_: list[Frame]) -> None:
+        """Put every mocap body at ``parent frame @ offset @ local`` after a static body moved, in one pass.
+
+        Parents come before their children in scene order; a mocap parent's new frame is used directly (its
+        ``xpos`` is refreshed only by the next kinematics).
+        """
+        data = self.sim.data
+        placed: dict[int, Frame] = {}
+        for (node, body, mocap), local in zip(self._mocaps, locals_):
+            parent = self.parent_body[node]
+            base = placed.get(parent)
+            if base is None:
+                base = Frame(data.xpos[parent].copy(), data.xmat[parent].reshape(3, 3).copy())
+            world = base @ self.offsets[node] @ local
+            data.mocap_pos[mocap] = world.pos
+            data.mocap_quat[mocap] = world.quat
+            placed[body] = world
 
     def _place_static_bodies(self) -> None:
         """Recompute body poses after a static body moved.
@@ -324,7 +356,8 @@ class Supervision:
         return float(self.sim.data.qpos[qpos_adr])
 
     def set_field_value(self, node: WbNode, name: str, value: object) -> None:
-        """Write a field; Solid translation/rotation move the body, other fields only store the value."""
+        """Write a field: Solid translation/rotation move the body; a device's bank applies the fields it
+        supports (``DeviceBank.field_changed``); other fields only store the value."""
         binding = self.sim.bindings.solid(node)
         if binding is not None and name == "translation":
             self.set_local_pose(binding, value, None)  # type: ignore[arg-type]
@@ -333,6 +366,9 @@ class Supervision:
             self.set_local_pose(binding, None, value)  # type: ignore[arg-type]
             return
         self.overrides[(node, name)] = value
+        device = self.sim.device_rows.get(node)
+        if device is not None:
+            device[0].field_changed(device[1], name, value)
         for robot in self.sim.robots:
             if robot.node is node and name == "customData":
                 robot.custom_data = str(value)

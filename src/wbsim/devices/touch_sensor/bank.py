@@ -2,12 +2,14 @@
 
 After every basic step (``DEVICES_SAMPLE`` phase):
 
-1. **Bumper contacts.** One pass over MuJoCo's contact list marks the bumpers whose boundingObject
-   touches a geom of another body (cost linear in contacts, whatever the number of bumpers). A bumper
-   whose body sleeps keeps its last state: MuJoCo drops the contacts of sleeping trees, while the
-   touch they stood for is still there. Webots' flag *latches*: it is set by any contact since the
-   last sample of that bumper, also while the sensor is disabled, and cleared only when a sample is
-   taken (``WbTouchSensor::computeValue``).
+1. **Bumper contacts.** After every MuJoCo step of the basic step (``substep``), one pass over
+   MuJoCo's contact list marks the bumpers whose boundingObject touches a geom of another body (cost
+   linear in contacts, whatever the number of bumpers): a short contact inside a basic step counts, as
+   every contact that acts in Webots exists at one of its step boundaries. A bumper whose body sleeps
+   keeps its last state: MuJoCo drops the contacts of sleeping trees, while the touch they stood for is
+   still there. Webots' flag *latches*: it is set by any contact since the last sample of that bumper,
+   also while the sensor is disabled, and cleared only when a sample is taken
+   (``WbTouchSensor::computeValue``).
 2. **Samples due** (Webots' ``WbSensor`` schedule, see :mod:`wbsim.devices.sampling`):
 
    - bumper: 1.0 if the latch is set, else 0.0;
@@ -30,7 +32,7 @@ import mujoco
 import numpy as np
 
 from wbsim.devices.kind import BankContext
-from wbsim.devices.lookup_table import LookupPlan, LookupTables
+from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
 from wbsim.devices.touch_sensor.compile import BUMPER, FORCE, TouchSensorBinding
@@ -80,18 +82,22 @@ class TouchSensorBank(SampledBank):
         self.bindings: tuple[TouchSensorBinding, ...] = bindings
         model = context.model
         self.type = np.array([b.type for b in bindings], dtype=np.int64)
-        self.tables = LookupTables([b.lookup_table for b in bindings])
+        self.lookup_tables = [b.lookup_table for b in bindings]  # current tables (supervisors may write them)
+        self.tables = LookupTables(self.lookup_tables)
         self.resolution = np.array([b.resolution for b in bindings], dtype=float)
         self.force_adr = np.array([b.force_adr for b in bindings], dtype=np.int64)
         self.force_sign = np.array([b.force_sign for b in bindings], dtype=float)
         self.history_samples = context.substeps  # force samples per basic step (one per physics step)
         self._bumpers = np.flatnonzero(self.type == BUMPER)
         self._bumper_bodies = np.array([bindings[i].body_id for i in self._bumpers], dtype=np.int64)
-        # Which bumper (row) each geom belongs to, -1 for other geoms: one gather per step finds touches. The
-        # extra last entry maps geom id -1 (contacts without a geom, e.g. flex) to no bumper.
-        self._geom_row = np.full(model.ngeom + 1, -1, dtype=np.int64)
+        # Which bumper (row) each geom belongs to, n for other geoms: one gather per physics step finds the
+        # touches. The extra last entry maps geom id -1 (contacts without a geom, e.g. flex) to no bumper;
+        # row n is a scratch slot of `_seen`, so no filtering is needed.
+        self._geom_row = np.full(model.ngeom + 1, self.n, dtype=np.int64)
         for row in self._bumpers:
             self._geom_row[list(bindings[row].geom_ids)] = row
+        self._seen = np.zeros(self.n + 1, dtype=bool)  # bumpers touching in some physics step of this step
+        self.watches_substeps = bool(len(self._bumpers))
         self._sleeping = bool(model.opt.enableflags & mujoco.mjtEnableBit.mjENBL_SLEEP)
         # Updated in place (never replaced), so API objects may keep references to them.
         self.values = np.full((self.n, 3), np.nan)
@@ -102,23 +108,64 @@ class TouchSensorBank(SampledBank):
         """The core TouchSensor of row ``row``."""
         return TouchSensor(self, row, str(self.bindings[row].node["name"]), self.context.now_step)
 
+    def _restore_fields(self) -> None:
+        """Lookup tables and resolutions back to the world file's (a world reset restores written fields)."""
+        if self.lookup_tables != [b.lookup_table for b in self.bindings]:
+            self.lookup_tables[:] = [b.lookup_table for b in self.bindings]
+            self.tables = LookupTables(self.lookup_tables)
+        self.resolution[:] = [b.resolution for b in self.bindings]
+
     def reset(self) -> None:
         """All sensors disabled, values NaN, no touch latched (as after loading)."""
+        self._restore_fields()
         self.values[:] = np.nan
         self.touching[:] = False
         self.latched[:] = False
+        self._seen[:] = False
         self.schedule.reset()
 
     def restart(self) -> None:
-        """After a world reset: enabled sensors stay enabled and sample after the first step; the last values
-        stay readable until then; touches from before the reset are forgotten."""
+        """After a world reset (``simulationReset``): enabled sensors stay enabled and sample after the first
+        step; the last values stay readable until then; a latched touch is kept, as Webots keeps
+        ``mIsTouching`` (``WbTouchSensor`` has no reset of its own)."""
+        self._restore_fields()
         self.touching[:] = False
-        self.latched[:] = False
+        self._seen[:] = False
         self.schedule.restart()
 
+    def field_changed(self, row: int, name: str, value: object) -> bool:
+        """A supervisor wrote ``lookupTable`` or ``resolution``: applied from the next sample, as Webots
+        (``updateLookupTable``, ``updateResolution`` with its repair of invalid values); ``type`` is not."""
+        if name == "lookupTable":
+            table = tuple(tuple(float(v) for v in item) for item in value)  # type: ignore[union-attr]
+            for message in lookup_warnings(table):
+                self.context.warn(f"{self.bindings[row].node['name']}: {message}")
+            self.lookup_tables[row] = table  # type: ignore[call-overload]
+            self.tables = LookupTables(self.lookup_tables)
+        elif name == "resolution":
+            resolution = float(value)  # type: ignore[arg-type]
+            if resolution <= 0 and resolution != -1:
+                self.context.warn(f"{self.bindings[row].node['name']}: Invalid 'resolution' changed to -1. The value "
+                                  "should be either -1 or positive.")
+                resolution = -1.0
+            self.resolution[row] = resolution
+        else:
+            if name == "type":
+                self.context.warn(f"{self.bindings[row].node['name']}: changing the 'type' of a TouchSensor while "
+                                  "the simulation runs is not simulated by wbsim; reload the world.")
+            return False
+        for group in self.schedule.groups:
+            group.cache = None  # the plans hold the old tables and resolutions
+        return True
+
     # -- per step -------------------------------------------------------------------------------------
+    def substep(self, data: mujoco.MjData) -> None:
+        """Mark the bumpers touching something in the contacts of the MuJoCo step just done."""
+        if data.ncon:
+            self._seen[self._geom_row[data.contact.geom]] = True
+
     def sample(self, data: mujoco.MjData, step: int) -> None:
-        """Watch the bumpers' contacts, then compute the values of the sensors due after basic step ``step``."""
+        """Update the bumper latches, then compute the values of the sensors due after basic step ``step``."""
         if len(self._bumpers):
             self._watch_contacts(data)
         for group in self.schedule.due(step):
@@ -129,10 +176,8 @@ class TouchSensorBank(SampledBank):
             self._compute(data, plan)
 
     def _watch_contacts(self, data: mujoco.MjData) -> None:
-        now = np.zeros(self.n, dtype=bool)
-        if data.ncon:
-            rows = self._geom_row[data.contact.geom]
-            now[rows[rows >= 0]] = True
+        now = self._seen[: self.n].copy()
+        self._seen[:] = False
         if self._sleeping:
             # MuJoCo drops a sleeping tree's contacts: a sleeping bumper still touches what it touched.
             asleep = data.body_awake[self._bumper_bodies] == 0
@@ -226,5 +271,5 @@ class TouchSensor(SampledDevice):
 
     @property
     def lookup_table(self) -> tuple[tuple[float, float, float], ...]:
-        """The (input, output, noise) rows of the lookup table."""
-        return self.bank.bindings[self.index].lookup_table
+        """The (input, output, noise) rows of the current lookup table."""
+        return self.bank.lookup_tables[self.index]

@@ -48,9 +48,13 @@ class Rig:
         self.data.contact.geom = np.array(pairs, dtype=np.int32).reshape(-1, 2)
         self.data.ncon = len(pairs)
 
-    def step(self, *pairs: tuple[int, int]) -> np.ndarray:
-        """One basic step with these contacts: advance the clock, sample, return a copy of the values."""
+    def step(self, *pairs: tuple[int, int], substeps: int = 1) -> np.ndarray:
+        """One basic step with these contacts in each of its ``substeps`` physics steps (as the simulation's
+        PHYSICS phase calls ``substep``): advance the clock, sample, return a copy of the values."""
         self.contacts(*pairs)
+        if self.bank.watches_substeps:
+            for _ in range(substeps):
+                self.bank.substep(self.data)  # type: ignore[arg-type]
         self.clock.step += 1
         self.bank.sample(self.data, self.clock.step)  # type: ignore[arg-type]
         return self.bank.values.copy()
@@ -338,8 +342,9 @@ def test_reset_restores_nan_no_latch_and_disabled() -> None:
     assert rig.bank.latched[0]
 
 
-def test_restart_keeps_periods_and_values_but_clears_latches() -> None:
-    """restart(): enabled sensors stay enabled and sample after step 1; the latches are forgotten."""
+def test_restart_keeps_periods_values_and_latches() -> None:
+    """restart(): enabled sensors stay enabled and sample after step 1; a latched touch is kept (Webots keeps
+    mIsTouching across simulationReset)."""
     rig = _mixed_rig()
     rig.step()
     values = rig.step()
@@ -347,16 +352,29 @@ def test_restart_keeps_periods_and_values_but_clears_latches() -> None:
     rig.step((1, 3))  # latched, not yet sampled (bumper period 2 steps)
     assert rig.bank.latched[0]
     rig.bank.restart()
-    assert not rig.bank.latched.any() and not rig.bank.touching.any()
+    assert rig.bank.latched[0] and not rig.bank.touching.any()
     assert rig.bank.period_ms.tolist() == [32, 16]
     np.testing.assert_array_equal(rig.bank.values, values)  # still readable after the restart
     rig.clock.step = 0
     rig.data.history[0] = -7.0
-    assert rig.step()[:, 0].tolist() == [0.0, 7.0]  # both sample after the first step, the latch is gone
+    assert rig.step()[:, 0].tolist() == [1.0, 7.0]  # both sample after the first step; the kept latch shows
     rig.data.history[0] = -8.0
-    assert rig.step()[:, 0].tolist() == [0.0, 8.0]
+    assert rig.step()[:, 0].tolist() == [1.0, 8.0]  # the bumper is back to its 2-step period: no sample
     rig.data.history[0] = -9.0
-    assert rig.step((1, 0))[:, 0].tolist() == [1.0, 9.0]  # bumper back to its 2-step period
+    assert rig.step()[:, 0].tolist() == [0.0, 9.0]  # its sample at step 3: the latch was cleared at step 1
+
+
+def test_a_contact_in_any_physics_step_of_the_basic_step_counts() -> None:
+    """The contacts of every MuJoCo step are watched, not only the last one's."""
+    rig = make_rig([binding(BUMPER, geom_ids=(1,))])
+    rig.bank.enable(0, 16, 0)
+    rig.contacts((1, 3))
+    rig.bank.substep(rig.data)  # type: ignore[arg-type]
+    rig.contacts()  # gone again in the last physics step
+    rig.bank.substep(rig.data)  # type: ignore[arg-type]
+    rig.clock.step += 1
+    rig.bank.sample(rig.data, 1)  # type: ignore[arg-type]
+    assert rig.bank.values[0, 0] == 1.0
 
 
 def test_each_period_samples_on_its_own_steps() -> None:

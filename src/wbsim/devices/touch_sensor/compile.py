@@ -90,7 +90,7 @@ class TouchSensorCompiler(DeviceCompiler):
     def plan_body(self, node: WbNode, request: BodyRequest) -> BodyPlan:
         """A static TouchSensor becomes a mocap body; bumpers without Physics are normal in dynamic robots."""
         static = not request.parent_dynamic and not request.end_point and not (request.top_level and request.has_physics)
-        return BodyPlan(mocap=static and not request.subtree_has_joints, allow_no_physics_in_dynamic_parent=True)
+        return BodyPlan(mocap=static, allow_no_physics_in_dynamic_parent=True)
 
     def add(self, ctx: CompileContext, node: WbNode, slot: DeviceSlot) -> bool:
         """Claim a TouchSensor, with Webots' load-time warnings."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 import mujoco
+import numpy as np
 import pytest
 
 from wbsim.devices.touch_sensor.compile import BUMPER, FORCE3D
@@ -148,3 +149,73 @@ def test_a_static_touch_sensor_follows_its_static_robot_moved_by_a_supervisor(pr
     boss.step(16)
     assert pad.getPosition() == pytest.approx([3.0, 1.2, 0.1], abs=1e-9)
     assert pad.getField("translation").getSFVec3f() == pytest.approx([0.0, 0.0, 0.1], abs=1e-9)
+
+
+def test_supervisor_writes_to_lookup_table_and_resolution_apply_from_the_next_sample(project, load, capfd):
+    world = """
+    WorldInfo { basicTimeStep 16 }
+    Solid { name "floor" boundingObject Plane { } }
+    Robot {
+      translation 0 0 0.2 name "r" controller "<extern>" supervisor TRUE
+      children [ DEF FOOT TouchSensor { translation 0 0 -0.12 rotation 0 1 0 1.5707963267948966 name "foot"
+                 type "force" lookupTable [] boundingObject Box { size 0.04 0.1 0.1 } physics Physics { } } ]
+      boundingObject Box { size 0.2 0.2 0.2 } physics Physics { density -1 mass 10 }
+    }
+    """
+    sim = load(project(world))
+    robot = sim.robot("r")
+    foot = robot.getDevice("foot")
+    foot.enable(16)
+    robot.step(1000)
+    assert foot.getValue() == pytest.approx(98.1, rel=1e-3)
+    node = robot.getFromDef("FOOT")
+    node.getField("resolution").setSFFloat(10.0)
+    robot.step(16)
+    assert foot.getValue() == 100.0
+    node.getField("resolution").setSFFloat(0.0)  # Webots' repair
+    assert ("WARNING: foot: Invalid 'resolution' changed to -1. The value should be either -1 or positive."
+            in capfd.readouterr().err)
+    # MF field setters come with the Supervisor API work; the core write applies a new table already.
+    sim.supervision.set_field_value(node._wb, "lookupTable", ((0.0, 0.0, 0.0), (1000.0, 10.0, 0.0)))
+    assert foot.getLookupTable() == [0.0, 0.0, 0.0, 1000.0, 10.0, 0.0]
+    robot.step(16)
+    assert foot.getValue() == pytest.approx(0.981, rel=1e-3)
+    node.getField("type").setSFString("force-3d")
+    assert "changing the 'type' of a TouchSensor while the simulation runs is not simulated" in capfd.readouterr().err
+    assert foot.getType() == 1
+    robot.simulationReset()  # fields back to the world file's
+    robot.step(16)
+    robot.step(1000)
+    assert foot.getLookupTable() == [] and foot.getValue() == pytest.approx(98.1, rel=1e-3)
+
+
+def test_force_binding_addresses_the_mujoco_force_history_of_every_physics_step(project, load):
+    # The bank averages the samples at force_adr: they must be MuJoCo's force sensor values of each physics step.
+    world = """
+    WorldInfo { basicTimeStep 16 }
+    Solid { name "floor" boundingObject Plane { } }
+    Robot {
+      translation 0 0 0.3 name "r" controller "<extern>"
+      children [ TouchSensor { translation 0 0 -0.12 name "pad" type "force-3d" lookupTable []
+                               boundingObject Box { size 0.1 0.1 0.04 } physics Physics { } } ]
+      boundingObject Box { size 0.2 0.2 0.2 } physics Physics { density -1 mass 10 }
+    }
+    """
+    sim = load(project(world))
+    binding = sim.bindings.devices["touch_sensor"][0]
+    assert binding.samples == sim.substeps == 4
+    robot = sim.robot("r")
+    pad = robot.getDevice("pad")
+    pad.enable(16)
+    sensor = int(np.flatnonzero(sim.model.sensor_type == mujoco.mjtSensor.mjSENS_FORCE)[0])
+    adr = sim.model.sensor_adr[sensor]
+    for _ in range(40):  # through the landing, where the force changes within each basic step
+        shadow = mujoco.MjData(sim.model)
+        mujoco.mj_copyData(shadow, sim.model, sim.data)
+        forces = []
+        for _ in range(sim.substeps):
+            mujoco.mj_step(sim.model, shadow)
+            forces.append(shadow.sensordata[adr : adr + 3].copy())
+        robot.step(16)
+        expected = binding.force_sign * np.mean(forces, axis=0)
+        np.testing.assert_allclose(pad.getValues(), expected, rtol=0, atol=1e-9)
