@@ -169,12 +169,15 @@ class DeviceBank:
     def reset_physics(self, dofs: np.ndarray | None) -> None:
         """A supervisor zeroed the velocities of ``dofs`` (all of them if None)."""
 
-    def field_changed(self, row: int, name: str, value: object) -> bool:
-        """A supervisor wrote field ``name`` of device ``row``; return True if the bank applied it.
+    def field_changed(self, row: int, name: str, value: object) -> object | None:
+        """A supervisor wrote field ``name`` of device ``row``.
 
-        Fields a bank does not apply are only stored (and read back by supervisors).
+        Returns:
+            The value the field now holds if the bank applied it (possibly repaired, as Webots writes a
+            repaired value back into the field), or None if the bank ignores this field (the value is
+            then only stored and read back by supervisors).
         """
-        return False
+        return None
 
 
 class CoreDevice(Protocol):

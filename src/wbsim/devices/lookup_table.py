@@ -48,9 +48,28 @@ class LookupTables:
                 self.inputs[i, : len(table)], self.outputs[i, : len(table)], self.noises[i, : len(table)] = rows.T
         self.empty = self.sizes == 0
         self.noisy = np.array([bool(np.any(self.noises[i, : self.sizes[i]] != 0.0)) for i in range(k)], dtype=bool)
-        self.increasing = np.array([bool(np.all(np.diff(self.inputs[i, : self.sizes[i]]) > 0)) for i in range(k)],
-                                   dtype=bool)
+        with np.errstate(invalid="ignore", over="ignore"):  # infinite inputs: inf - inf is not increasing
+            self.increasing = np.array([bool(np.all(np.diff(self.inputs[i, : self.sizes[i]]) > 0))
+                                        for i in range(k)], dtype=bool)
         self._steps = int(np.ceil(np.log2(max(width, 2)))) + 1
+
+    def set_table(self, index: int, table: Sequence[Sequence[float]]) -> None:
+        """Replace table ``index`` (in place; the padded arrays grow if the new table is wider)."""
+        rows = len(table)
+        if rows > self.inputs.shape[1]:
+            extra = rows - self.inputs.shape[1]
+            self.inputs, self.outputs, self.noises = (np.pad(a, ((0, 0), (0, extra))) for a in
+                                                      (self.inputs, self.outputs, self.noises))
+            self._steps = int(np.ceil(np.log2(max(rows, 2)))) + 1
+        self.inputs[index], self.outputs[index], self.noises[index] = 0.0, 0.0, 0.0
+        if rows:
+            values = np.asarray(table, dtype=float).reshape(rows, 3)
+            self.inputs[index, :rows], self.outputs[index, :rows], self.noises[index, :rows] = values.T
+        self.sizes[index] = rows
+        self.empty[index] = rows == 0
+        self.noisy[index] = bool(np.any(self.noises[index, :rows] != 0.0))
+        with np.errstate(invalid="ignore", over="ignore"):
+            self.increasing[index] = bool(np.all(np.diff(self.inputs[index, :rows]) > 0))
 
     def min_outputs(self) -> np.ndarray:
         """Each table's smallest output (0 for an empty table), (k,)."""
@@ -72,9 +91,10 @@ class LookupTables:
         counted[:, 0] = np.nan
         # Tables of at most 2 rows (the usual linear map with clamping) take a shorter path, with Webots' formula.
         linear = bool(np.all(sizes <= 2))
-        span = np.where(sizes == 2, inputs[rows, last] - inputs[:, 0], 0.0)
+        with np.errstate(invalid="ignore", over="ignore"):  # as Webots: an overflowing span is inf
+            span = inputs[rows, last] - inputs[:, 0]
         return LookupPlan(
-            linear=linear, span=np.where(span > 0, span, 1.0),
+            linear=linear, span=span,
             tables=tables, last=last, rows=rows, inputs=inputs, outputs=self.outputs[tables],
             noises=self.noises[tables], first_input=inputs[:, 0].copy(), last_input=inputs[rows, last],
             first_output=self.outputs[tables, 0].copy(), last_output=self.outputs[tables][rows, last],
@@ -105,7 +125,7 @@ class LookupPlan:
     """
 
     linear: bool
-    span: np.ndarray  # in1 - in0 of a 2-row increasing table, else 1 (never used then: v is at an end)
+    span: np.ndarray  # in_last - in0 (for 0/1-row tables and unsorted pairs only NaN inputs reach the division)
     tables: np.ndarray
     last: np.ndarray
     rows: np.ndarray
@@ -147,15 +167,18 @@ class LookupPlan:
         low = values <= self.first_input
         high = values >= self.last_input
         low_input = inputs[rows, mini]
-        span = inputs[rows, maxi] - low_input
-        # Clamped values (possibly infinite) are interpolated at the bracket start, then replaced.
-        inner = np.where(low | high, low_input, values)
-        u = np.divide(inner - low_input, span, out=np.zeros_like(values), where=span != 0)
-        out = (1 - u) * self.outputs[rows, mini] + u * self.outputs[rows, maxi]
+        # Clamped values (possibly infinite, or against infinite table entries) are interpolated at the bracket
+        # start, then replaced by the end outputs, which are taken as they are.
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):  # IEEE results, as Webots' C code
+            span = inputs[rows, maxi] - low_input
+            inner = np.where(low | high, low_input, values)
+            u = (inner - low_input) / span
+            out = (1 - u) * self.outputs[rows, mini] + u * self.outputs[rows, maxi]
         out = np.where(low, self.first_output, np.where(high, self.last_output, out))
         out = np.where(self.empty, values, out)
         if rng is not None and self.noisy:
-            noise = (1 - u) * self.noises[rows, mini] + u * self.noises[rows, maxi]
+            with np.errstate(invalid="ignore", over="ignore"):
+                noise = (1 - u) * self.noises[rows, mini] + u * self.noises[rows, maxi]
             noise = np.where(low, self.noises[:, 0], np.where(high, self.noises[rows, self.last], noise))
             noisy = ~self.empty & (noise != 0.0)
             if noisy.any():
@@ -167,13 +190,17 @@ class LookupPlan:
         # (only inside a 2-row increasing table, or NaN) u = (v - in0) / (in1 - in0) and Webots' formula.
         low = values <= self.first_input
         high = values >= self.last_input
-        inner = np.where(low | high, self.first_input, values)  # clamped values are never divided
-        u = np.where(low, 0.0, np.where(high, 1.0, (inner - self.first_input) / self.span))
-        out = (1.0 - u) * self.first_output + u * self.last_output
+        inner = np.where(low | high, self.first_input, values)  # clamped values: replaced by the ends below
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):  # IEEE results, as Webots' C code
+            u = np.where(low, 0.0, np.where(high, 1.0, (inner - self.first_input) / self.span))
+            out = (1.0 - u) * self.first_output + u * self.last_output
+        out = np.where(low, self.first_output, np.where(high, self.last_output, out))
         if self.empty.any():
             out = np.where(self.empty, values, out)
         if rng is not None and self.noisy:
-            noise = (1.0 - u) * self.noises[:, 0] + u * self.noises[self.rows, self.last]
+            with np.errstate(invalid="ignore", over="ignore"):
+                noise = (1.0 - u) * self.noises[:, 0] + u * self.noises[self.rows, self.last]
+            noise = np.where(low, self.noises[:, 0], np.where(high, self.noises[self.rows, self.last], noise))
             noisy = ~self.empty & (noise != 0.0)
             if noisy.any():
                 out[noisy] *= 1.0 + noise[noisy] * rng.standard_normal(int(noisy.sum()))

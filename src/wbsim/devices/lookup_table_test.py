@@ -327,3 +327,36 @@ def test_no_tables_at_all() -> None:
     lut = LookupTables([])
     assert lut.min_outputs().shape == (0,)
     assert lut.lookup(np.zeros(0, dtype=np.int64), np.zeros(0), np.random.default_rng(0)).shape == (0,)
+
+
+
+@pytest.mark.parametrize("table", [
+    [(0.0, 0.0, 0.0), (1.0, math.inf, 0.0)],
+    [(0.0, -math.inf, 0.0), (1.0, 3.0, 0.0)],
+    [(-math.inf, 0.0, 0.0), (0.0, 1.0, 0.0)],
+    [(0.0, 1.0, 0.0), (math.inf, 2.0, 0.0)],
+    [(-1e308, 0.0, 0.0), (1e308, 1.0, 0.0)],
+    [(0.0, 0.0, 0.0), (1.0, math.inf, 0.0), (2.0, 5.0, 0.0)],
+    [(-math.inf, 0.0, 0.0), (0.0, 1.0, 0.0), (math.inf, 2.0, 0.0)],
+])
+def test_infinite_and_huge_table_entries_match_webots_without_warnings(table) -> None:
+    """Ends are returned as they are (no 0 * inf), interior values interpolate; no RuntimeWarning."""
+    values = np.array([-math.inf, -2.0, -1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0, math.inf])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tables = LookupTables([table])
+        got = tables.lookup(np.zeros(len(values), dtype=np.int64), values, None)
+    for value, result in zip(values, got):
+        expected = lookup_reference(table, float(value))
+        assert result == expected or (math.isnan(result) and math.isnan(expected)), (value, result, expected)
+
+
+def test_set_table_replaces_one_table_in_place_and_grows_the_padding() -> None:
+    tables = LookupTables([[(0.0, 0.0, 0.0), (10.0, 10.0, 0.0)], []])
+    tables.set_table(1, [(0.0, 5.0, 0.1), (1.0, 6.0, 0.0), (2.0, 9.0, 0.0)])
+    assert tables.sizes.tolist() == [2, 3] and tables.inputs.shape == (2, 3)
+    assert bool(tables.noisy[1]) and bool(tables.increasing[1]) and not bool(tables.empty[1])
+    got = tables.lookup(np.array([0, 1]), np.array([5.0, 1.5]), None)
+    assert got.tolist() == [lookup_reference([(0.0, 0.0, 0.0), (10.0, 10.0, 0.0)], 5.0), 7.5]
+    tables.set_table(0, [])
+    assert tables.lookup(np.array([0]), np.array([3.25]), None).tolist() == [3.25]

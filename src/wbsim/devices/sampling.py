@@ -11,6 +11,7 @@ step where nothing is due costs one integer comparison.
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass, field
 
@@ -65,8 +66,9 @@ class SampleSchedule:
     """When each of ``n`` devices takes its next sample.
 
     Groups are updated incrementally: enabling a device touches only its old and new groups (and a
-    re-enable that changes nothing, e.g. ``enable(step)`` called every step, touches none), so
-    controllers that call ``enable`` in their loop cost O(1) per call, not O(devices).
+    re-enable that changes nothing, e.g. ``enable(step)`` called every step, touches none); the next
+    sampling step comes from a heap of group keys. So ``enable`` costs O(log groups), not O(devices),
+    and controllers may call it in their loop.
 
     Args:
         n: the number of devices.
@@ -86,6 +88,7 @@ class SampleSchedule:
         self.every = np.zeros(n, dtype=np.int64)
         self._group_of: list[SampleGroup | None] = [None] * n
         self._groups: dict[tuple[int, int], SampleGroup] = {}
+        self._keys: list[tuple[int, int]] = []  # heap of group keys (stale ones skipped lazily)
         self.next_any = NEVER
 
     def reset(self) -> None:
@@ -94,6 +97,7 @@ class SampleSchedule:
         self.every[:] = 0
         self._group_of = [None] * self.n
         self._groups = {}
+        self._keys = []
         self.next_any = NEVER
 
     def restart(self) -> None:
@@ -102,9 +106,10 @@ class SampleSchedule:
         enabled = np.flatnonzero(self.every > 0).tolist()
         self._group_of = [None] * self.n
         self._groups = {}
+        self._keys = []
+        self.next_any = NEVER
         for row in enabled:
             self._join(row, 1, int(self.every[row]))
-        self._update_next_any()
 
     def enable(self, row: int, period_ms: int, now_step: int) -> None:
         """Enable device ``row`` with ``period_ms`` (> 0) at basic step ``now_step``, or disable it (0).
@@ -122,7 +127,6 @@ class SampleSchedule:
         self.every[row] = every
         if every:
             self._join(row, now_step + every, every)
-        self._update_next_any()
 
     def due(self, step: int) -> list[SampleGroup]:
         """The groups that sample after basic step ``step`` (advanced to their next sample).
@@ -140,6 +144,7 @@ class SampleSchedule:
             other = self._groups.get(key)
             if other is None:
                 self._groups[key] = group
+                heapq.heappush(self._keys, key)
             else:
                 # The same schedule from now on: the other group absorbs this one, which stays intact for the
                 # sample the caller takes now (rare: devices enabled on the step another group samples).
@@ -155,14 +160,20 @@ class SampleSchedule:
         """The current groups of enabled devices."""
         return tuple(self._groups.values())
 
+    def group_of(self, row: int) -> SampleGroup | None:
+        """The group of device ``row`` (None if it is disabled)."""
+        return self._group_of[row]
+
     def _join(self, row: int, next_step: int, every: int) -> None:
         key = (next_step, every)
         group = self._groups.get(key)
         if group is None:
             group = self._groups[key] = SampleGroup(next_step, every)
+            heapq.heappush(self._keys, key)
         group.members.add(row)
         group.changed()
         self._group_of[row] = group
+        self.next_any = min(self.next_any, next_step)
 
     def _leave(self, row: int, group: SampleGroup) -> None:
         group.members.discard(row)
@@ -170,9 +181,14 @@ class SampleSchedule:
         self._group_of[row] = None
         if not group.members:
             del self._groups[(group.next_step, group.every)]
+            if group.next_step == self.next_any:
+                self._update_next_any()
 
     def _update_next_any(self) -> None:
-        self.next_any = min((key[0] for key in self._groups), default=NEVER)
+        keys, groups = self._keys, self._groups
+        while keys and keys[0] not in groups:  # keys of groups emptied or moved on
+            heapq.heappop(keys)
+        self.next_any = keys[0][0] if keys else NEVER
 
 
 class SampledBank(DeviceBank):

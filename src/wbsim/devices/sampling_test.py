@@ -96,19 +96,35 @@ class _NaiveSchedule:
 @given(
     n=st.integers(1, 6),
     basic=st.sampled_from([4.0, 16.0, 32.0]),
-    script=st.lists(st.lists(st.tuples(st.integers(0, 5), st.sampled_from([0, 4, 16, 20, 32, 64, 100])),
-                             max_size=4), min_size=1, max_size=40),
+    script=st.lists(st.tuples(
+        st.lists(st.tuples(st.integers(0, 5), st.sampled_from([0, 4, 7, 16, 20, 32, 64, 100])), max_size=4),
+        st.lists(st.tuples(st.integers(0, 5), st.sampled_from([0, 16, 20])), max_size=2),
+        st.booleans()), min_size=1, max_size=40),
 )
 def test_incremental_schedule_matches_the_per_device_rule(n, basic, script):
-    """Random enable/disable calls in the controllers phase of each step, then the samples due after it."""
+    """Random enable/disable calls in the controllers phase of a step, samples due after it, enables after the
+    sample (a script between steps), and world resets (restart) at random steps."""
     fast, naive = SampleSchedule(n, basic), _NaiveSchedule(n, basic)
-    for step, calls in enumerate(script):
-        for row, period in calls:
+    step = 0
+    for before, after, restart in script:
+        for row, period in before:
             if row < n:
                 fast.enable(row, period, step)
                 naive.enable(row, period, step)
-        got = sorted(r for group in fast.due(step + 1) for r in group.rows.tolist())
-        assert got == naive.due(step + 1), f"step {step + 1}"
+        step += 1
+        got = sorted(r for group in fast.due(step) for r in group.rows.tolist())
+        assert got == naive.due(step), f"step {step}"
+        for row, period in after:
+            if row < n:
+                fast.enable(row, period, step)
+                naive.enable(row, period, step)
+        if restart:  # Webots' WbSensor::reset: the clock goes back to 0, enabled devices sample after step 1
+            fast.restart()
+            naive.next = [1 if e else NEVER for e in naive.every]
+            step = 0
+        groups = fast.groups
+        assert sorted(r for g in groups for r in g.members) == sorted(r for r in range(n) if naive.every[r])
+        assert fast.next_any == min((g.next_step for g in groups), default=NEVER)
 
 
 def test_re_enabling_every_step_keeps_the_group_and_its_cache():

@@ -287,6 +287,8 @@ class Simulation:
             self._run_hooks(Phase.DEVICES_ACTUATE)
         if on_plugin_step:
             self._run_hooks(Phase.PLUGIN_STEP)
+        if self.supervision.static_dirty:  # supervisor moves of static bodies, applied once per step
+            self.supervision.flush_static()
         wrenches = self.supervision.wrenches
         if wrenches:
             self.supervision.apply_wrenches()

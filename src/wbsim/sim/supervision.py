@@ -89,16 +89,24 @@ class Supervision:
             self.offsets[node] = parent_frame.inverse() @ placed @ own.inverse()
             self.parent_body[node] = parent_body
             self._mocaps.append((node, binding.body_id, mocap))
+        self._mocap_rows = {body: i for i, (_, body, _) in enumerate(self._mocaps)}
         self.overrides: dict[tuple[WbNode, str], object] = {}
         self.node_ids: dict[WbNode, int] = {}
         self.wrenches: dict[int, np.ndarray] = {}
         self._fresh_at: int | None = None
+        # Moves of static bodies (model poses) and mocap bodies are applied together by `flush_static`,
+        # before the next read or physics step: one kinematics pass however many writes.
+        self.static_dirty = False
+        self._pending_locals: list[Frame] | None = None  # mocap poses relative to their parents, before the moves
 
-    def _static_world_frame(self, body: int) -> Frame:
-        """The world frame of a static body from the model's body poses (before any simulation step)."""
+    def _static_world_frame(self, body: int, mocap_frames: dict[int, Frame] | None = None) -> Frame:
+        """The world frame of a static body composed from the model's body poses up to the world, or up to a
+        mocap body whose frame is given in ``mocap_frames``."""
         model = self.sim.model
         frame = Frame.identity()
         while body > 0:
+            if mocap_frames is not None and body in mocap_frames:
+                return mocap_frames[body] @ frame
             frame = Frame(model.body_pos[body].copy(), quat_to_matrix(model.body_quat[body].copy())) @ frame
             body = int(model.body_parentid[body])
         return frame
@@ -116,6 +124,8 @@ class Supervision:
         After ``mj_step`` MuJoCo's derived quantities describe the state before the last integration;
         these three functions depend only on ``qpos``/``qvel``, so they cannot change the trajectory.
         """
+        if self.static_dirty:
+            self.flush_static()
         if self._fresh_at == self.sim.step_count:
             return
         model, data = self.sim.model, self.sim.data
@@ -129,9 +139,11 @@ class Supervision:
         self._fresh_at = None
 
     def reset(self) -> None:
-        """Forget field values and pending forces written by supervisors."""
+        """Forget field values, pending forces and pending moves written by supervisors."""
         self.overrides.clear()
         self.wrenches.clear()
+        self.static_dirty = False
+        self._pending_locals = None
         self.invalidate()
 
     # -- one-step forces -----------------------------------------------------------------------------
@@ -184,10 +196,25 @@ class Supervision:
 
     def local_pose(self, binding: SolidBinding) -> tuple[tuple[float, float, float], tuple[float, float, float, float]]:
         """The current ``translation`` and axis-angle ``rotation`` of a Solid relative to its parent frame."""
-        node = binding.node
-        parent = self._body_frame(self.parent_body[node]) @ self.offsets[node]
-        local = parent.inverse() @ self._body_frame(binding.body_id)
+        local = self._local_frame(binding)
         return tuple(float(v) for v in local.pos), axis_angle_from_quat(matrix_to_quat(local.rot))  # type: ignore[return-value]
+
+    def _local_frame(self, binding: SolidBinding) -> Frame:
+        node = binding.node
+        model = self.sim.model
+        body = binding.body_id
+        mocap = int(model.body_mocapid[body])
+        if mocap >= 0:  # from the mocap pose (or the pending move), without kinematics
+            if self._pending_locals is not None:
+                return self._pending_locals[self._mocap_rows[body]]
+            frames = self._mocap_frames()
+            parent = self._static_world_frame(self.parent_body[node], frames) @ self.offsets[node]
+            return parent.inverse() @ frames[body]
+        if not binding.dynamic:  # a static body: its model pose (kept up to date by supervisor moves)
+            placed = Frame(model.body_pos[body].copy(), quat_to_matrix(model.body_quat[body].copy()))
+            return self.offsets[node].inverse() @ placed
+        parent = self._body_frame(self.parent_body[node]) @ self.offsets[node]
+        return parent.inverse() @ self._body_frame(body)
 
     def set_local_pose(self, binding: SolidBinding, translation: tuple[float, ...] | None,
                        rotation: tuple[float, ...] | None) -> None:
@@ -199,66 +226,58 @@ class Supervision:
         model, data = self.sim.model, self.sim.data
         new_local = Frame(t, quat_to_matrix(quat_from_axis_angle(r)))
         mocap = int(model.body_mocapid[binding.body_id])
-        if binding.free_joint_id >= 0 or mocap >= 0:
-            parent = self._body_frame(self.parent_body[node]) @ self.offsets[node]
-            world = parent @ new_local
-            if mocap >= 0:  # a static device hung from the world (e.g. a TouchSensor): MuJoCo poses it here
-                data.mocap_pos[mocap] = world.pos
-                data.mocap_quat[mocap] = world.quat
-            else:
-                adr = model.jnt_qposadr[binding.free_joint_id]
-                data.qpos[adr : adr + 3] = world.pos
-                data.qpos[adr + 3 : adr + 7] = world.quat
+        if binding.free_joint_id >= 0:
+            world = self._body_frame(self.parent_body[node]) @ self.offsets[node] @ new_local
+            adr = model.jnt_qposadr[binding.free_joint_id]
+            data.qpos[adr : adr + 3] = world.pos
+            data.qpos[adr + 3 : adr + 7] = world.quat
+        elif mocap >= 0:  # a static device hung from the world (e.g. a TouchSensor): posed at the next flush
+            self._begin_static_change()[self._mocap_rows[binding.body_id]] = new_local
         else:
-            kept = self._mocap_locals()
+            self._begin_static_change()
             body_local = self.offsets[node] @ new_local
             model.body_pos[binding.body_id] = body_local.pos
             model.body_quat[binding.body_id] = body_local.quat
-            self._place_static_bodies()
-            if kept:
-                self._place_mocaps(kept)  # static devices hung from the world follow their Webots parents
         self.invalidate()
 
-    def _mocap_locals(self) -> list[Frame]:
-        """The pose of each mocap body relative to its Webots parent frame (parent body frame @ offset)."""
-        if not self._mocaps:
-            return []
-        self.refresh()
+    def _mocap_frames(self) -> dict[int, Frame]:
+        """The current world frame of every mocap body, by body id (from ``mocap_pos``/``mocap_quat``)."""
         data = self.sim.data
-        result = []
-        for node, body, _ in self._mocaps:
-            parent = self.parent_body[node]
-            parent_frame = Frame(data.xpos[parent].copy(), data.xmat[parent].reshape(3, 3).copy()) @ self.offsets[node]
-            own = Frame(data.xpos[body].copy(), data.xmat[body].reshape(3, 3).copy())
-            result.append(parent_frame.inverse() @ own)
-        return result
+        return {body: Frame(data.mocap_pos[m].copy(), quat_to_matrix(data.mocap_quat[m].copy()))
+                for _, body, m in self._mocaps}
 
-    def _place_mocaps(self, locals_: list[Frame]) -> None:
-        """Put every mocap body at ``parent frame @ offset @ local`` after a static body moved, in one pass.
+    def _begin_static_change(self) -> list[Frame]:
+        """Record, before the first of a series of static moves, where each mocap body sits relative to its
+        Webots parent (they keep those poses as their parents move); returns that record."""
+        if self._pending_locals is None:
+            frames = self._mocap_frames()
+            self._pending_locals = [
+                (self._static_world_frame(self.parent_body[node], frames) @ self.offsets[node]).inverse() @ frames[body]
+                for node, body, _ in self._mocaps
+            ]
+        self.static_dirty = True
+        return self._pending_locals
 
-        Parents come before their children in scene order; a mocap parent's new frame is used directly (its
-        ``xpos`` is refreshed only by the next kinematics).
-        """
-        data = self.sim.data
-        placed: dict[int, Frame] = {}
-        for (node, body, mocap), local in zip(self._mocaps, locals_):
-            parent = self.parent_body[node]
-            base = placed.get(parent)
-            if base is None:
-                base = Frame(data.xpos[parent].copy(), data.xmat[parent].reshape(3, 3).copy())
-            world = base @ self.offsets[node] @ local
-            data.mocap_pos[mocap] = world.pos
-            data.mocap_quat[mocap] = world.quat
-            placed[body] = world
-
-    def _place_static_bodies(self) -> None:
-        """Recompute body poses after a static body moved.
+    def flush_static(self) -> None:
+        """Apply the pending moves of static and mocap bodies: place every mocap body at its parent frame @
+        offset @ its recorded pose (parents first, in scene order), then recompute the body poses.
 
         With sleeping enabled, MuJoCo computes the poses of static bodies once and never again; one pass of
         kinematics with sleeping off places them (it also wakes the sleeping trees, as Webots wakes the
-        world when a static Solid moves).
+        world when a static Solid moves). Called before the next read of poses and before the next physics
+        step.
         """
+        if not self.static_dirty:
+            return
         model, data = self.sim.model, self.sim.data
+        placed: dict[int, Frame] = {}
+        for (node, body, mocap), local in zip(self._mocaps, self._pending_locals or ()):
+            world = self._static_world_frame(self.parent_body[node], placed) @ self.offsets[node] @ local
+            data.mocap_pos[mocap] = world.pos
+            data.mocap_quat[mocap] = world.quat
+            placed[body] = world
+        self.static_dirty = False
+        self._pending_locals = None
         flags = model.opt.enableflags
         model.opt.enableflags = flags & ~int(mujoco.mjtEnableBit.mjENBL_SLEEP)
         try:
@@ -365,10 +384,12 @@ class Supervision:
         if binding is not None and name == "rotation":
             self.set_local_pose(binding, None, value)  # type: ignore[arg-type]
             return
-        self.overrides[(node, name)] = value
         device = self.sim.device_rows.get(node)
         if device is not None:
-            device[0].field_changed(device[1], name, value)
+            applied = device[0].field_changed(device[1], name, value)
+            if applied is not None:
+                value = applied  # the value the device took (Webots writes a repaired value back)
+        self.overrides[(node, name)] = value
         for robot in self.sim.robots:
             if robot.node is node and name == "customData":
                 robot.custom_data = str(value)

@@ -58,8 +58,8 @@ class _Plan:
     force3d_sign: np.ndarray  # (m,)
     n_inputs: int
     lookups: LookupPlan  # the table of each input, gathered
-    resolution: np.ndarray  # resolution of each input (-1: none)
-    quantized: bool  # some input has a resolution
+    resolution: np.ndarray  # resolution of each input (-1: none); patched in place by field writes
+    feedback: np.ndarray  # the input is a force reading (resolution applies), not lookupTable(0)
     out_rows: np.ndarray
     out_cols: np.ndarray
 
@@ -85,6 +85,7 @@ class TouchSensorBank(SampledBank):
         self.lookup_tables = [b.lookup_table for b in bindings]  # current tables (supervisors may write them)
         self.tables = LookupTables(self.lookup_tables)
         self.resolution = np.array([b.resolution for b in bindings], dtype=float)
+        self._quantized = bool((self.resolution > 0).any())  # some sensor has a resolution
         self.force_adr = np.array([b.force_adr for b in bindings], dtype=np.int64)
         self.force_sign = np.array([b.force_sign for b in bindings], dtype=float)
         self.history_samples = context.substeps  # force samples per basic step (one per physics step)
@@ -110,10 +111,14 @@ class TouchSensorBank(SampledBank):
 
     def _restore_fields(self) -> None:
         """Lookup tables and resolutions back to the world file's (a world reset restores written fields)."""
-        if self.lookup_tables != [b.lookup_table for b in self.bindings]:
-            self.lookup_tables[:] = [b.lookup_table for b in self.bindings]
-            self.tables = LookupTables(self.lookup_tables)
+        for row, binding in enumerate(self.bindings):
+            if self.lookup_tables[row] != binding.lookup_table:
+                self.lookup_tables[row] = binding.lookup_table
+                self.tables.set_table(row, binding.lookup_table)
         self.resolution[:] = [b.resolution for b in self.bindings]
+        self._quantized = bool((self.resolution > 0).any())
+        for group in self.schedule.groups:
+            group.cache = None
 
     def reset(self) -> None:
         """All sensors disabled, values NaN, no touch latched (as after loading)."""
@@ -133,30 +138,42 @@ class TouchSensorBank(SampledBank):
         self._seen[:] = False
         self.schedule.restart()
 
-    def field_changed(self, row: int, name: str, value: object) -> bool:
+    def field_changed(self, row: int, name: str, value: object) -> object | None:
         """A supervisor wrote ``lookupTable`` or ``resolution``: applied from the next sample, as Webots
-        (``updateLookupTable``, ``updateResolution`` with its repair of invalid values); ``type`` is not."""
+        (``updateLookupTable``, ``updateResolution`` with its repair of invalid values); ``type`` is not.
+
+        Returns:
+            The value the field now holds, or None for fields not applied.
+        """
+        name_of = self.bindings[row].node["name"]
         if name == "lookupTable":
             table = tuple(tuple(float(v) for v in item) for item in value)  # type: ignore[union-attr]
             for message in lookup_warnings(table):
-                self.context.warn(f"{self.bindings[row].node['name']}: {message}")
+                self.context.warn(f"{name_of}: {message}")
             self.lookup_tables[row] = table  # type: ignore[call-overload]
-            self.tables = LookupTables(self.lookup_tables)
+            self.tables.set_table(row, table)
+            applied: object = table
         elif name == "resolution":
             resolution = float(value)  # type: ignore[arg-type]
             if resolution <= 0 and resolution != -1:
-                self.context.warn(f"{self.bindings[row].node['name']}: Invalid 'resolution' changed to -1. The value "
-                                  "should be either -1 or positive.")
+                self.context.warn(f"{name_of}: Invalid 'resolution' changed to -1. The value should be either -1 or "
+                                  "positive.")
                 resolution = -1.0
             self.resolution[row] = resolution
+            self._quantized = bool((self.resolution > 0).any())
+            plan = getattr(self.schedule.group_of(row), "cache", None)
+            if isinstance(plan, _Plan):  # patch the sample group's plan in place: one write stays O(1)
+                plan.resolution[(plan.out_rows == row) & plan.feedback] = resolution
+            return resolution
         else:
             if name == "type":
-                self.context.warn(f"{self.bindings[row].node['name']}: changing the 'type' of a TouchSensor while "
-                                  "the simulation runs is not simulated by wbsim; reload the world.")
-            return False
-        for group in self.schedule.groups:
-            group.cache = None  # the plans hold the old tables and resolutions
-        return True
+                self.context.warn(f"{name_of}: changing the 'type' of a TouchSensor while the simulation runs is not "
+                                  "simulated by wbsim; reload the world.")
+            return None
+        group = self.schedule.group_of(row)
+        if group is not None:
+            group.cache = None  # its plan holds the old table and resolution
+        return applied
 
     # -- per step -------------------------------------------------------------------------------------
     def substep(self, data: mujoco.MjData) -> None:
@@ -203,7 +220,7 @@ class TouchSensorBank(SampledBank):
             f1 = history[plan.force3d_idx].mean(axis=1) * plan.force3d_sign[:, None]
             inputs[plan.force3d_rows[:, None] + np.arange(3)] = f1
         outputs = plan.lookups.lookup(inputs, self.context.rng() if plan.lookups.noisy else None)
-        if plan.quantized:
+        if self._quantized:
             outputs = quantize(outputs, plan.resolution)
         values[plan.out_rows, plan.out_cols] = outputs
 
@@ -212,6 +229,7 @@ class TouchSensorBank(SampledBank):
         kinds, adr = self.type[rows], self.force_adr[rows]
         tables: list[int] = []
         resolution: list[float] = []
+        feedback: list[bool] = []
         out_rows: list[int] = []
         out_cols: list[int] = []
         force_rows, force_at, force3d_rows, force3d_at = [], [], [], []
@@ -226,6 +244,7 @@ class TouchSensorBank(SampledBank):
                 tables.append(row)
                 # Webots returns lookupTable(0) before applying the resolution when there is no feedback.
                 resolution.append(float(self.resolution[row]) if a >= 0 else -1.0)
+                feedback.append(a >= 0)
                 out_rows.append(row)
                 out_cols.append(column)
         table_rows = np.array(tables, dtype=np.int64)
@@ -242,7 +261,7 @@ class TouchSensorBank(SampledBank):
             n_inputs=len(tables),
             lookups=self.tables.prepare(table_rows),
             resolution=np.array(resolution, dtype=float),
-            quantized=any(r > 0 for r in resolution),
+            feedback=np.array(feedback, dtype=bool),
             out_rows=np.array(out_rows, dtype=np.int64),
             out_cols=np.array(out_cols, dtype=np.int64),
         )

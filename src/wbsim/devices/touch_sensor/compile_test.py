@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import mujoco
@@ -172,9 +173,10 @@ def test_supervisor_writes_to_lookup_table_and_resolution_apply_from_the_next_sa
     node.getField("resolution").setSFFloat(10.0)
     robot.step(16)
     assert foot.getValue() == 100.0
-    node.getField("resolution").setSFFloat(0.0)  # Webots' repair
+    node.getField("resolution").setSFFloat(0.0)  # Webots' repair, written back into the field
     assert ("WARNING: foot: Invalid 'resolution' changed to -1. The value should be either -1 or positive."
             in capfd.readouterr().err)
+    assert node.getField("resolution").getSFFloat() == -1.0
     # MF field setters come with the Supervisor API work; the core write applies a new table already.
     sim.supervision.set_field_value(node._wb, "lookupTable", ((0.0, 0.0, 0.0), (1000.0, 10.0, 0.0)))
     assert foot.getLookupTable() == [0.0, 0.0, 0.0, 1000.0, 10.0, 0.0]
@@ -219,3 +221,55 @@ def test_force_binding_addresses_the_mujoco_force_history_of_every_physics_step(
         robot.step(16)
         expected = binding.force_sign * np.mean(forces, axis=0)
         np.testing.assert_allclose(pad.getValues(), expected, rtol=0, atol=1e-9)
+
+
+NESTED = """
+Robot { name "boss" controller "<extern>" supervisor TRUE }
+DEF BASE Robot {
+  translation 1 0 0 name "base" controller "<extern>"
+  children [
+    DEF A TouchSensor {
+      translation 0 0 0.1 name "a" boundingObject Box { size 0.1 0.1 0.02 }
+      children [
+        DEF S Solid {
+          translation 0.2 0 0 name "s"
+          children [ DEF B TouchSensor { translation 0 0 0.05 name "b" boundingObject Box { size 0.05 0.05 0.02 } } ]
+        }
+        DEF C TouchSensor { translation 0 0.3 0 name "c" boundingObject Box { size 0.05 0.05 0.02 } }
+      ]
+    }
+  ]
+}
+"""
+
+
+def test_nested_static_sensors_follow_every_move_of_their_static_ancestors(project, load):
+    # Static sensors are mocap bodies hung from the world: a sensor inside a Solid inside a sensor, and a
+    # sensor directly inside a sensor, must follow moves of the robot and of the outer sensor.
+    sim = load(project(NESTED))
+    boss = sim.robot("boss")
+    a, b, c, solid = (boss.getFromDef(name) for name in ("A", "B", "C", "S"))
+    assert sim.model.body_mocapid[sim.bindings.solid(sim.node("B")).body_id] >= 0
+    boss.getFromDef("BASE").getField("translation").setSFVec3f([5.0, 0.0, 0.0])
+    assert a.getPosition() == pytest.approx([5.0, 0.0, 0.1], abs=1e-12)
+    assert solid.getPosition() == pytest.approx([5.2, 0.0, 0.1], abs=1e-12)
+    assert b.getPosition() == pytest.approx([5.2, 0.0, 0.15], abs=1e-12)
+    assert c.getPosition() == pytest.approx([5.0, 0.3, 0.1], abs=1e-12)
+    a.getField("translation").setSFVec3f([0.0, 0.0, 0.5])  # the outer sensor itself
+    a.getField("rotation").setSFRotation([0.0, 0.0, 1.0, math.pi / 2])
+    assert b.getPosition() == pytest.approx([5.0, 0.2, 0.55], abs=1e-12)
+    assert c.getPosition() == pytest.approx([4.7, 0.0, 0.5], abs=1e-12)
+    assert b.getField("translation").getSFVec3f() == pytest.approx([0.0, 0.0, 0.05], abs=1e-12)
+    boss.step(16)
+    geom = sim.bindings.solid(sim.node("B")).geom_ids[0]
+    assert sim.data.geom_xpos[geom] == pytest.approx([5.0, 0.2, 0.55], abs=1e-12)  # and so does its geometry
+
+
+def test_many_static_moves_in_one_step_land_where_the_last_one_says(project, load):
+    sim = load(project(NESTED))
+    boss = sim.robot("boss")
+    base = boss.getFromDef("BASE").getField("translation")
+    for x in range(50):
+        base.setSFVec3f([float(x), 1.0, 0.0])
+    boss.step(16)
+    assert boss.getFromDef("B").getPosition() == pytest.approx([49.2, 1.0, 0.15], abs=1e-12)
