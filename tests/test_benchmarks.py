@@ -12,6 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
+import connector_bench  # noqa: E402
 import paired  # noqa: E402
 import sim_bench  # noqa: E402
 import touch_sensor_bench  # noqa: E402
@@ -49,3 +50,20 @@ def test_touch_sensor_bench_worlds_have_four_sensors_per_rover_or_none(tmp_path)
     assert plain.model.nbody == on.model.nbody and plain.model.ngeom == on.model.ngeom  # same bodies
     on.close()
     plain.close()
+
+
+def test_connector_bench_worlds_differ_only_by_their_connectors(tmp_path):
+    for name, make in connector_bench.SCENARIOS.items():
+        with_connectors = connector_bench.load(connector_bench.write_world(tmp_path, f"{name}_on", make(8, True)), True)
+        without = connector_bench.load(connector_bench.write_world(tmp_path, f"{name}_off", make(8, False)), False)
+        bank = with_connectors.banks["connector"]
+        assert bank.n == 32 and (bank.period_ms == 16).all()
+        assert without.banks["connector"].n == 0
+        assert with_connectors.model.nbody == without.model.nbody  # connectors are frames, not bodies
+        with_connectors.step()
+        without.step()
+        with_connectors.close()
+        without.close()
+    raft = connector_bench.load(connector_bench.write_world(tmp_path, "raft", connector_bench.raft_world(4, True)), True)
+    assert (raft.banks["connector"].presence == 1).sum() == 8  # the inner faces of a 2 x 2 raft see each other
+    raft.close()

@@ -294,6 +294,11 @@ class Node:
         binding = self._solid("wb_supervisor_node_get_center_of_mass")
         if binding is None:
             return list(_NAN3)
+        if binding.site_id >= 0:  # type: ignore[attr-defined]
+            # A frame-only Solid has no mass of its own (Webots: the centre of mass of the Solid and its
+            # descendants): its origin.
+            frame = self._sim.supervision.world_frame(self._wb)  # type: ignore[arg-type]
+            return list(map(float, frame.pos))  # type: ignore[union-attr]
         self._sim.supervision.refresh()
         return list(map(float, self._sim.data.xipos[binding.body_id]))  # type: ignore[attr-defined]
 
@@ -343,9 +348,8 @@ class Node:
         if values is None:
             return
         v = np.asarray(values, dtype=float)
-        self._sim.supervision.refresh()
-        if relative:
-            v = self._sim.data.xmat[binding.body_id].reshape(3, 3) @ v  # type: ignore[attr-defined]
+        if relative:  # the Solid's own frame (a frame-only Solid's differs from its body's)
+            v = self._sim.supervision.world_frame(self._wb).rot @ v  # type: ignore[arg-type, union-attr]
         self._sim.supervision.add_wrench(binding, v, torque)  # type: ignore[arg-type]
 
     def getFromProtoDef(self, name: str) -> Node | None:

@@ -300,3 +300,174 @@ def test_moving_a_static_solid_works_with_sleeping_enabled(project, load):
     boss.step(3000)
     box = sim.bindings.solid(sim.node("BOX"))
     assert sim.data.xpos[box.body_id][2] == pytest.approx(0.6, abs=2e-3)  # resting on the shelf top
+
+
+# --- frame-only Solids (BodyPlan.frame_only): a site on the enclosing body, no body of their own --------------
+
+FRAME_ONLY_SENSOR = """
+DEF T TouchSensor { translation 0.1 0.02 0 rotation 0 1 0 0.2 name "bumper"
+  boundingObject Group { children [
+    Box { size 0.02 0.03 0.04 }
+    Pose { translation 0 0.03 0 rotation 0 0 1 0.5 children [ Sphere { radius 0.01 } ] } ] }
+  children [ DEF MARK Pose { translation 0.01 0.02 0.03 rotation 1 1 0 0.3 } ] }
+"""
+
+
+def frame_only_world(parent: str) -> str:
+    """A supervisor robot and a bumper on it ("dynamic": the robot has Physics; "static": it has none) or at
+    the top level ("top-level"), under a rotated Pose; sleeping is on for static cases (Webots' default)."""
+    inside = FRAME_ONLY_SENSOR if parent != "top-level" else ""
+    outside = FRAME_ONLY_SENSOR if parent == "top-level" else ""
+    physics = "physics Physics { }" if parent == "dynamic" else ""
+    sleep = "physicsDisableTime 0" if parent == "dynamic" else ""
+    return f"""
+    WorldInfo {{ basicTimeStep 10 gravity 0 {sleep} }}
+    DEF BOSS Robot {{
+      translation 0.3 -0.2 1 rotation 0 0 1 0.3
+      name "boss" controller "<extern>" supervisor TRUE
+      children [ Pose {{ translation 0.05 0 0 rotation 1 0 0 0.4 children [ {inside} ] }} ]
+      boundingObject Box {{ size 0.1 0.1 0.1 }}
+      {physics}
+    }}
+    Pose {{ translation -1 0.5 0.2 rotation 0 1 1 0.6 children [ {outside} ] }}
+    """
+
+
+def _plain_plan(self, node, request):
+    from wbsim.devices.kind import BodyPlan
+
+    return BodyPlan(allow_no_physics_in_dynamic_parent=True)
+
+
+def _frame_only_plan(self, node, request):
+    from wbsim.devices.kind import BodyPlan
+
+    return BodyPlan(frame_only=True, allow_no_physics_in_dynamic_parent=True)
+
+
+def load_both(project, load, monkeypatch, world):
+    """The world loaded with TouchSensors as Solids with their own body, then as frame-only Solids."""
+    from wbsim.devices.touch_sensor.compile import TouchSensorCompiler
+
+    sims = []
+    for plan in (_plain_plan, _frame_only_plan):
+        with monkeypatch.context() as patch:
+            patch.setattr(TouchSensorCompiler, "plan_body", plan)
+            sims.append(load(project(world)))
+    assert sims[0].bindings.solid(sims[0].node("T")).site_id == -1
+    assert sims[1].bindings.solid(sims[1].node("T")).site_id >= 0
+    assert sims[1].model.nbody == sims[0].model.nbody - 1
+    return sims
+
+
+def observe(sim):
+    """What supervisors see of the sensor (pose, fields, a Pose inside it) and where its geoms are."""
+    boss = sim.robot("boss")
+    sensor, mark = boss.getFromDef("T"), boss.getFromDef("MARK")
+    seen = [sensor.getPosition(), sensor.getOrientation(), sensor.getPose(), sensor.getVelocity(),
+            sensor.getField("translation").getSFVec3f(), sensor.getField("rotation").getSFRotation(),
+            mark.getPosition(), mark.getOrientation()]
+    sim.supervision.refresh()
+    for geom in sim.bindings.solid(sim.node("T")).geom_ids:
+        seen += [sim.data.geom_xpos[geom].tolist(), sim.data.geom_xmat[geom].tolist()]
+    return seen
+
+
+def assert_same(seen, expected, atol=1e-12):
+    for a, b in zip(seen, expected, strict=True):
+        np.testing.assert_allclose(a, b, rtol=0, atol=atol)
+
+
+@pytest.mark.parametrize("parent", ["dynamic", "static", "top-level"])
+def test_frame_only_solid_pose_reads_and_writes_match_a_solid_with_its_own_body(project, load, monkeypatch, parent):
+    plain, frame_only = load_both(project, load, monkeypatch, frame_only_world(parent))
+    assert_same(observe(frame_only), observe(plain))
+    # No mass of its own (Webots: the centre of mass of a Solid and its descendants): its origin.
+    sensor = frame_only.robot("boss").getFromDef("T")
+    assert sensor.getCenterOfMass() == sensor.getPosition()
+    for sim in (plain, frame_only):
+        boss = sim.robot("boss")
+        if parent == "dynamic":
+            boss.getSelf().setVelocity([0.2, 0.1, 0.0, 0.3, 0.0, 0.5])
+        boss.step(50)
+    assert_same(observe(frame_only), observe(plain))
+    for sim in (plain, frame_only):
+        sensor = sim.robot("boss").getFromDef("T")
+        sensor.getField("translation").setSFVec3f([0.2, -0.1, 0.05])
+        sensor.getField("rotation").setSFRotation([0.0, 0.0, 1.0, 1.0])
+        np.testing.assert_allclose(sensor.getField("translation").getSFVec3f(), [0.2, -0.1, 0.05], atol=1e-12)
+        np.testing.assert_allclose(sensor.getField("rotation").getSFRotation(), [0.0, 0.0, 1.0, 1.0], atol=1e-12)
+    assert_same(observe(frame_only), observe(plain))  # the geoms moved with the sensor
+    for sim in (plain, frame_only):
+        sim.robot("boss").step(50)
+    assert_same(observe(frame_only), observe(plain))
+
+
+def test_moving_a_frame_only_bumper_on_a_static_robot_moves_its_geoms_where_they_collide(project, load, monkeypatch):
+    # Sleeping is on (Webots' default physicsDisableTime): static poses are computed once, unless a move is flushed.
+    # The robot's body has two geoms, so MuJoCo's midphase culls with the body's bounding boxes: they must follow.
+    world = """
+    WorldInfo { basicTimeStep 10 contactProperties [ ContactProperties { bounce 0 } ] }
+    DEF FLOOR Solid { boundingObject Plane { } }
+    DEF BOSS Robot { name "boss" controller "<extern>" supervisor TRUE translation 0 0 0.05
+      children [ DEF T TouchSensor { name "bumper" boundingObject Box { size 0.3 0.3 0.02 } } ]
+      boundingObject Box { size 0.1 0.1 0.1 } }
+    DEF BOX Solid { translation 2 0 0.8 boundingObject Box { size 0.1 0.1 0.1 } physics Physics { } }
+    """
+    landed = []
+    for sim in load_both(project, load, monkeypatch, world):
+        boss = sim.robot("boss")
+        bumper = boss.getDevice("bumper")
+        bumper.enable(10)
+        boss.getFromDef("T").getField("translation").setSFVec3f([2.0, 0.0, 0.25])
+        touched = False
+        for _ in range(100):
+            boss.step(10)
+            touched = touched or bumper.getValue() == 1.0
+        assert touched
+        landed.append(boss.getFromDef("BOX").getPosition())
+    np.testing.assert_allclose(landed[1], landed[0], atol=1e-9)
+    assert landed[1][2] == pytest.approx(0.05 + 0.25 + 0.01 + 0.05, abs=2e-3)  # on the bumper, not on the floor
+
+
+def test_world_reset_puts_frame_only_solids_back(project, load, monkeypatch):
+    _, sim = load_both(project, load, monkeypatch, frame_only_world("dynamic"))
+    initial = observe(sim)
+    model = sim.model
+    arrays = {name: getattr(model, name).copy() for name in ("site_pos", "site_quat", "site_sameframe", "geom_pos",
+                                                              "geom_quat", "geom_sameframe", "bvh_aabb")}
+    boss = sim.robot("boss")
+    translation = boss.getFromDef("T").getField("translation")
+    translation.setSFVec3f([1.0, 2.0, 3.0])
+    boss.step(10)
+    assert not np.allclose(model.geom_pos, arrays["geom_pos"])
+    assert not np.allclose(model.bvh_aabb, arrays["bvh_aabb"])
+    # Moved back: the refitted collision bounds are those MuJoCo compiled.
+    translation.setSFVec3f([0.1, 0.02, 0.0])
+    np.testing.assert_allclose(model.bvh_aabb, arrays["bvh_aabb"], rtol=0, atol=1e-12)
+    translation.setSFVec3f([1.0, 2.0, 3.0])
+    sim.reset()
+    for name, values in arrays.items():
+        np.testing.assert_array_equal(getattr(model, name), values)
+    assert_same(observe(sim), initial)
+
+
+def test_forces_and_reset_physics_on_a_frame_only_solid(project, load, monkeypatch):
+    wrenches = []
+    for sim in load_both(project, load, monkeypatch, frame_only_world("dynamic")):
+        boss = sim.robot("boss")
+        sensor = boss.getFromDef("T")
+        boss.getSelf().setVelocity([0.2, 0.1, 0.0, 0.3, 0.0, 0.5])
+        boss.step(30)
+        sensor.addForce([1.0, 2.0, 3.0], True)  # in the sensor's frame
+        sensor.addTorque([0.5, 0.0, 0.0], True)
+        (wrench,) = sim.supervision.wrenches.values()
+        rotation = np.reshape(sensor.getOrientation(), (3, 3))
+        np.testing.assert_allclose(wrench, [*rotation @ [1.0, 2.0, 3.0], *rotation @ [0.5, 0.0, 0.0]], atol=1e-12)
+        wrenches.append(wrench.copy())
+        velocity = boss.getSelf().getVelocity()
+        sensor.resetPhysics()  # no body of its own (nor below it): nothing stops
+        assert boss.getSelf().getVelocity() == velocity
+    np.testing.assert_allclose(wrenches[1], wrenches[0], atol=1e-12)
+    frame_only = sim.bindings.solid(sim.node("T"))
+    assert next(iter(sim.supervision.wrenches)) == frame_only.body_id == sim.bindings.solid(sim.node("BOSS")).body_id

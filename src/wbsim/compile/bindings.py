@@ -28,7 +28,8 @@ class SolidBinding:
 
     Attributes:
         node: the Solid node.
-        body_id: the MuJoCo body created for this Solid.
+        body_id: the MuJoCo body created for this Solid; for a frame-only Solid (``site_id >= 0``), the
+            enclosing body it moves with.
         owner_body_id: the body whose motion this Solid shares: itself, or for a Solid merged into its
             parent (Physics, no joint) the ancestor body that has the degrees of freedom; 0 (world) for
             static Solids.
@@ -37,6 +38,8 @@ class SolidBinding:
         free_joint_id: the free joint of a top-level dynamic Solid, else -1.
         geom_ids: the collision geoms of its boundingObject.
         robot_node: the outermost Robot containing the Solid (itself for a Robot), or None.
+        site_id: for a frame-only Solid (``BodyPlan.frame_only``: no body of its own), the site carrying
+            the Solid's frame on ``body_id``; -1 for a Solid with its own body.
     """
 
     node: WbNode
@@ -47,6 +50,7 @@ class SolidBinding:
     free_joint_id: int
     geom_ids: tuple[int, ...]
     robot_node: WbNode | None
+    site_id: int = -1
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,9 @@ Webots' rules applied here:
   with Physics gets a free joint; a Solid with Physics under a static Solid and not attached by a joint
   is welded to the world; a Solid with Physics under a dynamic Solid and not attached by a joint is
   merged into its parent's rigid body (a jointless MuJoCo child body with its own mass).
+- A Solid device whose kind asks for it (``BodyPlan.frame_only``) and that has no Physics, is not a joint's
+  endPoint, not a Robot and holds no Solid gets no body at all: a site on the enclosing body carries its
+  frame and its boundingObject geoms join that body (Webots merges it into its parent's body anyway).
 - Joints are defined in the frame where the joint node sits; the endPoint pose in the file is the pose
   at the joint's ``position``, which becomes MuJoCo's ``ref``; stops are absolute positions; springs rest
   at position 0.
@@ -193,7 +196,7 @@ class _Builder:
         self.robots: list[_Robot] = []
         self.robot_of_slot: dict[int, _Robot | None] = {}  # id(SolidSlot) -> its innermost robot
         self.context = CompileContext(self.spec, self.basic_ms, self.dt_s, self.substeps, self._name, self.warnings,
-                                      self.errors, info)
+                                      self.errors, info, self.solids)
         self.kinds: tuple[DeviceKind, ...] = device_kinds()
         self.compilers: dict[str, DeviceCompiler] = {kind.name: kind.compiler() for kind in self.kinds}
         self.body_paths: dict[str, str] = {}
@@ -252,6 +255,8 @@ class _Builder:
             plan = self.compilers[kind.name].plan_body(node, BodyRequest(
                 has_physics=has_physics, parent_dynamic=parent.dynamic, end_point=joint is not None,
                 top_level=parent.is_world))
+        if kind is not None and plan.frame_only and self._can_be_frame_only(node, has_physics, joint):
+            return self._frame_only_solid(node, parent, frame, kind, plan)
         name = self._name("b")
         self.body_paths[name] = node.path
         self.parent_of[name] = parent.name
@@ -283,11 +288,7 @@ class _Builder:
             dynamic, owner = True, name if owns_body else parent.owner
         else:
             dynamic, owns_body, owner = parent.dynamic, False, parent.owner
-            if parent.dynamic and node["boundingObject"] is not None and not plan.allow_no_physics_in_dynamic_parent:
-                self.warnings.append(WorldWarning(
-                    "This Solid has no Physics but its parent does: Webots would let its boundingObject collide "
-                    "without effect; wbsim attaches it to the parent's body with no mass, so it does collide.",
-                    node.location, node.path))
+            self._warn_no_physics(node, parent, plan)
         robot = parent.robot
         if node.is_a("robot"):
             new_robot = _Robot(node, name)
@@ -328,6 +329,49 @@ class _Builder:
             self._visit(child, this, Frame.identity())
         return slot
 
+    @staticmethod
+    def _can_be_frame_only(node: WbNode, has_physics: bool, joint: tuple[str, dict] | None) -> bool:
+        """True if a Solid may do without a body of its own: no Physics (no mass, no motion of its own), not a
+        joint's endPoint (a joint needs a body), not a Robot, and no Solid below it (a body needs a parent
+        body)."""
+        if has_physics or joint is not None or node.is_a("robot"):
+            return False
+        return not any(below is not node and below.is_a("solid") for below in node.walk())
+
+    def _frame_only_solid(self, node: WbNode, parent: _Body, frame: Frame, kind: DeviceKind,
+                          plan: BodyPlan) -> SolidSlot:
+        """Compile a frame-only Solid device (``BodyPlan.frame_only``): a site on the enclosing body.
+
+        Its boundingObject geoms go to the enclosing body, at ``frame`` (the Solid's pose in that body,
+        intermediate Poses included), as Webots merges a Solid without Physics into its parent's body; a
+        jointless child body would cost MuJoCo time in every physics step for no motion of its own.
+        """
+        self._warn_no_physics(node, parent, plan)
+        site = self._name("s")
+        parent.spec.add_site(name=site, pos=frame.pos.tolist(), quat=frame.quat.tolist())
+        geoms = self._geoms(node, parent.spec, False, parent.dynamic, offset=frame)
+        robot = parent.robot
+        slot = SolidSlot(
+            node=node, body_name=parent.name, body_spec=parent.spec, has_physics=False, dynamic=parent.dynamic,
+            owns_body=False, owner=parent.owner, parent_static=not parent.dynamic, geoms=geoms,
+            robot_node=robot.node if robot is not None else None, site_name=site,
+        )
+        self.solids.append(slot)
+        self.robot_of_slot[id(slot)] = robot
+        self._add_device(kind, node, slot, robot)
+        # No Solid below (checked): what is left (Poses, joints without endPoint) sits on the same body.
+        for child in node["children"]:  # type: ignore[union-attr]
+            self._visit(child, parent, frame)
+        return slot
+
+    def _warn_no_physics(self, node: WbNode, parent: _Body, plan: BodyPlan) -> None:
+        """Warn about a boundingObject without Physics under a dynamic parent, unless the kind expects it."""
+        if parent.dynamic and node["boundingObject"] is not None and not plan.allow_no_physics_in_dynamic_parent:
+            self.warnings.append(WorldWarning(
+                "This Solid has no Physics but its parent does: Webots would let its boundingObject collide "
+                "without effect; wbsim attaches it to the parent's body with no mass, so it does collide.",
+                node.location, node.path))
+
     def _add_device(self, kind: DeviceKind, node: WbNode, slot: JointSlot | SolidSlot, robot: _Robot | None) -> None:
         """Hand a device node to its kind's compiler and list it among its robot's devices."""
         if not self.compilers[kind.name].add(self.context, node, slot):
@@ -339,7 +383,10 @@ class _Builder:
                 f"{node.type_name} '{node['name']}' is not inside a Robot: no controller can use it.",
                 node.location, node.path))
 
-    def _geoms(self, node: WbNode, body: mujoco.MjsBody, has_physics: bool, moves: bool) -> list[tuple[str, str]]:
+    def _geoms(self, node: WbNode, body: mujoco.MjsBody, has_physics: bool, moves: bool,
+               offset: Frame | None = None) -> list[tuple[str, str]]:
+        """Add the boundingObject geoms of ``node`` to ``body``; ``offset`` is the node's frame in ``body`` when
+        it is not the body's own (frame-only Solids). Returns (geom name, contact material) pairs."""
         try:
             descriptions = bounding_geoms(node["boundingObject"], self.warnings)  # type: ignore[arg-type]
         except CompileError as error:
@@ -359,8 +406,9 @@ class _Builder:
                     "parent that has Physics, and MuJoCo planes must be static.", plane.location, plane.path))
                 continue
             gname = self._name("g")
+            placed = description.frame if offset is None else offset @ description.frame
             geom = body.add_geom(name=gname, type=_GEOM_TYPES[description.kind],
-                                 pos=description.frame.pos.tolist(), quat=description.frame.quat.tolist())
+                                 pos=placed.pos.tolist(), quat=placed.quat.tolist())
             if description.kind == "mesh":
                 mesh = self.spec.add_mesh(name=gname + "_mesh")
                 assert description.mesh_vertices is not None and description.mesh_faces is not None
@@ -607,7 +655,11 @@ class _Builder:
                         continue
                     if weld[sa.body_name] == weld[sb.body_name]:
                         continue
-                    if self.parent_of.get(sa.body_name) == sb.body_name or self.parent_of.get(sb.body_name) == sa.body_name:
+                    # Parent and child bodies do not touch; the world body (a frame-only Solid's at the top level)
+                    # is no Solid's parent here.
+                    if "world" not in (sa.body_name, sb.body_name) and (
+                            self.parent_of.get(sa.body_name) == sb.body_name
+                            or self.parent_of.get(sb.body_name) == sa.body_name):
                         continue
                     ra, rb = robot_of[sa.body_name], robot_of[sb.body_name]
                     if ra is not None and ra is rb and not bool(ra.node["selfCollision"]):
@@ -632,6 +684,9 @@ class _Builder:
         def gid(name: str) -> int:
             return mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name)
 
+        def sid(name: str) -> int:
+            return mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, name) if name else -1
+
         solid_bindings: dict[int, SolidBinding] = {}
         for s in self.solids:
             robot = self.robot_of_slot[id(s)]
@@ -644,6 +699,7 @@ class _Builder:
                 free_joint_id=jid(s.free_joint),
                 geom_ids=tuple(gid(g) for g, _ in s.geoms),
                 robot_node=robot.outermost.node if robot and robot.outermost else None,
+                site_id=sid(s.site_name),
             )
         joint_bindings: dict[int, JointBinding] = {}
         for j in self.joints:
@@ -666,10 +722,11 @@ class _Builder:
             for row, binding in enumerate(devices[kind.name]):
                 rows[binding.node] = (kind.name, row)  # type: ignore[attr-defined]
         robots = []
-        solid_by_body = {s.body_name: solid_bindings[id(s)] for s in self.solids}
+        # By node, not by body name: a frame-only Solid shares its enclosing body's (possibly its Robot's) name.
+        solid_by_node = {s.node: solid_bindings[id(s)] for s in self.solids}
         for robot in self.robots:
             refs = tuple(RobotDevice(*rows[node], node) for _, node in robot.devices)
-            robots.append(RobotBinding(robot.node, solid_by_body[robot.body_name], refs))
+            robots.append(RobotBinding(robot.node, solid_by_node[robot.node], refs))
         self._size_armatures(model)
         # Webots damping is a per-second velocity decay fraction; apply it as viscous dof damping
         # scaled by each dof's inertia so the decay rate matches (documented approximation).

@@ -588,3 +588,186 @@ def test_deep_chains_compile(tmp_path) -> None:
                  f"endPoint {chain} }} ] }}")
     world = load_world_model_from_string("#VRML_SIM R2023b utf8\n" + chain, project_dir=tmp_path)
     assert compile_world(world).model.njnt == 401
+
+
+# --- frame-only Solids (BodyPlan.frame_only): a site on the enclosing body -----------------------------------
+
+BUMPER = ("boundingObject Group { children [ Box { size 0.02 0.03 0.04 } "
+          "Pose { translation 0 0.05 0 rotation 0 1 0 0.5 children [ Sphere { radius 0.01 } ] } ] }")
+SENSOR_POSE = ((0.1, 0.02, -0.03), (0.0, 0.0, 1.0, 0.3))
+INNER_POSE = ((0.05, 0.0, 0.1), (1.0, 0.0, 0.0, 0.7))
+HOLDER = ((0.1, 0.2, 0.3), (0.0, 1.0, 0.0, 0.4))
+
+
+def _pose_fields(pose: tuple[tuple[float, ...], tuple[float, ...]]) -> str:
+    return f"translation {' '.join(map(str, pose[0]))} rotation {' '.join(map(str, pose[1]))}"
+
+
+def _sensor(extra: str = "", children: str = "") -> str:
+    return (f'DEF T TouchSensor {{ {_pose_fields(SENSOR_POSE)} name "t" {BUMPER} {extra} '
+            f"children [ {children} ] }}")
+
+
+FRAME_ONLY_WORLDS = {
+    # A moving robot; the sensor sits in a rotated Pose.
+    "dynamic parent": f"""DEF HOLDER Robot {{ {_pose_fields(HOLDER)} controller "<extern>"
+        children [ Pose {{ {_pose_fields(INNER_POSE)} children [ {_sensor()} ] }} ]
+        boundingObject Box {{ size 0.1 0.1 0.1 }} physics Physics {{ }} }}""",
+    "static parent": f"""DEF HOLDER Solid {{ {_pose_fields(HOLDER)}
+        children [ Pose {{ {_pose_fields(INNER_POSE)} children [ {_sensor()} ] }} ]
+        boundingObject Box {{ size 0.1 0.1 0.1 }} }}""",
+    # Top level, under two Poses: the enclosing body is the world.
+    "top-level static": f"""Pose {{ {_pose_fields(HOLDER)} children [
+        Pose {{ {_pose_fields(INNER_POSE)} children [ {_sensor()} ] }} ] }}""",
+}
+
+
+def _plain_plan(self, node, request):  # noqa: ANN001, ANN202
+    from wbsim.devices.kind import BodyPlan
+
+    return BodyPlan(allow_no_physics_in_dynamic_parent=True)
+
+
+def _frame_only_plan(self, node, request):  # noqa: ANN001, ANN202
+    from wbsim.devices.kind import BodyPlan
+
+    return BodyPlan(frame_only=True, allow_no_physics_in_dynamic_parent=True)
+
+
+def compile_both(monkeypatch: pytest.MonkeyPatch, body: str):  # noqa: ANN201
+    """The world compiled with TouchSensors as Solids with their own body, then as frame-only Solids."""
+    from wbsim.devices.touch_sensor.compile import TouchSensorCompiler
+
+    built = []
+    for plan in (_plain_plan, _frame_only_plan):
+        with monkeypatch.context() as patch:
+            patch.setattr(TouchSensorCompiler, "plan_body", plan)
+            built.append(compiled_of(body))
+    return tuple(built)
+
+
+def world_poses(compiled, def_name: str):  # noqa: ANN001, ANN201
+    """World position, rotation matrix and geom poses of a Solid (its site for a frame-only Solid)."""
+    model = compiled.model
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    b = solid(compiled, def_name)
+    if b.site_id >= 0:
+        pos, mat = data.site_xpos[b.site_id].copy(), data.site_xmat[b.site_id].copy()
+    else:
+        pos, mat = data.xpos[b.body_id].copy(), data.xmat[b.body_id].copy()
+    return pos, mat, [(data.geom_xpos[g].copy(), data.geom_xmat[g].copy()) for g in b.geom_ids]
+
+
+@pytest.mark.parametrize("case", list(FRAME_ONLY_WORLDS))
+def test_frame_only_solid_is_a_site_on_the_enclosing_body(monkeypatch, case) -> None:
+    plain, frame_only = compile_both(monkeypatch, FRAME_ONLY_WORLDS[case])
+    assert frame_only.model.nbody == plain.model.nbody - 1
+    sensor = solid(frame_only, "T")
+    enclosing = solid(frame_only, "HOLDER").body_id if case != "top-level static" else 0
+    assert sensor.site_id >= 0 and frame_only.model.site_bodyid[sensor.site_id] == enclosing
+    assert (sensor.body_id, sensor.owns_body) == (enclosing, False)
+    assert sensor.dynamic == (case == "dynamic parent") == plain.bindings.solid(plain.world.find_def("T")).dynamic
+    assert len(sensor.geom_ids) == 2 and all(frame_only.model.geom_bodyid[g] == enclosing for g in sensor.geom_ids)
+    assert solid(plain, "T").site_id == -1
+    pos, mat, geoms = world_poses(frame_only, "T")
+    ref_pos, ref_mat, ref_geoms = world_poses(plain, "T")
+    np.testing.assert_allclose(pos, ref_pos, atol=1e-12)
+    np.testing.assert_allclose(mat, ref_mat, atol=1e-12)
+    for (gpos, gmat), (rpos, rmat) in zip(geoms, ref_geoms, strict=True):
+        np.testing.assert_allclose(gpos, rpos, atol=1e-12)
+        np.testing.assert_allclose(gmat, rmat, atol=1e-12)
+    # And the pose is the composition of the file's poses (MuJoCo's own quaternion arithmetic).
+    expected_pos, expected_quat = mj_compose(HOLDER, INNER_POSE, SENSOR_POSE)
+    np.testing.assert_allclose(pos, expected_pos, atol=1e-12)
+    expected_mat = np.zeros(9)
+    mujoco.mju_quat2Mat(expected_mat, expected_quat)
+    np.testing.assert_allclose(mat, expected_mat, atol=1e-12)
+
+
+def test_frame_only_solid_geoms_still_collide(monkeypatch) -> None:
+    # A free box around the bumper's origin: the contact is between the box and the enclosing (static) body.
+    at = " ".join(map(str, mj_compose(HOLDER, INNER_POSE, SENSOR_POSE)[0]))
+    text = FRAME_ONLY_WORLDS["static parent"] + f"""
+        DEF BOX Solid {{ translation {at} boundingObject Box {{ size 0.05 0.05 0.05 }} physics Physics {{ }} }}"""
+    plain, frame_only = compile_both(monkeypatch, text)
+    for compiled in (plain, frame_only):
+        model = compiled.model
+        data = mujoco.MjData(model)
+        mujoco.mj_forward(model, data)
+        sensor_geoms = set(solid(compiled, "T").geom_ids)
+        box_geom = solid(compiled, "BOX").geom_ids[0]
+        touching = {frozenset((int(c.geom1), int(c.geom2))) for c in data.contact}
+        assert any(frozenset((g, box_geom)) in touching for g in sensor_geoms), compiled is frame_only
+
+
+@pytest.mark.parametrize(("where", "text"), [
+    ("with Physics", "DEF T TouchSensor { physics Physics { } " + BUMPER + " }"),
+    ("with a Solid below", f"DEF T TouchSensor {{ {BUMPER} children [ Pose {{ children [ Solid {{ }} ] }} ] }}"),
+    ("an endPoint", f"HingeJoint {{ endPoint DEF T TouchSensor {{ {BUMPER} physics Physics {{ }} }} }}"),
+    ("a kinematic endPoint", f"HingeJoint {{ endPoint DEF T TouchSensor {{ {BUMPER} }} }}"),
+])
+def test_frame_only_is_refused_where_a_body_is_needed(monkeypatch, where, text) -> None:
+    holder = "" if where == "a kinematic endPoint" else "physics Physics { }"
+    body = (f'DEF HOLDER Robot {{ controller "<extern>" children [ {text} ] '
+            f"boundingObject Box {{ size 0.1 0.1 0.1 }} {holder} }}")
+    plain, frame_only = compile_both(monkeypatch, body)
+    sensor = solid(frame_only, "T")
+    assert sensor.site_id == -1
+    assert sensor.body_id not in (0, solid(frame_only, "HOLDER").body_id)
+    assert frame_only.model.nbody == plain.model.nbody
+
+
+def test_the_robot_binding_of_a_robot_with_a_frame_only_child_is_its_own(monkeypatch) -> None:
+    _, compiled = compile_both(monkeypatch, FRAME_ONLY_WORLDS["dynamic parent"])
+    robot_node = compiled.world.find_def("HOLDER")
+    (robot,) = compiled.bindings.robots
+    assert robot.node is robot_node and robot.solid.node is robot_node and robot.solid.site_id == -1
+    assert robot.solid is compiled.bindings.solid(robot_node)
+    assert [d.node for d in robot.devices] == [compiled.world.find_def("T")]
+
+
+@pytest.mark.parametrize("allowed", [False, True])
+def test_frame_only_solid_keeps_the_no_physics_warning_rule(monkeypatch, allowed) -> None:
+    from wbsim.devices.kind import BodyPlan
+    from wbsim.devices.touch_sensor.compile import TouchSensorCompiler
+
+    monkeypatch.setattr(TouchSensorCompiler, "plan_body", lambda self, node, request: BodyPlan(
+        frame_only=True, allow_no_physics_in_dynamic_parent=allowed))
+    compiled = compiled_of(FRAME_ONLY_WORLDS["dynamic parent"])
+    assert solid(compiled, "T").site_id >= 0
+    warned = [w for w in compiled.warnings if "has no Physics but its parent does" in w.message]
+    assert [w.node_path for w in warned] == ([] if allowed else [compiled.world.find_def("T").path])
+
+
+def test_frame_only_solid_contact_pairs_and_exclusions_match_a_solid_with_its_own_body(monkeypatch) -> None:
+    info = ('WorldInfo { contactProperties [ ContactProperties { material1 "rubber" material2 "floor" } '
+            'ContactProperties { material1 "rubber" material2 "rubber" } ] }')
+    text = FRAME_ONLY_WORLDS["dynamic parent"].replace('name "t"', 'name "t" contactMaterial "rubber"').replace(
+        "boundingObject Box { size 0.1 0.1 0.1 }", 'boundingObject Box { size 0.1 0.1 0.1 } contactMaterial "rubber"')
+    text += """
+        DEF FLOOR Solid { contactMaterial "floor" boundingObject Plane { } }
+        DEF OTHER Robot { translation 1 0 0 controller "<extern>" contactMaterial "rubber"
+          boundingObject Box { size 0.1 0.1 0.1 } physics Physics { } }
+        DEF TOP TouchSensor { translation 0 2 0 contactMaterial "rubber" boundingObject Box { size 0.1 0.1 0.1 } }"""
+    from wbsim.devices.touch_sensor.compile import TouchSensorCompiler
+
+    built = []
+    for plan in (_plain_plan, _frame_only_plan):
+        with monkeypatch.context() as patch:
+            patch.setattr(TouchSensorCompiler, "plan_body", plan)
+            built.append(compiled_of(text, info))
+    plain, frame_only = built
+
+    def pairs(compiled) -> set[frozenset[str]]:  # noqa: ANN001
+        model = compiled.model
+        names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, g) for g in range(model.ngeom)]
+        return {frozenset((names[a], names[b])) for a, b in zip(model.pair_geom1, model.pair_geom2, strict=True)}
+
+    # Element names come from one counter, and a site takes the name a body would have: geom names match.
+    # The 3 rubber geoms of HOLDER (robot and sensor) with FLOOR and OTHER, OTHER with FLOOR, and TOP (a
+    # frame-only Solid on the world body, static, rubber) with the 4 moving rubber geoms.
+    assert solid(frame_only, "TOP").body_id == 0
+    assert pairs(frame_only) == pairs(plain) and len(pairs(plain)) == 11
+    # MuJoCo never collides geoms of one body: the robot's exclusion with its sensor's body is not needed.
+    assert frame_only.model.nexclude == plain.model.nexclude - 1

@@ -35,16 +35,19 @@ class CompileContext:
         dt_s: the MuJoCo time step in s.
         substeps: MuJoCo steps per basic time step.
         world_info: the WorldInfo node in effect (set by the builder).
+        solids: every Solid slot of the world, in scene order (complete once the tree walk is done, i.e.
+            in ``contribute``).
     """
 
     def __init__(self, spec: mujoco.MjSpec, basic_time_step_ms: float, dt_s: float, substeps: int,
                  fresh_name: Callable[[str], str], warnings: list[WorldWarning], errors: list[WorldError],
-                 world_info: WbNode) -> None:
+                 world_info: WbNode, solids: list[SolidSlot] | None = None) -> None:
         self.spec = spec
         self.basic_time_step_ms = basic_time_step_ms
         self.dt_s = dt_s
         self.substeps = substeps
         self.world_info = world_info
+        self.solids: list[SolidSlot] = solids if solids is not None else []
         self._fresh_name = fresh_name
         self._warnings = warnings
         self._errors = errors

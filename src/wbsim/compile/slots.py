@@ -1,7 +1,8 @@
 """Where a device sits in the compiled model: the builder's view of a joint or Solid, shown to device compilers.
 
 A :class:`JointSlot` is created when the builder meets a joint and completed once the joint's MuJoCo
-elements exist; a :class:`SolidSlot` is created with the Solid's MuJoCo body. Device compilers keep
+elements exist; a :class:`SolidSlot` is created with the Solid's MuJoCo body (or, for a frame-only
+Solid, with the site carrying its frame on the enclosing body). Device compilers keep
 the slots they are given and read them in ``contribute`` (after the tree walk, when every slot is
 complete) and in ``bindings`` (after compilation, through ``CompileContext.joint_binding`` /
 ``solid_binding``).
@@ -49,12 +50,14 @@ class JointSlot:
 
 @dataclass(eq=False)
 class SolidSlot:
-    """A Solid (or Solid-derived device, or Robot) being compiled, with its own MuJoCo body.
+    """A Solid (or Solid-derived device, or Robot) being compiled, with its own MuJoCo body, or a frame-only
+    Solid (``BodyPlan.frame_only``): a site on the enclosing body, whose ``body_*``, ``owner`` and ``dynamic``
+    it then shares.
 
     Attributes:
         node: the Solid node.
-        body_name: the MuJoCo body's name.
-        body_spec: the MuJoCo body being built.
+        body_name: the MuJoCo body's name (a frame-only Solid: the enclosing body's).
+        body_spec: the MuJoCo body being built (a frame-only Solid: the enclosing body).
         has_physics: True if the node has a Physics node.
         dynamic: True if the body moves under physics (it or an ancestor has degrees of freedom).
         owns_body: True if the Solid is a "solid merger" in Webots' sense (has its own dynamic body).
@@ -65,6 +68,8 @@ class SolidSlot:
         mocap: True if the body was made a MuJoCo mocap body (see ``BodyPlan.mocap``).
         geoms: the collision geoms of its boundingObject, as (geom name, contact material).
         robot_node: the innermost Robot containing the Solid (itself for a Robot), or None.
+        site_name: for a frame-only Solid, the MuJoCo site at the Solid's frame on the enclosing body; ""
+            for a Solid with its own body.
     """
 
     node: WbNode
@@ -80,6 +85,7 @@ class SolidSlot:
     mocap: bool = False
     geoms: list[tuple[str, str]] = field(default_factory=list)
     robot_node: WbNode | None = None
+    site_name: str = ""
 
 
 DeviceSlot = JointSlot | SolidSlot

@@ -63,10 +63,16 @@ class BodyPlan:
             bodies) and reads the full support force.
         allow_no_physics_in_dynamic_parent: do not warn about a boundingObject without Physics under a
             dynamic parent (normal for bumpers).
+        frame_only: the device needs no MuJoCo body of its own, only its frame: if the node has no
+            Physics, is not a joint's endPoint and holds no Solid, the builder makes it a site on the
+            enclosing body (its boundingObject geoms go to that body, as Webots merges such a Solid
+            into its parent's body), which spares MuJoCo one body per device in every physics step.
+            The slot then has ``site_name``; the Solid binding has ``site_id``.
     """
 
     mocap: bool = False
     allow_no_physics_in_dynamic_parent: bool = False
+    frame_only: bool = False
 
 
 class DeviceCompiler:
@@ -112,6 +118,11 @@ class BankContext:
         rng: returns the simulation's current seeded generator (replaced on reset).
         warn: prints a Webots-style warning line and records it.
         now_step: returns the number of basic steps done (the current simulated time in steps).
+        refresh_kinematics: makes the poses in ``mjData`` (``xpos``, ``site_xpos``, ...) those of the
+            current state; after ``mj_step`` they describe the state before the last integration. Cached:
+            the first call after a step pays, the others are free.
+        data: the simulation's MuJoCo data (the same object for the whole run; resets copy into it), for
+            banks that act between steps (e.g. a connector locking when its controller asks).
     """
 
     model: mujoco.MjModel
@@ -120,6 +131,8 @@ class BankContext:
     rng: Callable[[], np.random.Generator]
     warn: Callable[[str], None]
     now_step: Callable[[], int]
+    refresh_kinematics: Callable[[], None] = lambda: None
+    data: mujoco.MjData | None = None
 
 
 class DeviceBank:
@@ -129,7 +142,8 @@ class DeviceBank:
     ``DEVICES_SAMPLE`` phases; the loop calls only banks that have devices and work in a phase. A bank
     that must see every MuJoCo step of a basic step (e.g. bumpers: a contact may come and go between two
     basic steps) sets :attr:`watches_substeps`; the ``PHYSICS`` phase then steps MuJoCo one physics step
-    at a time and calls :meth:`substep` after each (otherwise it runs all of them in one C call).
+    at a time and calls :meth:`substep` after each (otherwise it runs all of them in one C call). The
+    flag is read every step, so a bank may raise it only while it needs it (e.g. a connector's snap).
 
     Args:
         bindings: the compiled bindings of the devices, in scene order.
@@ -177,6 +191,11 @@ class DeviceBank:
             repaired value back into the field), or None if the bank ignores this field (the value is
             then only stored and read back by supervisors).
         """
+        return None
+
+    def field_value(self, row: int, name: str) -> object | None:
+        """The live value of field ``name`` of device ``row`` when the device itself changes it at run time
+        (e.g. a connector's ``isLocked`` after ``lock()``), or None to read the stored value."""
         return None
 
 

@@ -21,6 +21,7 @@ KIND_MODULES: tuple[str, ...] = (
     "wbsim.devices.motor",
     "wbsim.devices.position_sensor",
     "wbsim.devices.touch_sensor",
+    "wbsim.devices.connector",
 )
 """The modules defining a ``KIND``, in the order banks run within a phase."""
 

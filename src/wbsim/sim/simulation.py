@@ -143,14 +143,21 @@ class Simulation:
                 raise SimulationError("The simulation of this device no longer exists.")
             return sim._rng
 
-        context = BankContext(self.model, self.basic_time_step_ms, self.substeps, rng, self.messages.warning, now)
+        def refresh_kinematics() -> None:
+            sim = self_ref()
+            if sim is not None:
+                sim.supervision.refresh()
+
+        context = BankContext(self.model, self.basic_time_step_ms, self.substeps, rng, self.messages.warning, now,
+                              refresh_kinematics, self.data)
         self.banks: dict[str, DeviceBank] = {
             kind.name: kind.bank(compiled.bindings.devices[kind.name], context) for kind in device_kinds()
         }
         # Only banks with devices and work in a phase run in it (registry order).
         self._actuating = tuple(b for b in self.banks.values() if b.n and b.actuates)
         self._sampling = tuple(b for b in self.banks.values() if b.n and b.samples)
-        self._substepping = tuple(b for b in self.banks.values() if b.n and b.watches_substeps)
+        # Banks that may watch substeps; whether they do is read every step (a bank may need it only at times).
+        self._substep_capable = tuple(b for b in self.banks.values() if b.n)
         # Device node -> (its bank, its row): where supervisor field writes on devices go.
         self.device_rows: dict[WbNode, tuple[DeviceBank, int]] = {
             binding.node: (self.banks[kind], row)  # type: ignore[attr-defined]
@@ -292,10 +299,11 @@ class Simulation:
         wrenches = self.supervision.wrenches
         if wrenches:
             self.supervision.apply_wrenches()
-        if self._substepping:  # a bank must see every physics step (e.g. short bumper contacts)
+        substepping = [b for b in self._substep_capable if b.watches_substeps]
+        if substepping:  # a bank must see every physics step (e.g. short bumper contacts, a snap)
             for _ in range(self.substeps):
                 mujoco.mj_step(self.model, data)
-                for bank in self._substepping:
+                for bank in substepping:
                     bank.substep(data)
         else:
             mujoco.mj_step(self.model, data, nstep=self.substeps)

@@ -4,7 +4,9 @@ Conventions follow Webots: positions and orientations are of the node's own fram
 (orientation as a row-major 3x3 matrix); velocities are ``[vx, vy, vz, wx, wy, wz]`` in the world frame,
 of the centre of mass of the rigid body the Solid belongs to. A Solid's ``translation`` and
 ``rotation`` fields read the current pose relative to its parent frame; writing them moves the body
-(velocities are kept, as Webots does for supervisor moves).
+(velocities are kept, as Webots does for supervisor moves). A frame-only Solid (no body of its own, see
+``BodyPlan.frame_only``) is a site on its enclosing body: moving it moves the site and its boundingObject
+geoms within that body.
 """
 
 from __future__ import annotations
@@ -64,19 +66,29 @@ class Supervision:
         # intermediate Pose nodes, or the joint frame for endPoints. Fixed for the whole run.
         self.offsets: dict[WbNode, Frame] = {}
         self.parent_body: dict[WbNode, int] = {}
+        # Frame-only Solids: each boundingObject geom's pose in the Solid's frame (fixed), so its geoms follow
+        # when a supervisor moves the Solid.
+        self._frame_geoms: dict[WbNode, list[tuple[int, Frame]]] = {}
         for binding in sim.bindings.solids:
             node = binding.node
+            own = Frame.from_webots(node["translation"], node["rotation"])  # type: ignore[arg-type]
+            if binding.site_id >= 0:  # its frame is a site on the enclosing body, which is its parent body
+                local = self._site_local(binding.site_id)
+                self.offsets[node] = local @ own.inverse()
+                self.parent_body[node] = binding.body_id
+                self._frame_geoms[node] = [(g, local.inverse() @ self._geom_local(g)) for g in binding.geom_ids]
+                continue
             body = binding.body_id
             local = Frame(model.body_pos[body].copy(), quat_to_matrix(model.body_quat[body].copy()))
-            own = Frame.from_webots(node["translation"], node["rotation"])  # type: ignore[arg-type]
             self.offsets[node] = local @ own.inverse()
             self.parent_body[node] = int(model.body_parentid[body])
+        self._frame_only_initial = self._frame_only_model_rows()
         # A static device may be a mocap body hung from the world (e.g. a TouchSensor on a static parent):
         # its translation/rotation stay relative to its Webots parent, and it follows that parent's moves.
         self._mocaps: list[tuple[WbNode, int, int]] = []  # (node, body, mocap id)
         for binding in sim.bindings.solids:
             mocap = int(model.body_mocapid[binding.body_id])
-            if mocap < 0:
+            if mocap < 0 or binding.site_id >= 0:  # a frame-only Solid on a mocap body is not that body
                 continue
             node = binding.node
             ancestor = node.parent
@@ -98,6 +110,30 @@ class Supervision:
         # before the next read or physics step: one kinematics pass however many writes.
         self.static_dirty = False
         self._pending_locals: list[Frame] | None = None  # mocap poses relative to their parents, before the moves
+
+    def _site_local(self, site: int) -> Frame:
+        """A site's pose in its body, from the model."""
+        model = self.sim.model
+        return Frame(model.site_pos[site].copy(), quat_to_matrix(model.site_quat[site].copy()))
+
+    def _geom_local(self, geom: int) -> Frame:
+        """A geom's pose in its body, from the model."""
+        model = self.sim.model
+        return Frame(model.geom_pos[geom].copy(), quat_to_matrix(model.geom_quat[geom].copy()))
+
+    def _frame_only_model_rows(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """The model rows that moving frame-only Solids edits (their sites, geoms and the bounding volume
+        hierarchies of their bodies), with their values after loading: ``reset`` restores them."""
+        model = self.sim.model
+        frame_only = [b for b in self.sim.bindings.solids if b.site_id >= 0]
+        sites = np.array([b.site_id for b in frame_only], dtype=np.int64)
+        geoms = np.array([g for b in frame_only for g in b.geom_ids], dtype=np.int64)
+        bodies = sorted({b.body_id for b in frame_only if b.geom_ids})
+        nodes = [np.arange(model.body_bvhadr[b], model.body_bvhadr[b] + model.body_bvhnum[b]) for b in bodies]
+        bvh = np.concatenate(nodes).astype(np.int64) if nodes else np.zeros(0, dtype=np.int64)
+        rows = {"site_pos": sites, "site_quat": sites, "site_sameframe": sites, "geom_pos": geoms, "geom_quat": geoms,
+                "geom_sameframe": geoms, "bvh_aabb": bvh}
+        return {name: (index, getattr(model, name)[index].copy()) for name, index in rows.items()}
 
     def _static_world_frame(self, body: int, mocap_frames: dict[int, Frame] | None = None) -> Frame:
         """The world frame of a static body composed from the model's body poses up to the world, or up to a
@@ -139,7 +175,11 @@ class Supervision:
         self._fresh_at = None
 
     def reset(self) -> None:
-        """Forget field values, pending forces and pending moves written by supervisors."""
+        """Forget field values, pending forces and pending moves written by supervisors; frame-only Solids
+        go back to their loaded poses (the simulation restores the body poses)."""
+        model = self.sim.model
+        for name, (index, values) in self._frame_only_initial.items():
+            getattr(model, name)[index] = values
         self.overrides.clear()
         self.wrenches.clear()
         self.static_dirty = False
@@ -174,11 +214,19 @@ class Supervision:
         data = self.sim.data
         return Frame(data.xpos[body].copy(), data.xmat[body].reshape(3, 3).copy())
 
+    def _solid_frame(self, binding: SolidBinding) -> Frame:
+        """The world frame of a Solid: its body's, or its site's for a frame-only Solid."""
+        if binding.site_id < 0:
+            return self._body_frame(binding.body_id)
+        self.refresh()
+        data = self.sim.data
+        return Frame(data.site_xpos[binding.site_id].copy(), data.site_xmat[binding.site_id].reshape(3, 3).copy())
+
     def world_frame(self, node: WbNode) -> Frame | None:
         """The world frame of a Pose-derived node (Solid, Pose, Transform), or None for other nodes."""
         binding = self.sim.bindings.solid(node)
         if binding is not None:
-            return self._body_frame(binding.body_id)
+            return self._solid_frame(binding)
         if node.type_name not in ("Pose", "Transform") or node.parent is None:
             return None
         chain: list[WbNode] = []
@@ -188,7 +236,7 @@ class Supervision:
                 return None
             chain.append(current)
             current = current.parent
-        base = self._body_frame(self.sim.bindings.solid(current).body_id) if current is not None else Frame.identity()  # type: ignore[union-attr]
+        base = self._solid_frame(self.sim.bindings.solid(current)) if current is not None else Frame.identity()  # type: ignore[arg-type]
         for item in reversed(chain):
             if item.type_name in ("Pose", "Transform"):
                 base = base @ Frame.from_webots(item["translation"], item["rotation"])  # type: ignore[arg-type]
@@ -202,6 +250,10 @@ class Supervision:
     def _local_frame(self, binding: SolidBinding) -> Frame:
         node = binding.node
         model = self.sim.model
+        if binding.site_id >= 0:
+            # The site is fixed on the body of the Solid's Webots parent (no Solid sits between them), so its
+            # model pose gives the local pose exactly, without kinematics, whether that body moves or not.
+            return self.offsets[node].inverse() @ self._site_local(binding.site_id)
         body = binding.body_id
         mocap = int(model.body_mocapid[body])
         if mocap >= 0:  # from the mocap pose (or the pending move), without kinematics
@@ -226,7 +278,9 @@ class Supervision:
         model, data = self.sim.model, self.sim.data
         new_local = Frame(t, quat_to_matrix(quat_from_axis_angle(r)))
         mocap = int(model.body_mocapid[binding.body_id])
-        if binding.free_joint_id >= 0:
+        if binding.site_id >= 0:
+            self._move_frame_only(binding, self.offsets[node] @ new_local)
+        elif binding.free_joint_id >= 0:
             world = self._body_frame(self.parent_body[node]) @ self.offsets[node] @ new_local
             adr = model.jnt_qposadr[binding.free_joint_id]
             data.qpos[adr : adr + 3] = world.pos
@@ -239,6 +293,28 @@ class Supervision:
             model.body_pos[binding.body_id] = body_local.pos
             model.body_quat[binding.body_id] = body_local.quat
         self.invalidate()
+
+    def _move_frame_only(self, binding: SolidBinding, placed: Frame) -> None:
+        """Place a frame-only Solid at ``placed`` in its enclosing body: its site and its geoms.
+
+        These are model poses, so the move is applied like a static body's (``flush_static``: kinematics with
+        sleeping off, which also places them on a static or sleeping body). MuJoCo copies the body's pose to
+        a site or geom compiled at the body's origin (``*_sameframe``), and culls contacts with bounding
+        boxes of each body's geoms computed at compilation: both are updated.
+        """
+        self._begin_static_change()
+        model = self.sim.model
+        model.site_pos[binding.site_id] = placed.pos
+        model.site_quat[binding.site_id] = placed.quat
+        model.site_sameframe[binding.site_id] = mujoco.mjtSameFrame.mjSAMEFRAME_NONE
+        geoms = self._frame_geoms[binding.node]
+        for geom, relative in geoms:
+            pose = placed @ relative
+            model.geom_pos[geom] = pose.pos
+            model.geom_quat[geom] = pose.quat
+            model.geom_sameframe[geom] = mujoco.mjtSameFrame.mjSAMEFRAME_NONE
+        if geoms:
+            _refit_bvh(model, binding.body_id, {geom for geom, _ in geoms})
 
     def _mocap_frames(self) -> dict[int, Frame]:
         """The current world frame of every mocap body, by body id (from ``mocap_pos``/``mocap_quat``)."""
@@ -318,7 +394,7 @@ class Supervision:
         (joint endPoints included) and the commanded velocities of their motors; poses are kept."""
         model, data = self.sim.model, self.sim.data
         root = binding.body_id
-        if root <= 0:
+        if root <= 0 or binding.site_id >= 0:  # a frame-only Solid has no body and no Solid below: nothing to do
             return
         below = np.zeros(model.nbody, dtype=bool)
         below[root] = True
@@ -350,6 +426,11 @@ class Supervision:
         if binding is not None and name in ("translation", "rotation"):
             translation, rotation = self.local_pose(binding)
             return translation if name == "translation" else rotation
+        device = self.sim.device_rows.get(node)
+        if device is not None:
+            live = device[0].field_value(device[1], name)
+            if live is not None:
+                return live
         if (node, name) in self.overrides:
             return self.overrides[(node, name)]
         if name == "position":
@@ -393,3 +474,41 @@ class Supervision:
         for robot in self.sim.robots:
             if robot.node is node and name == "customData":
                 robot.custom_data = str(value)
+
+
+def _refit_bvh(model: mujoco.MjModel, body: int, moved: set[int]) -> None:
+    """Recompute the bounding boxes of ``body``'s bounding volume hierarchy after its geoms ``moved`` moved.
+
+    MuJoCo's midphase culls geom pairs of two multi-geom bodies with these boxes (centre and half sizes in
+    the body's inertial frame), computed at compilation: a geom moved out of them would stop colliding.
+    The tree is kept; the leaves of the moved geoms get the box of their oriented bounding box, and every
+    inner node the box around its children, as MuJoCo computes them.
+    """
+    start, count = int(model.body_bvhadr[body]), int(model.body_bvhnum[body])
+    if start < 0:
+        return
+    inertial = Frame(model.body_ipos[body].copy(), quat_to_matrix(model.body_iquat[body].copy())).inverse()
+    boxes = model.bvh_aabb[start : start + count].copy()
+    children = model.bvh_child[start : start + count]  # indices relative to the body's first node
+
+    def fit(node: int) -> None:
+        left, right = (int(c) for c in children[node])
+        if left < 0 and right < 0:
+            geom = int(model.bvh_nodeid[start + node])
+            if geom in moved:
+                pose = inertial @ Frame(model.geom_pos[geom].copy(), quat_to_matrix(model.geom_quat[geom].copy()))
+                aabb = model.geom_aabb[geom]
+                boxes[node, :3] = pose.apply(aabb[:3])
+                boxes[node, 3:] = np.abs(pose.rot) @ aabb[3:]
+            return
+        low, high = np.full(3, np.inf), np.full(3, -np.inf)
+        for child in (left, right):
+            if child >= 0:
+                fit(child)
+                low = np.minimum(low, boxes[child, :3] - boxes[child, 3:])
+                high = np.maximum(high, boxes[child, :3] + boxes[child, 3:])
+        boxes[node, :3] = (low + high) / 2.0
+        boxes[node, 3:] = (high - low) / 2.0
+
+    fit(0)
+    model.bvh_aabb[start : start + count] = boxes

@@ -83,7 +83,7 @@ _UNSUPPORTED: dict[str, str] = {
     **dict.fromkeys(
         "Accelerometer Altimeter Camera Charger Compass Display DistanceSensor Emitter GPS Gyro InertialUnit "
         "LED Lidar LightSensor Microphone Pen Radar Radio RangeFinder Receiver Speaker Track VacuumGripper "
-        "Connector Fluid Propeller Skin SolidReference DifferentialWheels".split(),
+        "Fluid Propeller Skin SolidReference DifferentialWheels".split(),
         "solid",
     ),
     **dict.fromkeys("Hinge2Joint TransmissionJoint".split(), "joint"),

@@ -497,7 +497,10 @@ class Checker:
             return spec.replacement
         if spec.on_violation == "clamp":
             clamped = _map_numbers(value, bounds.clamp)
-            self._warn(f"Invalid value {bad[0]:g} for {label}: must be in {bounds}; clamped.", location, path)
+            if spec.violation_message is not None:
+                self._warn(spec.violation_message.format(value=f"{bad[0]:g}", replacement=clamped), location, path)
+            else:
+                self._warn(f"Invalid value {bad[0]:g} for {label}: must be in {bounds}; clamped.", location, path)
             return clamped
         shown = "nan" if math.isnan(bad[0]) else f"{bad[0]:g}"
         self._error(f"Value {shown} out of range for {label}: must be in {bounds}.", location, path)

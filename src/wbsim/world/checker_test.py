@@ -52,7 +52,7 @@ def test_unknown_node_lists_valid_nodes_and_suggests() -> None:
     assert error.location == loc(4, 14)
     assert error.node_path == 'Robot "rover" > children[0]'
     assert error.message.startswith("Unknown node or PROTO 'Soild'. Did you mean 'Solid'?")
-    assert ("Valid nodes in field 'children' of Robot: BallJoint, DirectionalLight, Group, HingeJoint, PointLight, "
+    assert ("Valid nodes in field 'children' of Robot: BallJoint, Connector, DirectionalLight, Group, HingeJoint, PointLight, "
             "Pose, Robot, Shape, SliderJoint, Solid, SpotLight, TouchSensor, Transform (or a PROTO declared with EXTERNPROTO).") \
         in error.message
 
@@ -287,8 +287,8 @@ def test_sanitising_and_errors_together() -> None:
 def test_misplaced_geometry_in_children_lists_valid_nodes() -> None:
     error = one_error("Solid { children [ Box { } ] }")
     assert error.message == (
-        "A Box node cannot be placed in field 'children' of Solid: expected one of BallJoint, DirectionalLight, "
-        "Group, HingeJoint, PointLight, Pose, Robot, Shape, SliderJoint, Solid, SpotLight, TouchSensor, Transform."
+        "A Box node cannot be placed in field 'children' of Solid: expected one of BallJoint, Connector, "
+        "DirectionalLight, Group, HingeJoint, PointLight, Pose, Robot, Shape, SliderJoint, Solid, SpotLight, TouchSensor, Transform."
     )
     assert error.location == loc(2, 20)
     assert error.node_path == "Solid > children[0]"
@@ -300,7 +300,7 @@ def test_misplaced_geometry_in_children_lists_valid_nodes() -> None:
         ("Sphere { }", "Sphere", "the world", "Background, BallJoint"),
         ("Solid { boundingObject Solid { } }", "Solid", "field 'boundingObject' of Solid",
          "Box, Capsule, Cylinder, ElevationGrid, Group, IndexedFaceSet, Plane, Pose, Shape, Sphere, Transform"),
-        ("HingeJoint { endPoint Box { } }", "Box", "field 'endPoint' of HingeJoint", "Robot, Solid"),
+        ("HingeJoint { endPoint Box { } }", "Box", "field 'endPoint' of HingeJoint", "Connector, Robot, Solid"),
         ("HingeJoint { device [ LinearMotor { } ] }", "LinearMotor", "field 'device' of HingeJoint",
          "PositionSensor, RotationalMotor"),
         ("SliderJoint { jointParameters HingeJointParameters { } }", "HingeJointParameters",

@@ -106,6 +106,26 @@ class FieldSpec:
     effect: Literal["simulated", "visual", "ignored"] = "simulated"
     deprecated: bool = False
 
+    def repaired(self, value: float) -> tuple[float, str | None]:
+        """A number written to this (scalar numeric) field at run time, repaired as Webots repairs it.
+
+        Devices apply supervisor writes with the same rules as the world file (``on_violation``
+        ``"replace"`` or ``"clamp"``; ``"error"`` fields are not repaired).
+
+        Returns:
+            The value the field takes and Webots' warning text (``violation_message``), or None if the
+            value was accepted.
+        """
+        bounds = self.bounds
+        if bounds is None or bounds.contains(value) or self.on_violation == "error":
+            return value, None
+        fixed = bounds.clamp(value) if self.on_violation == "clamp" else self.replacement
+        if self.violation_message is not None:
+            message = self.violation_message.format(value=f"{value:g}", replacement=fixed)
+        else:
+            message = f"Invalid value {value:g} for field '{self.name}': must be in {bounds}; using {fixed!r}."
+        return fixed, message  # type: ignore[return-value]
+
 
 @dataclass(frozen=True)
 class NodeSchema:

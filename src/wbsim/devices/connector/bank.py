@@ -1,0 +1,561 @@
+"""Connectors with Webots semantics (``WbConnector``), for every connector of a world at once.
+
+State per connector (bank row, scene order): the ``isLocked`` field (the latch, :attr:`locked`), the
+peer it is linked to (:attr:`peer`), the presence value last sampled, and its (writable) fields.
+
+**Before each physics step** (``DEVICES_ACTUATE``; Webots' ``prePhysicsStep`` of every connector, in
+three passes over all connectors instead of one connector after the other, which differs only when a
+connector's turn would see another's break or lock of the same step):
+
+1. links whose connectors set a finite strength break if the force they carried in the previous step
+   exceeds it (``detachIfForceExceedStrength``, see :meth:`ConnectorBank._check_strengths`);
+2. at the first step after loading or a reset, every connector with ``isLocked TRUE`` locks
+   (``lock()``), so a world saved with locked, aligned connectors starts linked;
+3. every connector with ``autoLock`` and ``isLocked``, not linked and not linked at the start of this
+   step, links to the connector it detects (``attachTo``).
+
+**Links.** ``attachTo(O)`` gives up if O is linked, if neither C's ``unilateralLock`` nor O's
+``isLocked`` is set, or if neither upper body moves (with Webots' warning); otherwise it rewires a
+pooled MuJoCo weld between the two upper bodies (see :mod:`wbsim.devices.connector.compile`) holding
+the current pose, or with ``snap`` the docked pose reached along a ramp (:mod:`.weld`); contacts
+between the two sides are ignored while linked (Webots skips collisions of jointed bodies). Breaking
+or unlocking deactivates the weld and wakes both sides (Webots' ``awake()``).
+
+**After each physics step** (``DEVICES_SAMPLE``): presence is sampled on Webots' sensor schedule: -1
+for a passive connector, 1 if linked, else 1 if a peer is detected (:mod:`.presence`), 0 if not.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from wbsim.compile.frames import Frame
+from wbsim.devices.connector.compile import ConnectorBinding
+from wbsim.devices.connector.presence import ConnectorFrames, PresenceRules, PresenceSearch
+from wbsim.devices.connector.schema import PASSIVE, UNKNOWN, repaired_fields, type_code
+from wbsim.devices.connector.weld import Ramp, WeldPose, current_pose, docked_pose
+from wbsim.devices.kind import BankContext
+from wbsim.devices.sampling import SampledBank, SampledDevice
+
+__all__ = ["ConnectorBank", "Connector"]
+
+MAX_STRENGTH = np.finfo(float).max / 2.0
+"""Webots' ``MAX_STRENGTH``: the effective strength of a locked side with strength -1."""
+_WAKE = 1e-300
+"""A torque too small to change any result, applied for one step to wake a sleeping tree (MuJoCo wakes a
+tree with a nonzero ``xfrc_applied``; deactivating a weld does not)."""
+
+
+@dataclass
+class _Link:
+    """One active link (a pool slot in use).
+
+    Attributes:
+        owner: the connector that made it (its tolerances, x-axis and weld body 1).
+        peer: the other connector.
+        eq: the MuJoCo weld.
+        monitored: Webots attached joint feedback: some strength of the two connectors was not -1.
+        made_at: the basic step count when it was made (feedback exists only after a physics step).
+        target: the pose the weld holds at the end of a snap.
+        signatures: the body-pair exclusions it uses.
+    """
+
+    owner: int
+    peer: int
+    eq: int
+    monitored: bool
+    made_at: int
+    target: WeldPose
+    signatures: list[int]
+
+
+class ConnectorBank(SampledBank):
+    """State, locking and presence of all Connectors of one simulation (row ``i`` is ``bindings[i]``).
+
+    Args:
+        bindings: the connectors, in scene order.
+        context: the simulation's model, time step, clock, warnings and kinematics refresh.
+
+    Attributes:
+        locked: each connector's ``isLocked`` field, as the simulator holds it, (n,).
+        peer: the row each connector is linked to, -1 if none, (n,).
+        presence: the last sampled presence (0 before the first sample), int64 (n,).
+        rules: types, models and tolerances (presence), updated in place by field writes.
+        auto_lock, unilateral_lock, unilateral_unlock, snap: the boolean fields, (n,).
+        tensile_strength, shear_strength: N (-1: infinite), (n,).
+        reported_locked: ``locked`` as controllers last received it (at the end of a step), (n,).
+        reported_changes: how many ``isLocked`` changes controllers have been told about, (n,).
+    """
+
+    actuates = True
+
+    def __init__(self, bindings: tuple[ConnectorBinding, ...], context: BankContext) -> None:
+        super().__init__(bindings, context)
+        self.bindings: tuple[ConnectorBinding, ...] = bindings
+        n = self.n
+        self._model = context.model
+        self._sites = np.array([b.site_id for b in bindings], dtype=np.int64)
+        # Connector sites are usually numbered in a row (MuJoCo numbers sites by body, in scene order): a slice
+        # then reads their poses without copying.
+        contiguous = n > 0 and bool((np.diff(self._sites) == 1).all())
+        self._site_rows: slice | np.ndarray = slice(int(self._sites[0]), int(self._sites[-1]) + 1) if contiguous \
+            else self._sites
+        self._body = np.array([b.body_id for b in bindings], dtype=np.int64)
+        self._dynamic = np.array([b.dynamic for b in bindings], dtype=bool)
+        self._models: dict[str, int] = {}
+        self._search = PresenceSearch()
+        self.rules = PresenceRules(
+            type=np.zeros(n, dtype=np.int64), model=np.zeros(n, dtype=np.int64),
+            distance_tolerance=np.zeros(n), distance2=np.zeros(n), axis_tolerance=np.zeros(n),
+            rotation_tolerance=np.zeros(n), rotations=np.zeros(n, dtype=np.int64))
+        self.auto_lock = np.zeros(n, dtype=bool)
+        self.unilateral_lock = np.zeros(n, dtype=bool)
+        self.unilateral_unlock = np.zeros(n, dtype=bool)
+        self.snap = np.zeros(n, dtype=bool)
+        self.tensile_strength = np.zeros(n)
+        self.shear_strength = np.zeros(n)
+        self.locked = np.array([b.initially_locked for b in bindings], dtype=bool)
+        self.peer = np.full(n, -1, dtype=np.int64)
+        self.presence = np.zeros(n, dtype=np.int64)
+        # isLocked as controllers see it: Webots sends it (C_CONFIGURE) after a step in which it changed,
+        # and once after the first step (the change made when the world loaded).
+        self._lock_changes = np.ones(n, dtype=np.int64)
+        self.reported_locked = np.zeros(n, dtype=bool)
+        self.reported_changes = np.zeros(n, dtype=np.int64)
+        self._lock_news = True
+        self._link_of = np.full(n, -1, dtype=np.int64)
+        pool = bindings[0].pool if bindings else None
+        self._weld_ids = pool.weld_ids if pool is not None else ()
+        self._solref = pool.weld_solref if pool is not None else (0.0, 1.0)
+        self._links: list[_Link | None] = [None] * len(self._weld_ids)
+        self._monitored = 0  # links whose strengths are checked
+        self._ramp = Ramp()
+        # The builder's own exclusions, kept sorted with the links' (MuJoCo searches the signatures).
+        signatures = context.model.exclude_signature.tolist()
+        if pool is not None:
+            for _ in range(pool.exclude_count):
+                signatures.remove(pool.exclude_dummy)
+        self._fixed_signatures = sorted(signatures)
+        self._exclude_room = pool.exclude_count if pool is not None else 0
+        self._exclusions_full_warned = False
+        self._static_pairs_warned: set[tuple[int, int]] = set()
+        self._wake_bodies: set[int] = set()
+        self._woken: list[int] = []
+        self._startup = True
+        self.watches_substeps = False
+        self._restore_fields()
+
+    # -- fields -----------------------------------------------------------------------------------
+    def _model_code(self, model: str) -> int:
+        return self._models.setdefault(model, len(self._models))
+
+    def _restore_fields(self) -> None:
+        """Every field back to the world file's values (a world reset restores what supervisors wrote)."""
+        fields = repaired_fields()
+        for row, binding in enumerate(self.bindings):
+            node = binding.node
+            self.rules.type[row] = binding.type
+            self.rules.model[row] = self._model_code(str(node["model"]))
+            for name in ("distanceTolerance", "axisTolerance", "rotationTolerance", "numberOfRotations",
+                         "tensileStrength", "shearStrength"):
+                self._set_number(row, name, fields[name].repaired(float(node[name]))[0])  # type: ignore[arg-type]
+            self.auto_lock[row] = bool(node["autoLock"])
+            self.unilateral_lock[row] = bool(node["unilateralLock"])
+            self.unilateral_unlock[row] = bool(node["unilateralUnlock"])
+            self.snap[row] = bool(node["snap"])
+        self.rules.derive()
+        self._search.invalidate()
+
+    def _set_number(self, row: int, name: str, value: float) -> None:
+        rules = self.rules
+        if name == "distanceTolerance":
+            rules.distance_tolerance[row] = value
+            rules.distance2[row] = value * value
+        elif name == "axisTolerance":
+            rules.axis_tolerance[row] = value
+        elif name == "rotationTolerance":
+            rules.rotation_tolerance[row] = value
+        elif name == "numberOfRotations":
+            rules.rotations[row] = int(value)
+        elif name == "tensileStrength":
+            self.tensile_strength[row] = value
+        else:
+            self.shear_strength[row] = value
+
+    def _name(self, row: int) -> str:
+        return str(self.bindings[row].node["name"])
+
+    def _warn(self, row: int, text: str) -> None:
+        self.context.warn(f"{self._name(row)}: {text}")
+
+    def field_changed(self, row: int, name: str, value: object) -> object | None:
+        """A supervisor wrote a field: applied at once, with Webots' repairs and warnings.
+
+        Writing ``isLocked`` locks or unlocks (``updateIsLocked``; a passive connector refuses and keeps
+        FALSE); the other connector fields take effect from the next use.
+
+        Returns:
+            The value the field now holds, or None for fields the connector does not use.
+        """
+        fields = repaired_fields()
+        if name == "isLocked":
+            if bool(value) == bool(self.locked[row]):
+                return bool(value)  # no change: Webots emits no change signal, so nothing happens
+            if self.rules.type[row] == PASSIVE:
+                self._warn(row, "Passive connectors cannot be locked.")
+                return False
+            self.lock(row) if bool(value) else self.unlock(row)
+            return bool(self.locked[row])
+        if name in fields:
+            repaired, message = fields[name].repaired(float(value))  # type: ignore[arg-type]
+            if message is not None:
+                self._warn(row, message)
+            self._set_number(row, name, repaired)
+            self._search.invalidate()
+            return int(repaired) if name == "numberOfRotations" else float(repaired)
+        if name == "type":
+            code = type_code(str(value))
+            if code == UNKNOWN:
+                self._warn(row, f"Unknown 'type' \"{value}\": locking disabled.")
+            self.rules.type[row] = code
+            self.rules.derive()
+            self._search.invalidate()
+            return str(value)
+        if name == "model":
+            self.rules.model[row] = self._model_code(str(value))
+            self.rules.derive()
+            self._search.invalidate()
+            return str(value)
+        flags = {"autoLock": self.auto_lock, "unilateralLock": self.unilateral_lock,
+                 "unilateralUnlock": self.unilateral_unlock, "snap": self.snap}
+        if name in flags:
+            flags[name][row] = bool(value)
+            return bool(value)
+        return None
+
+    def field_value(self, row: int, name: str) -> object | None:
+        """``isLocked`` as the simulator holds it now (``lock()``/``unlock()`` change it)."""
+        return bool(self.locked[row]) if name == "isLocked" else None
+
+    def _set_locked(self, row: int, value: bool) -> None:
+        if self.locked[row] != value:
+            self.locked[row] = value
+            self._lock_changes[row] += 1
+            self._lock_news = True
+
+    # -- geometry ---------------------------------------------------------------------------------
+    def _frames(self) -> ConnectorFrames:
+        """Every connector's world frame, from fresh kinematics."""
+        self.context.refresh_kinematics()
+        data = self._data
+        matrices = data.site_xmat[self._site_rows]
+        return ConnectorFrames(data.site_xpos[self._site_rows], matrices[:, 0::3], matrices[:, 2::3])
+
+    def _site_frame(self, row: int) -> Frame:
+        site = self._sites[row]
+        return Frame(self._data.site_xpos[site].copy(), self._data.site_xmat[site].reshape(3, 3).copy())
+
+    def _body_frame(self, body: int) -> Frame:
+        return Frame(self._data.xpos[body].copy(), self._data.xmat[body].reshape(3, 3).copy())
+
+    def detect(self, rows: np.ndarray) -> np.ndarray:
+        """The connector each of ``rows`` detects now, -1 for none (``detectPresence``)."""
+        return self._search.find(self._frames(), self.rules, rows)
+
+    # -- lock state machine -------------------------------------------------------------------------
+    def lock(self, row: int) -> None:
+        """Webots' ``lock()``: set ``isLocked`` and, if not linked, link to the connector detected."""
+        if self.rules.type[row] == PASSIVE:
+            self._warn(row, "Passive connectors cannot lock.")
+            return
+        self._set_locked(row, True)
+        if self.peer[row] < 0:
+            found = int(self.detect(np.array([row]))[0])
+            if found >= 0:
+                self.attach(row, found)
+
+    def unlock(self, row: int) -> None:
+        """Webots' ``unlock()``: clear ``isLocked``; the link breaks if ``unilateralUnlock`` or the peer is
+        unlocked too (Webots prints the same text as for lock on a passive connector)."""
+        if self.rules.type[row] == PASSIVE:
+            self._warn(row, "Passive connectors cannot lock.")
+            return
+        self._set_locked(row, False)
+        peer = int(self.peer[row])
+        if peer >= 0 and (self.unilateral_unlock[row] or not self.locked[peer]):
+            self.detach(row)
+
+    def attach(self, row: int, other: int) -> bool:
+        """Webots' ``attachTo``: link ``row`` (the owner) to ``other`` if the rules allow; True if linked."""
+        if self.peer[other] >= 0 or self.peer[row] >= 0:
+            return False
+        if not (self.unilateral_lock[row] or self.locked[other]):
+            return False
+        if not (self._dynamic[row] or self._dynamic[other]):
+            if (row, other) not in self._static_pairs_warned:  # once per pair, not at every auto-lock attempt
+                self._static_pairs_warned.add((row, other))
+                self._warn(row, "Connectors could not be attached because none of their parent nodes have Physics "
+                                "nodes.")
+            return False
+        slot = next((i for i, link in enumerate(self._links) if link is None), -1)
+        if slot < 0:  # cannot happen: the pool holds the most links the connectors can form
+            return False
+        self._frames()  # fresh poses
+        body1, body2 = int(self._body[row]), int(self._body[other])
+        frame1, frame2 = self._body_frame(body1), self._body_frame(body2)
+        own, peer_frame = self._site_frame(row), self._site_frame(other)
+        now_pose = current_pose(frame1, frame2, peer_frame)
+        target = now_pose
+        if self.snap[row]:
+            target = docked_pose(frame1, frame2, own, peer_frame, int(self.rules.rotations[row]),
+                                 float(self.rules.rotation_tolerance[row]))
+        model, data = self._model, self._data
+        eq = self._weld_ids[slot]
+        model.eq_obj1id[eq], model.eq_obj2id[eq] = body1, body2
+        model.eq_solref[eq] = self._solref
+        duration = Ramp.duration(now_pose, target) if self.snap[row] else 0.0
+        if duration > model.opt.timestep:
+            model.eq_data[eq, :12] = now_pose.data()
+            self._ramp.add(slot, now_pose, target, float(data.time), duration)
+            self.watches_substeps = True
+        else:
+            model.eq_data[eq, :12] = target.data()
+        same_body = model.body_weldid[body1] == model.body_weldid[body2] and self._dynamic[row]
+        data.eq_active[eq] = 0 if same_body else 1  # two connectors of one rigid body: nothing to hold
+        strengths = (self.tensile_strength[row], self.shear_strength[row], self.tensile_strength[other],
+                     self.shear_strength[other])
+        link = _Link(row, other, eq, any(s != -1.0 for s in strengths), self.context.now_step(), target,
+                     self._exclusions_for(row, other))
+        self._links[slot] = link
+        if link.signatures:
+            self._write_exclusions()
+        self._monitored += link.monitored
+        self._link_of[row] = self._link_of[other] = slot
+        self.peer[row], self.peer[other] = other, row
+        return True
+
+    def detach(self, row: int) -> None:
+        """Webots' ``detachFromPeer``: remove the link of ``row`` and wake both sides."""
+        slot = int(self._link_of[row])
+        link = self._links[slot]
+        assert link is not None
+        self._data.eq_active[link.eq] = 0
+        self._ramp.remove(slot)
+        self.watches_substeps = bool(len(self._ramp))
+        self._links[slot] = None
+        if link.signatures:
+            self._write_exclusions()
+        self._monitored -= link.monitored
+        for side in (link.owner, link.peer):
+            self._link_of[side] = -1
+            self.peer[side] = -1
+            if self._dynamic[side]:
+                self._wake_bodies.add(int(self._body[side]))
+
+    # -- contact exclusions ---------------------------------------------------------------------------
+    def _exclusions_for(self, row: int, other: int) -> list[int]:
+        """The body-pair exclusions a link between ``row`` and ``other`` needs (Webots skips collisions of
+        bodies joined by a joint); none if the pool has no room left (with a warning, once)."""
+        pairs = {(min(a, b) << 16) + max(a, b) for a in self.bindings[row].contact_bodies
+                 for b in self.bindings[other].contact_bodies if a != b}
+        used = sum(len(link.signatures) for link in self._links if link is not None)
+        if used + len(pairs) > self._exclude_room:
+            if not self._exclusions_full_warned:
+                self._exclusions_full_warned = True
+                self._warn(row, "too many bodies touch across connector links: some contacts between linked "
+                                "bodies are kept.")
+            return []
+        return sorted(pairs)
+
+    def _write_exclusions(self) -> None:
+        """The model's exclusions: the builder's and those of the current links, sorted (MuJoCo searches
+        them), padded with the never-tested signature 0 (world with world)."""
+        active = [s for link in self._links if link is not None for s in link.signatures]
+        padding = [0] * (self._exclude_room - len(active))
+        self._model.exclude_signature[:] = sorted(self._fixed_signatures + active + padding)
+
+    # -- per step -------------------------------------------------------------------------------------
+    @property
+    def _data(self) -> mujoco.MjData:
+        data = self.context.data
+        assert data is not None, "a connector bank needs the simulation's MjData"
+        return data
+
+    def actuate(self, data: mujoco.MjData) -> None:
+        """Webots' ``prePhysicsStep`` of every connector: ruptures, startup locks, auto-locks, snap targets."""
+        linked_before = self.peer >= 0
+        if self._monitored:
+            self._check_strengths(data)
+        if self._startup:
+            self._startup = False
+            for row in np.flatnonzero(self.locked).tolist():
+                self.lock(row)
+        waiting = ~linked_before & (self.peer < 0) & self.auto_lock & self.locked
+        if waiting.any():
+            rows = np.flatnonzero(waiting)
+            for row, found in zip(rows.tolist(), self.detect(rows).tolist()):
+                if found >= 0 and self.peer[row] < 0:
+                    self.attach(row, found)
+        if len(self._ramp):
+            self._advance_ramps(data)
+        if self._wake_bodies:
+            self._woken = sorted(self._wake_bodies)
+            self._wake_bodies.clear()
+            data.xfrc_applied[self._woken, 5] += _WAKE
+
+    def substep(self, data: mujoco.MjData) -> None:
+        """Move the snap targets for the next physics step."""
+        if len(self._ramp):
+            self._advance_ramps(data)
+
+    def _advance_ramps(self, data: mujoco.MjData) -> None:
+        slots, position, quat, done = self._ramp.targets(float(data.time) + float(self._model.opt.timestep))
+        eqs = [self._weld_ids[s] for s in slots.tolist()]
+        self._model.eq_data[eqs, 3:6] = position
+        self._model.eq_data[eqs, 6:10] = quat
+        for slot in slots[done].tolist():
+            link = self._links[slot]
+            assert link is not None
+            self._model.eq_data[link.eq, :12] = link.target.data()
+            self._ramp.remove(slot)
+        self.watches_substeps = bool(len(self._ramp))
+
+    def _check_strengths(self, data: mujoco.MjData) -> None:
+        """Break the links whose force in the last physics step exceeds their strength.
+
+        The force is the one the weld applied to body 1 (the owner's upper body; MuJoCo's first three
+        constraint rows of the weld, world frame): tension is its component along the owner's x-axis
+        (positive when the bodies are pulled apart), shear the rest. The strengths of the two sides
+        add up; an unlocked side (any passive one) adds 0, a locked side with -1 adds ``MAX_STRENGTH``;
+        shear is checked only if that sum is finite.
+        """
+        now = self.context.now_step()
+        links = [link for link in self._links if link is not None and link.monitored and link.made_at < now]
+        if not links or not data.ne:
+            return
+        ids = data.efc_id[: data.ne]
+        starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+        first_row = dict(zip(ids[starts].tolist(), starts.tolist()))
+        frames = self._frames()
+        for link in links:
+            row = first_row.get(link.eq)
+            if row is None:  # the weld's trees sleep: nothing moves, nothing breaks
+                continue
+            force = data.efc_force[row : row + 3]
+            along = float(np.dot(frames.x_axis[link.owner], force))
+            tension = max(along, 0.0)
+            if tension > self._effective(self.tensile_strength, link.owner) + self._effective(self.tensile_strength,
+                                                                                             link.peer):
+                self.detach(link.owner)
+                continue
+            shear_limit = self._effective(self.shear_strength, link.owner) + self._effective(self.shear_strength,
+                                                                                            link.peer)
+            if shear_limit < MAX_STRENGTH:
+                shear = math.sqrt(max(float(np.dot(force, force)) - along * along, 0.0))
+                if shear > shear_limit:
+                    self.detach(link.owner)
+
+    def _effective(self, strengths: np.ndarray, row: int) -> float:
+        """Webots' ``getEffective*Strength``: 0 if unlocked, ``MAX_STRENGTH`` for -1, else the strength."""
+        if not self.locked[row]:
+            return 0.0
+        value = float(strengths[row])
+        return MAX_STRENGTH if value == -1.0 else value
+
+    def sample(self, data: mujoco.MjData, step: int) -> None:
+        """After the physics step: end the wake-up torques, sample presence, report ``isLocked`` changes."""
+        if self._woken:
+            data.xfrc_applied[self._woken, 5] -= _WAKE
+            self._woken = []
+        due = self.schedule.due(step)
+        if due:
+            rows = np.concatenate([group.rows for group in due]) if len(due) > 1 else due[0].rows
+            peer, kind = self.peer[rows], self.rules.type[rows]
+            values = (peer >= 0).astype(np.int64)
+            ask = (peer < 0) & (kind != PASSIVE)
+            if ask.any():
+                values[ask] = self.detect(rows[ask]) >= 0
+            values[kind == PASSIVE] = -1
+            self.presence[rows] = values
+        if self._lock_news:
+            self._lock_news = False
+            np.copyto(self.reported_locked, self.locked)
+            np.copyto(self.reported_changes, self._lock_changes)
+
+    # -- resets -------------------------------------------------------------------------------------------
+    def _unlink_all(self) -> None:
+        for link in self._links:
+            if link is not None:
+                self.detach(link.owner)
+        self._ramp.clear()
+        self.watches_substeps = False
+        self._wake_bodies.clear()
+        self._woken = []
+
+    def reset(self) -> None:
+        """As after loading: no link, ``isLocked`` from the file, presence 0, sensors disabled."""
+        self._unlink_all()
+        self._restore_fields()
+        self.locked[:] = [b.initially_locked for b in self.bindings]
+        self.presence[:] = 0
+        self._lock_changes[:] = 1
+        self.reported_locked[:] = False
+        self.reported_changes[:] = 0
+        self._lock_news = True
+        self._startup = True
+        self.schedule.reset()
+
+    def restart(self) -> None:
+        """Webots' world reset with controllers running: links removed, ``isLocked`` back to the file's value
+        (controllers are told if it changed), startup locking again; enabled presence stays enabled."""
+        self._unlink_all()
+        self._restore_fields()
+        for row, binding in enumerate(self.bindings):
+            self._set_locked(row, binding.initially_locked)
+        self._startup = True
+        self.schedule.restart()
+
+    def core(self, row: int) -> Connector:
+        """The core Connector of row ``row``."""
+        return Connector(self, row, self._name(row), self.context.now_step)
+
+
+@dataclass
+class Connector(SampledDevice):
+    """One connector (snake_case core of Webots' ``Connector``): presence sampling, lock and unlock."""
+
+    bank: ConnectorBank
+    kind: str = "connector"
+
+    @property
+    def type(self) -> int:
+        """The face type code (``SYMMETRIC`` 0, ``ACTIVE`` 1, ``PASSIVE`` 2, ``UNKNOWN`` 3)."""
+        return int(self.bank.rules.type[self.index])
+
+    @property
+    def presence(self) -> int:
+        """The last sampled presence: 1 peer detected or linked, 0 none, -1 passive (0 before the first sample)."""
+        return int(self.bank.presence[self.index])
+
+    @property
+    def is_locked(self) -> bool:
+        """The ``isLocked`` field now (the simulator's value, not the controller library's cache)."""
+        return bool(self.bank.locked[self.index])
+
+    @property
+    def peer(self) -> int:
+        """The bank row of the connector this one is linked to, -1 if none."""
+        return int(self.bank.peer[self.index])
+
+    def lock(self) -> None:
+        """Lock the latch and link to the connector detected, if any (Webots' rules)."""
+        self.bank.lock(self.index)
+
+    def unlock(self) -> None:
+        """Unlock the latch; the link breaks if the rules allow."""
+        self.bank.unlock(self.index)

@@ -1,0 +1,346 @@
+"""Which connector a connector would dock with (Webots' ``WbConnector::detectPresence``), for many at once.
+
+For the asking connector C and every other connector O of the world (outside Robots too), O is a
+candidate if (``isReadyToAttachTo``, only C's tolerances count):
+
+1. the types are compatible (symmetric-symmetric, active-passive, passive-active) and the ``model``
+   strings are equal;
+2. the x-axes (docking normals) are anti-parallel within C's ``axisTolerance``:
+   ``angle(x_C, x_O) > pi - axisTolerance`` (strict);
+3. the z-axes match one of C's docking rotations: with ``n = numberOfRotations`` (0: always) and
+   ``alpha = angle(z_C, z_O)``, ``i*2pi/n - t < alpha < i*2pi/n + t`` for some ``i`` in ``0..n//2``,
+   ``t = rotationTolerance`` (the z-axes are compared directly, not projected on the docking plane);
+4. the origins are within C's ``distanceTolerance``: ``|p_C - p_O|^2 <= distanceTolerance^2`` (inclusive).
+
+The closest candidate wins (the first one in scene order on a tie). Whether O is already linked does
+not matter here.
+
+:func:`find_peers` answers many queries in one vectorised pass: the connector origins are hashed into
+a uniform grid whose cells are twice as large as the largest tolerance asked, so each query only meets
+the connectors of the 8 cells around it (cost about linear in the number of connectors and queries,
+never all pairs). :class:`PresenceSearch` keeps that result from step to step as a neighbour list with
+a skin (a Verlet list): while no connector has moved more than half the skin, a step only re-tests the
+listed pairs. :func:`find_peer_reference` is the plain loop over every connector, kept as the oracle the
+tests compare both with.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from wbsim.devices.connector.schema import ACTIVE, PASSIVE, SYMMETRIC, UNKNOWN
+
+__all__ = [
+    "PresenceRules", "ConnectorFrames", "PresenceSearch", "find_peers", "find_peer_reference", "first_rotation_match",
+    "compatible_types",
+]
+
+_FAR2 = 99999.9
+"""Webots' initial ``min2``: a candidate must also be closer than sqrt(99999.9) m."""
+_MIN_CELL = 1e-9
+"""Grid cell size used when every tolerance asked is 0 (only coincident origins match)."""
+_MIN_SKIN = 1e-3
+"""The smallest skin of a neighbour list (m), for worlds whose tolerances are all 0."""
+
+
+@functools.cache
+def _partner_types() -> np.ndarray:
+    """The type each type docks with (read only): symmetric-symmetric, active-passive, passive-active."""
+    table = np.array([SYMMETRIC, PASSIVE, ACTIVE, UNKNOWN], dtype=np.int64)
+    table.flags.writeable = False
+    return table
+
+
+@functools.cache
+def compatible_types() -> np.ndarray:
+    """A read-only (4, 4) table: ``[type_C, type_O]`` is True for the pairs that may dock."""
+    table = np.zeros((4, 4), dtype=bool)
+    table[SYMMETRIC, SYMMETRIC] = table[ACTIVE, PASSIVE] = table[PASSIVE, ACTIVE] = True
+    table.flags.writeable = False
+    return table
+
+
+@functools.cache
+def _octant_bits() -> np.ndarray:
+    """Weights turning (upper half in x, in y, in z) into an octant number 0..7 (read only)."""
+    bits = np.array([4, 2, 1], dtype=np.int64)
+    bits.flags.writeable = False
+    return bits
+
+
+@functools.cache
+def _octant_offsets() -> np.ndarray:
+    """Key offsets of the 8 cells around the corner of a cell nearest to a point, by the point's octant in
+    its cell (bit 2: upper half in x, bit 1: in y, bit 0: in z), read only, (8, 8)."""
+    weights = _key_weights()
+    table = np.zeros((8, 8), dtype=np.int64)
+    for octant in range(8):
+        toward = [1 if octant & bit else -1 for bit in (4, 2, 1)]
+        for corner in range(8):
+            table[octant, corner] = sum(toward[a] * weights[a] for a, bit in enumerate((4, 2, 1)) if corner & bit)
+    table.flags.writeable = False
+    return table
+
+
+@functools.cache
+def _key_weights() -> np.ndarray:
+    """A grid cell's key is ``cells @ _key_weights()``: linear, so the key of a neighbouring cell is the key
+    plus the offset's key and a true neighbour is never missed; beyond 2**19 cells from the origin two
+    cells may share a key, which only adds candidates that the distance test removes. Read only."""
+    weights = np.array([1 << 40, 1 << 20, 1], dtype=np.int64)
+    weights.flags.writeable = False
+    return weights
+
+
+@dataclass
+class PresenceRules:
+    """What presence depends on besides the poses, one entry per connector (arrays updated in place).
+
+    Attributes:
+        type: face type codes (``SYMMETRIC``, ``ACTIVE``, ``PASSIVE``, ``UNKNOWN``), int64 (n,).
+        model: an integer per distinct ``model`` string (equal codes = equal strings), int64 (n,).
+        distance_tolerance: m, (n,).
+        distance2: ``distance_tolerance ** 2`` as Webots computes it (``mMinDist2``), m^2, (n,).
+        axis_tolerance: rad, in [0, pi], (n,).
+        rotation_tolerance: rad, in [0, pi], (n,).
+        rotations: ``numberOfRotations`` (>= 0), int64 (n,).
+        family: derived from ``type`` and ``model`` by :meth:`derive` (call it after changing them): a
+            code per (model, type), int64 (n,).
+        partner: the ``family`` a connector can dock with (-1: none, e.g. an unknown type), int64 (n,).
+    """
+
+    type: np.ndarray
+    model: np.ndarray
+    distance_tolerance: np.ndarray
+    distance2: np.ndarray
+    axis_tolerance: np.ndarray
+    rotation_tolerance: np.ndarray
+    rotations: np.ndarray
+    family: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    partner: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def __post_init__(self) -> None:
+        self.derive()
+
+    def derive(self) -> None:
+        """Recompute ``family`` and ``partner`` from ``type`` and ``model`` (in place once sized)."""
+        family = self.model * 4 + self.type
+        partner = np.where(self.type == UNKNOWN, -1, self.model * 4 + _partner_types()[self.type])
+        if self.family.shape == family.shape:
+            self.family[:], self.partner[:] = family, partner
+        else:
+            self.family, self.partner = family, partner
+
+
+@dataclass(frozen=True)
+class ConnectorFrames:
+    """Where every connector is, in world coordinates.
+
+    Attributes:
+        position: origins, m, (n, 3).
+        x_axis: docking normals (unit), (n, 3).
+        z_axis: rotation references (unit), (n, 3).
+    """
+
+    position: np.ndarray
+    x_axis: np.ndarray
+    z_axis: np.ndarray
+
+
+def _angles(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Angles (rad, in [0, pi]) between rows of unit vectors, as Webots' ``unitVectorsAngle``."""
+    return np.arccos(np.clip(np.einsum("ij,ij->i", a, b), -1.0, 1.0))
+
+
+def _grid_pairs(position: np.ndarray, queries: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every (query index, connector) pair whose connector lies in one of the grid cells that can hold points
+    within ``radius`` of the query (a superset of the pairs within ``radius``; the asker itself included).
+
+    The cells are ``2 * radius`` wide, so the ball around a query lies in the 2 x 2 x 2 cells around the
+    corner of its cell nearest to it: 8 lookups per query in the sorted cell keys.
+
+    Returns:
+        ``query_index`` (into ``queries``) and ``candidate`` (row), int64 (k,) each.
+    """
+    scaled = position / max(2.0 * radius, _MIN_CELL)
+    cells = np.floor(scaled).astype(np.int64)
+    keys = cells @ _key_weights()
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    first = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    cell_keys = sorted_keys[first]
+    cell_count = np.diff(np.r_[first, len(keys)])
+    # Towards the nearer half of its cell on each axis: the 8 cells around that corner.
+    octant = (scaled[queries] - cells[queries] >= 0.5) @ _octant_bits()
+    around = (keys[queries][:, None] + _octant_offsets()[octant]).ravel()
+    found = np.minimum(np.searchsorted(cell_keys, around), len(cell_keys) - 1)
+    hits = np.flatnonzero(cell_keys[found] == around)
+    counts = cell_count[found[hits]]
+    # One pair per (query, connector in a cell around it): expand the sorted ranges of the cells hit.
+    query_index = np.repeat(hits >> 3, counts)
+    within = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    return query_index, order[np.repeat(first[found[hits]], counts) + within]
+
+
+def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, query_index: np.ndarray,
+            candidate: np.ndarray) -> np.ndarray:
+    """Apply Webots' tests to candidate pairs and keep the closest passing candidate of each query.
+
+    Args:
+        queries: the rows asking, (q,).
+        query_index: for each pair, the index of its asker in ``queries``, (k,).
+        candidate: for each pair, the other connector's row, (k,).
+
+    Returns:
+        The detected row for each query, -1 for none, int64 (q,).
+    """
+    result = np.full(len(queries), -1, dtype=np.int64)
+    asker = queries[query_index]
+    position = frames.position
+    # Cheap tests first (most candidates are the asker itself or out of reach), then the angles.
+    offset = position[candidate] - position[asker]
+    distance2 = np.einsum("ij,ij->i", offset, offset)
+    keep = np.flatnonzero((rules.partner[asker] == rules.family[candidate]) & (candidate != asker)
+                          & (distance2 <= rules.distance2[asker]) & (distance2 < _FAR2))
+    if not len(keep):
+        return result
+    query_index, candidate, asker, distance2 = query_index[keep], candidate[keep], asker[keep], distance2[keep]
+    aligned = _angles(frames.x_axis[asker], frames.x_axis[candidate]) > math.pi - rules.axis_tolerance[asker]
+    n = rules.rotations[asker]
+    twisted = np.flatnonzero(aligned & (n > 0))
+    if len(twisted):
+        alpha = _angles(frames.z_axis[asker[twisted]], frames.z_axis[candidate[twisted]])
+        n = n[twisted]
+        step = 2.0 * math.pi / n
+        # The nearest allowed rotation is the only one that can match (the others are farther away).
+        beta = np.clip(np.rint(alpha / step), 0, n // 2) * step
+        t = rules.rotation_tolerance[asker[twisted]]
+        aligned[twisted] = (alpha > beta - t) & (alpha < beta + t)
+    query_index, candidate, distance2 = query_index[aligned], candidate[aligned], distance2[aligned]
+    if not len(candidate):
+        return result
+    if np.bincount(query_index).max() == 1:  # one candidate per query (the usual case): nothing to rank
+        result[query_index] = candidate
+        return result
+    # The closest per query; on a tie the first in scene order (Webots keeps the first strictly closer one).
+    ranked = np.lexsort((candidate, distance2, query_index))
+    first = ranked[np.r_[True, query_index[ranked][1:] != query_index[ranked][:-1]]]
+    result[query_index[first]] = candidate[first]
+    return result
+
+
+def find_peers(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray) -> np.ndarray:
+    """The connector each queried connector detects, or -1 (vectorised ``detectPresence``, no state).
+
+    Args:
+        frames: the poses of all connectors.
+        rules: the types, models and tolerances of all connectors.
+        queries: the rows asking, int64 (q,).
+
+    Returns:
+        The detected row for each query, -1 for none, int64 (q,).
+    """
+    queries = np.asarray(queries, dtype=np.int64)
+    if not len(queries):
+        return np.full(0, -1, dtype=np.int64)
+    query_index, candidate = _grid_pairs(frames.position, queries, float(rules.distance_tolerance[queries].max()))
+    return _select(frames, rules, queries, query_index, candidate)
+
+
+class PresenceSearch:
+    """:func:`find_peers` over a neighbour list kept from step to step (a Verlet list with a skin).
+
+    The list holds every pair of compatible connectors closer than their tolerance plus a skin when it
+    was built; it stays valid while no connector has moved more than half the skin since, so a step
+    where the connectors hardly move costs only the tests on the listed pairs. It is rebuilt (a grid
+    search over all connectors) when one moved farther, and must be dropped (:meth:`invalidate`) when
+    tolerances, types or models change.
+
+    Attributes:
+        builds: how many times the list was built (for tests and benchmarks).
+    """
+
+    def __init__(self) -> None:
+        self._built_at: np.ndarray | None = None
+        self._skin = 0.0
+        self._asker = np.zeros(0, dtype=np.int64)
+        self._candidate = np.zeros(0, dtype=np.int64)
+        self.builds = 0
+
+    def invalidate(self) -> None:
+        """Drop the list (the rules changed): the next search rebuilds it."""
+        self._built_at = None
+
+    def _stale(self, position: np.ndarray) -> bool:
+        if self._built_at is None or self._built_at.shape != position.shape:
+            return True
+        moved = position - self._built_at
+        return float(np.einsum("ij,ij->i", moved, moved).max()) > 0.25 * self._skin * self._skin
+
+    def _build(self, frames: ConnectorFrames, rules: PresenceRules) -> None:
+        position = frames.position
+        n = len(position)
+        widest = float(rules.distance_tolerance.max())
+        self._skin = max(3.0 * widest, _MIN_SKIN)
+        rows = np.arange(n, dtype=np.int64)
+        query_index, candidate = _grid_pairs(position, rows, widest + self._skin)
+        offset = position[candidate] - position[query_index]
+        reach = rules.distance_tolerance[query_index] + self._skin
+        keep = ((rules.partner[query_index] == rules.family[candidate]) & (candidate != query_index)
+                & (np.einsum("ij,ij->i", offset, offset) <= reach * reach))
+        self._asker, self._candidate = query_index[keep], candidate[keep]
+        self._built_at = position.copy()
+        self.builds += 1
+
+    def find(self, frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray) -> np.ndarray:
+        """Same answer as :func:`find_peers` (``queries``: int64 rows, (q,))."""
+        queries = np.asarray(queries, dtype=np.int64)
+        if not len(queries):
+            return np.full(0, -1, dtype=np.int64)
+        if self._stale(frames.position):
+            self._build(frames, rules)
+        slot = np.full(len(frames.position), -1, dtype=np.int64)
+        slot[queries] = np.arange(len(queries))
+        listed = np.flatnonzero(slot[self._asker] >= 0)
+        return _select(frames, rules, queries, slot[self._asker[listed]], self._candidate[listed])
+
+
+def first_rotation_match(alpha: float, rotations: int, tolerance: float) -> float:
+    """Webots' ``findClosestRotationalAlignment``: the first docking rotation ``beta`` (rad) in
+    ``0, 2pi/n, ...`` (up to ``n//2``) with ``beta - t < alpha < beta + t``, or -1.0 if none."""
+    step = 2.0 * math.pi / rotations
+    beta = 0.0
+    for _ in range(rotations // 2 + 1):
+        if beta - tolerance < alpha < beta + tolerance:
+            return beta
+        beta += step
+    return -1.0
+
+
+def _unit_angle(a: np.ndarray, b: np.ndarray) -> float:
+    cos = float(a[0] * b[0] + a[1] * b[1] + a[2] * b[2])
+    return 0.0 if cos >= 1.0 else math.pi if cos <= -1.0 else math.acos(cos)
+
+
+def find_peer_reference(frames: ConnectorFrames, rules: PresenceRules, row: int) -> int:
+    """The connector ``row`` detects, or -1: Webots' loop over every connector, one by one (the oracle)."""
+    best, best2 = -1, _FAR2
+    table = compatible_types()
+    for other in range(len(rules.type)):
+        if other == row or not table[rules.type[row], rules.type[other]] or rules.model[row] != rules.model[other]:
+            continue
+        if not _unit_angle(frames.x_axis[row], frames.x_axis[other]) > math.pi - float(rules.axis_tolerance[row]):
+            continue
+        n = int(rules.rotations[row])
+        if n and first_rotation_match(_unit_angle(frames.z_axis[row], frames.z_axis[other]), n,
+                                      float(rules.rotation_tolerance[row])) == -1.0:
+            continue
+        d = frames.position[row] - frames.position[other]
+        distance2 = float(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+        if distance2 <= float(rules.distance2[row]) and distance2 < best2:
+            best, best2 = other, distance2
+    return best

@@ -1,0 +1,217 @@
+"""Presence detection: Webots' rules on hand-built cases, and the vectorised search against the plain loop."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wbsim.compile.frames import quat_from_axis_angle, quat_to_matrix
+from wbsim.devices.connector.presence import (
+    ConnectorFrames,
+    PresenceRules,
+    PresenceSearch,
+    find_peer_reference,
+    find_peers,
+    first_rotation_match,
+)
+from wbsim.devices.connector.schema import ACTIVE, PASSIVE, SYMMETRIC, UNKNOWN
+
+
+def rules(n: int, type_: int = SYMMETRIC, model: int = 0, distance: float = 0.01, axis: float = 0.2,
+          rotation: float = 0.2, rotations: int = 4) -> PresenceRules:
+    """The same rules for ``n`` connectors (edit the arrays for per-connector values)."""
+    return PresenceRules(
+        type=np.full(n, type_, dtype=np.int64), model=np.full(n, model, dtype=np.int64),
+        distance_tolerance=np.full(n, distance), distance2=np.full(n, distance * distance),
+        axis_tolerance=np.full(n, axis), rotation_tolerance=np.full(n, rotation),
+        rotations=np.full(n, rotations, dtype=np.int64))
+
+
+def frames_of(poses: list[tuple[tuple[float, float, float], tuple[float, float, float, float]]]) -> ConnectorFrames:
+    """Frames from (position, Webots axis-angle rotation) pairs."""
+    rotations = [quat_to_matrix(quat_from_axis_angle(r)) for _, r in poses]
+    return ConnectorFrames(np.array([p for p, _ in poses], dtype=float), np.array([r[:, 0] for r in rotations]),
+                           np.array([r[:, 2] for r in rotations]))
+
+
+FACING = (0.0, 0.0, 1.0, math.pi)  # x-axis along -x: faces a connector at the origin looking along +x
+
+
+def pair(twist: float = 0.0, gap: float = 0.0, tilt: float = 0.0) -> ConnectorFrames:
+    """Connector 0 at the origin facing +x; connector 1 at ``gap`` along x facing it, twisted by ``twist``
+    about its x-axis and tilted by ``tilt`` about z."""
+    r1 = quat_to_matrix(quat_from_axis_angle((0.0, 0.0, 1.0, math.pi + tilt))) @ \
+        quat_to_matrix(quat_from_axis_angle((1.0, 0.0, 0.0, twist)))
+    return ConnectorFrames(np.array([[0.0, 0.0, 0.0], [gap, 0.0, 0.0]]), np.array([[1.0, 0.0, 0.0], r1[:, 0]]),
+                           np.array([[0.0, 0.0, 1.0], r1[:, 2]]))
+
+
+def both(frames: ConnectorFrames, r: PresenceRules, row: int) -> int:
+    """The vectorised answer, checked equal to the reference loop."""
+    fast = int(find_peers(frames, r, np.array([row]))[0])
+    assert fast == find_peer_reference(frames, r, row)
+    return fast
+
+
+@pytest.mark.parametrize(("twist_deg", "present"), [(0, True), (90, True), (180, True), (270, True), (45, False),
+                                                    (11, True), (12, False), (-11, True), (101, True), (135, False)])
+def test_four_rotations(twist_deg: float, present: bool) -> None:
+    frames = pair(twist=math.radians(twist_deg))
+    assert both(frames, rules(2, rotations=4), 0) == (1 if present else -1)
+
+
+@pytest.mark.parametrize("twist_deg", [0, 17, 45, 90, 133, 180])
+def test_no_rotation_rule_with_zero_rotations(twist_deg: float) -> None:
+    assert both(pair(twist=math.radians(twist_deg)), rules(2, rotations=0), 0) == 1
+
+
+@pytest.mark.parametrize(("n", "twist_deg", "present"), [(1, 0, True), (1, 180, False), (2, 180, True), (2, 90, False),
+                                                         (3, 120, True), (3, 180, False), (3, 240, True)])
+def test_other_rotation_counts(n: int, twist_deg: float, present: bool) -> None:
+    assert both(pair(twist=math.radians(twist_deg)), rules(2, rotations=n), 0) == (1 if present else -1)
+
+
+def test_first_rotation_match_is_webots_first_not_nearest() -> None:
+    # With a tolerance wider than half a step, Webots returns the first match, not the nearest one.
+    assert first_rotation_match(1.4, 4, 3.14) == 0.0
+    assert first_rotation_match(1.4, 4, 0.2) == pytest.approx(math.pi / 2)
+    assert first_rotation_match(0.8, 4, 0.2) == -1.0
+
+
+def test_axis_tolerance_is_strict_and_only_the_askers_counts() -> None:
+    frames = pair(tilt=0.15)
+    r = rules(2, axis=0.2)
+    r.axis_tolerance[1] = 0.1
+    assert both(frames, r, 0) == 1  # 0 tolerates 0.2 rad
+    assert both(frames, r, 1) == -1  # 1 tolerates only 0.1 rad
+    r.axis_tolerance[:] = 0.0
+    assert both(pair(), r, 0) == -1  # angle > pi - 0 never holds
+
+
+def test_distance_is_inclusive_and_only_the_askers_counts() -> None:
+    frames = pair(gap=0.01)
+    r = rules(2, distance=0.01)
+    r.distance_tolerance[1], r.distance2[1] = 0.005, 0.005 ** 2
+    assert both(frames, r, 0) == 1
+    assert both(frames, r, 1) == -1
+    r.distance_tolerance[:], r.distance2[:] = 0.0, 0.0
+    assert both(pair(gap=0.0), r, 0) == 1  # coincident origins with zero tolerance
+
+
+@pytest.mark.parametrize(("a", "b", "present"), [
+    (SYMMETRIC, SYMMETRIC, True), (ACTIVE, PASSIVE, True), (PASSIVE, ACTIVE, True), (ACTIVE, ACTIVE, False),
+    (PASSIVE, PASSIVE, False), (SYMMETRIC, ACTIVE, False), (SYMMETRIC, PASSIVE, False), (UNKNOWN, UNKNOWN, False),
+    (UNKNOWN, SYMMETRIC, False),
+])
+def test_type_compatibility(a: int, b: int, present: bool) -> None:
+    r = rules(2)
+    r.type[:] = (a, b)
+    r.derive()
+    assert both(pair(), r, 0) == (1 if present else -1)
+
+
+def test_model_must_match() -> None:
+    r = rules(2)
+    r.model[1] = 7
+    r.derive()
+    assert both(pair(), r, 0) == -1
+
+
+def test_closest_wins_and_ties_go_to_the_first_in_scene_order() -> None:
+    frames = frames_of([((0, 0, 0), (0, 0, 1, 0)), ((0.006, 0, 0), FACING), ((0.004, 0, 0), FACING),
+                        ((0.004, 0, 0), FACING)])
+    assert both(frames, rules(4), 0) == 2
+
+
+def test_many_queries_at_once_match_one_by_one() -> None:
+    frames = frames_of([((0, 0, 0), (0, 0, 1, 0)), ((0.005, 0, 0), FACING), ((1, 1, 1), (0, 0, 1, 0)),
+                        ((1.003, 1, 1), FACING), ((5, 5, 5), (0, 0, 1, 0))])
+    r = rules(5)
+    assert find_peers(frames, r, np.arange(5)).tolist() == [1, 0, 3, 2, -1]
+    assert find_peers(frames, r, np.array([], dtype=np.int64)).tolist() == []
+
+
+def test_far_cells_sharing_a_key_are_told_apart() -> None:
+    # 2**20 cells of 2 cm apart along y: the linear cell key of the far one collides with a neighbour's.
+    far = 0.02 * (1 << 20)
+    frames = frames_of([((0, 0, 0), (0, 0, 1, 0)), ((0.005, far, 0), FACING), ((0.004, 0, 0), FACING)])
+    assert find_peers(frames, rules(3), np.array([0])).tolist() == [2]
+
+
+@st.composite
+def worlds(draw: st.DrawFn) -> tuple[ConnectorFrames, PresenceRules]:
+    """Connectors clustered in a small box (so many are near each other), random axes, types and rules."""
+    n = draw(st.integers(2, 25))
+    scale = draw(st.sampled_from([0.005, 0.02, 0.1]))
+    floats = st.floats(-1.0, 1.0, allow_nan=False)
+    positions = np.array([[draw(floats) * scale for _ in range(3)] for _ in range(n)])
+    axes = []
+    for _ in range(n):
+        rotation = (draw(floats), draw(floats), draw(floats) + 1.5, draw(st.floats(0, 2 * math.pi)))
+        axes.append(quat_to_matrix(quat_from_axis_angle(rotation)))
+    flip = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    # Make about half face each other along x so that x-alignment passes often.
+    matrices = [m if not f else quat_to_matrix(quat_from_axis_angle((0, 0, 1, math.pi))) @ axes[0]
+                for m, f in zip(axes, flip)]
+    frames = ConnectorFrames(positions, np.array([m[:, 0] for m in matrices]), np.array([m[:, 2] for m in matrices]))
+    r = rules(n)
+    r.type[:] = draw(st.lists(st.sampled_from([SYMMETRIC, ACTIVE, PASSIVE, UNKNOWN]), min_size=n, max_size=n))
+    r.model[:] = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+    r.derive()
+    tolerance = draw(st.lists(st.sampled_from([0.0, 0.002, 0.01, 0.05]), min_size=n, max_size=n))
+    r.distance_tolerance[:] = tolerance
+    r.distance2[:] = np.square(tolerance)
+    r.axis_tolerance[:] = draw(st.lists(st.floats(0, math.pi), min_size=n, max_size=n))
+    r.rotation_tolerance[:] = draw(st.lists(st.floats(0, math.pi), min_size=n, max_size=n))
+    r.rotations[:] = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n))
+    return frames, r
+
+
+@settings(max_examples=300, deadline=None)
+@given(worlds())
+def test_vectorised_search_matches_the_reference_loop(world: tuple[ConnectorFrames, PresenceRules]) -> None:
+    frames, r = world
+    n = len(r.type)
+    expected = [find_peer_reference(frames, r, row) for row in range(n)]
+    assert find_peers(frames, r, np.arange(n)).tolist() == expected
+    subset = np.arange(0, n, 2)
+    assert find_peers(frames, r, subset).tolist() == [expected[row] for row in subset]
+
+
+@settings(max_examples=150, deadline=None)
+@given(worlds(), st.lists(st.tuples(st.floats(0.0, 0.02), st.booleans(), st.integers(0, 2 ** 31)), min_size=1,
+                          max_size=8))
+def test_neighbour_list_matches_the_reference_as_connectors_move(world, moves) -> None:
+    frames, r = world
+    n = len(r.type)
+    search = PresenceSearch()
+    position = frames.position.copy()
+    for size, jump, seed in moves:
+        rng = np.random.default_rng(seed)
+        position = position + rng.normal(0.0, size, position.shape)  # small drifts...
+        if jump:  # ...and a teleport of one connector
+            position[rng.integers(n)] += rng.normal(0.0, 0.05, 3)
+        moved = ConnectorFrames(position, frames.x_axis, frames.z_axis)
+        queries = np.flatnonzero(rng.random(n) < 0.7)
+        expected = [find_peer_reference(moved, r, row) for row in queries]
+        assert search.find(moved, r, queries).tolist() == expected
+
+
+def test_neighbour_list_is_reused_while_nothing_moves_far() -> None:
+    frames = pair(gap=0.004)
+    r = rules(2)
+    search = PresenceSearch()
+    for _ in range(5):
+        assert search.find(frames, r, np.array([0, 1])).tolist() == [1, 0]
+    assert search.builds == 1
+    nudged = ConnectorFrames(frames.position + [[0.0, 0.004, 0.0], [0, 0, 0]], frames.x_axis, frames.z_axis)
+    assert search.find(nudged, r, np.array([0])).tolist() == [1] and search.builds == 1  # within half the skin
+    far = ConnectorFrames(frames.position + [[0.0, 0.02, 0.0], [0, 0, 0]], frames.x_axis, frames.z_axis)
+    assert search.find(far, r, np.array([0])).tolist() == [-1] and search.builds == 2
+    r.distance_tolerance[:], r.distance2[:] = 0.05, 0.05 ** 2
+    search.invalidate()
+    assert search.find(far, r, np.array([0])).tolist() == [1] and search.builds == 3
