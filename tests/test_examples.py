@@ -14,6 +14,7 @@ import wbsim
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "examples" / "worlds" / "demo.wbt"
+MODULES = ROOT / "examples" / "worlds" / "modules.wbt"
 
 
 @pytest.fixture
@@ -72,6 +73,69 @@ def test_demo_is_deterministic(demo):
     demo.reset()
     second = [demo.step() and demo.data.qpos.copy() for _ in range(200)]
     assert all(np.array_equal(a, b) for a, b in zip(first, second))
+
+
+def _load_modules(**options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the modules world must load without warnings
+        return wbsim.load_world(MODULES, **options)
+
+
+def test_modules_leapfrog_along_the_floor(capsys):
+    spacing, cube = 0.12, 0.08  # m between module centres (examples/worlds/modules.wbt), body edge
+    with _load_modules() as sim:
+        robots = sim.bindings.robots
+        names = [str(r.node["name"]) for r in robots]
+        bodies = [r.solid.body_id for r in robots]
+        start = sim.data.xpos[bodies].copy()
+        track: list[tuple[float, np.ndarray]] = []  # t, module positions (3, 3)
+        clearance = [math.inf]  # the smallest gap between a vaulting body and a body below it
+        tilt = [0.0]  # the largest tilt of any body, degrees
+
+        def record(s) -> None:
+            positions = s.data.xpos[bodies].copy()
+            track.append((s.time_s, positions))
+            tilt[0] = max(tilt[0], *(math.degrees(math.acos(min(1.0, s.data.xmat[b][8]))) for b in bodies))
+            for i in range(3):
+                for j in range(i + 1, 3):
+                    if abs(positions[i][0] - positions[j][0]) < cube:  # one above the other
+                        clearance[0] = min(clearance[0], abs(positions[i][2] - positions[j][2]) - cube)
+
+        assert sim.run(on_step=record) == 0
+        out = capsys.readouterr().out
+        assert not sim.controllers_running()
+        final = sim.data.xpos[bodies].copy()
+        tilts = [math.degrees(math.acos(min(1.0, sim.data.xmat[b][8]))) for b in bodies]
+    assert "no dock" not in out and "no module in front" not in out, out
+    hops = [(m.group(1), float(m.group(2)), float(m.group(3)))
+            for m in re.finditer(r"hop \d+: (module \w) landed at t=([0-9.]+) s, x=([-+0-9.]+) m", out)]
+    # Every module hopped twice, the rear one each time: A, B, C, A, B, C.
+    assert [name for name, _, _ in hops] == names * 2, out
+    times = np.array([t for t, _ in track])
+    before = {name: start[i][0] for i, name in enumerate(names)}
+    for name, when, printed_x in hops:
+        i = names.index(name)
+        x = track[int(np.argmin(abs(times - when)))][1][i][0]
+        assert abs(printed_x - x) < 0.001  # the printed x is the module's position
+        assert abs(x - before[name] - 3 * spacing) < 0.005, (name, when, x - before[name])  # over two modules
+        before[name] = x
+    # Each vault cleared the modules it passed over (8 cm cubes), and the shoulders kept every body level.
+    assert 0.01 < clearance[0] < 0.1 and tilt[0] < 3.0, (clearance, tilt)
+    # All upright on the floor, still in a straight row 12 cm apart, in their starting order; the group
+    # moved on by 6 spacings (each module by two hops of three spacings).
+    assert np.allclose(final[:, 2], cube / 2, atol=0.001) and max(tilts) < 1.0, (final, tilts)
+    assert np.allclose(np.diff(final[:, 0]), spacing, atol=0.002) and np.abs(final[:, 1]).max() < 0.01, final
+    assert abs(final[:, 0].mean() - start[:, 0].mean() - 6 * spacing) < 0.01, final
+
+
+def test_modules_runs_are_bit_identical_for_a_seed():
+    finals = []
+    for _ in range(2):
+        with _load_modules(seed=7) as sim:
+            sim.run()
+            finals.append((sim.time_s, sim.data.qpos.copy(), sim.data.xpos.copy()))
+    assert finals[0][0] == finals[1][0] > 40.0
+    assert np.array_equal(finals[0][1], finals[1][1]) and np.array_equal(finals[0][2], finals[1][2])
 
 
 def test_readme_python_example_runs(monkeypatch):

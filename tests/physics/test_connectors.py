@@ -125,7 +125,8 @@ def test_cantilever_sags_under_half_a_millimetre_and_never_drifts(project, load)
 
 # -- breaking ----------------------------------------------------------------------------------------------------
 def _pull_until_break(project, load, mover_connector: str, dock_connector: str, direction=(1.0, 0.0, 0.0),
-                      rate: float = 0.5, limit_s: float = 20.0) -> tuple[float, object, object]:
+                      rate: float = 0.5, limit_s: float = 20.0, unlock_first: bool = False
+                      ) -> tuple[float, object, object]:
     """A module docked (locked at start) to a static dock is pulled with a force growing at ``rate`` N/s along
     ``direction``; returns the applied force when the link broke, the robot and the simulation."""
     mover = module("m", "0.1 0 1", f'Connector {{ translation -0.05 0 0 {FACE_MINUS_X} name "c" {mover_connector} }}')
@@ -134,6 +135,9 @@ def _pull_until_break(project, load, mover_connector: str, dock_connector: str, 
     robot = sim.robot("m")
     node = robot.getSelf()
     connector = robot.getDevice("c")
+    if unlock_first:
+        robot.step(16)
+        connector.unlock()
     broke_at = None
     while robot.getTime() < limit_s:
         force = rate * robot.getTime()
@@ -143,7 +147,7 @@ def _pull_until_break(project, load, mover_connector: str, dock_connector: str, 
             broke_at = force
             break
     assert broke_at is not None, "the link never broke"
-    assert connector.isLocked()  # breaking does not unlock the latch
+    assert connector.isLocked() != unlock_first  # breaking does not unlock the latch
     return broke_at, robot, sim
 
 
@@ -222,6 +226,8 @@ def test_presence_depends_on_the_docking_rotations(project, load, twist, rotatio
     robot.step(16)
     assert connector.getPresence() == present
     connector.lock()
+    assert sim.banks["connector"].peer[1] < 0  # a controller's request goes with its next step
+    robot.step(16)
     assert (sim.banks["connector"].peer[1] >= 0) == bool(present)
 
 
@@ -283,6 +289,7 @@ def test_without_unilateral_lock_the_second_connector_to_lock_makes_the_link(pro
     robot = sim.robot("m")
     bank = sim.banks["connector"]
     robot.getDevice("c").lock()
+    robot.step(16)
     assert bank.peer.tolist() == [-1, -1] and bank.locked.tolist() == [False, True]
     robot.getFromDef("DOCK").getField("children").getMFNode(0).getField("isLocked").setSFBool(True)
     assert bank.peer.tolist() == [1, 0]
@@ -297,7 +304,8 @@ def test_without_unilateral_unlock_both_sides_must_unlock(project, load):
     robot.step(16)
     assert bank.peer.tolist() == [1, 0]
     robot.getDevice("c").unlock()
-    assert bank.peer.tolist() == [1, 0]  # the dock still holds
+    robot.step(16)
+    assert bank.peer.tolist() == [1, 0] and bank.locked.tolist() == [True, False]  # the dock still holds
     robot.getFromDef("DOCK").getField("children").getMFNode(0).getField("isLocked").setSFBool(False)
     assert bank.peer.tolist() == [-1, -1]
 
@@ -312,6 +320,7 @@ def test_a_supervisor_writing_is_locked_locks_and_unlocks(project, load):
     field.setSFBool(False)
     assert bank.peer.tolist() == [-1, -1] and field.getSFBool() is False
     robot.getDevice("c").lock()
+    robot.step(16)
     assert field.getSFBool() is True  # the field shows the latch the controller closed
     passive = robot.getFromDef("DOCK").getField("children").getMFNode(0).getField("isLocked")
     passive.setSFBool(True)
@@ -382,20 +391,49 @@ def test_snap_between_two_free_modules_moves_both_and_lands_them_exactly(project
     assert distance < 1e-4 and x_angle < 0.05 and z_angle < 0.05
     moved_a = np.linalg.norm(np.array(ra.getSelf().getPosition()) - start_a)
     assert 0.001 < moved_a < 0.01  # both bodies moved towards each other (equal masses: about half each)
+    moved_b = np.linalg.norm(np.array(sim.robot("b").getSelf().getPosition()) - [0.106, 0.004, 1.003])
+    assert moved_a == pytest.approx(moved_b, rel=0.1)  # equal masses: they meet half way
     velocity = np.array(ra.getSelf().getVelocity())
     assert np.abs(velocity).max() < 1e-3  # at rest again
 
 
 def test_snap_false_holds_the_pose_found(project, load):
-    b_rotation = "0 0 1 3.2"
+    # About 6 mm from the dock and turned by 0.06 rad, under gravity: held there, not pulled into alignment.
     b = module("b", "0.105 0 1", 'Connector { translation 0.05 0 0 name "c" type "active" isLocked TRUE snap FALSE '
-               'distanceTolerance 0.02 }', rotation=b_rotation)
+               'distanceTolerance 0.02 }', rotation="0 0 1 3.2")
+    sim = load(project(world(dock(), b)))
+    robot = sim.robot("b")
+    pair = connector_node(sim, "B", "c"), connector_node(sim, "DOCK", "dock connector")
+    start, error = np.array(robot.getSelf().getPosition()), docking_error(sim, *pair)
+    run(robot, 2.0)
+    assert sim.banks["connector"].peer[1] == 0
+    assert np.linalg.norm(np.array(robot.getSelf().getPosition()) - start) < 2e-5  # held (a stiff weld's sag)
+    now = docking_error(sim, *pair)
+    assert abs(now[0] - error[0]) < 2e-5 and abs(now[1] - error[1]) < 0.001 and abs(now[2] - error[2]) < 0.001
+    assert error[0] > 0.005 and error[1] > 3.0  # not snapped
+
+
+def test_snap_with_a_wide_axis_tolerance_still_lands_on_a_docking_rotation(project, load):
+    # axisTolerance 1: the x-axes are 0.87 rad from opposite and the z-axes 1.44 rad apart (a docking rotation,
+    # pi/2, within 0.2 rad), but once the x-axes are turned opposite the twist is 1.23 rad, 0.34 rad from any
+    # docking rotation: the snap uses the nearest (pi/2), as Webots cannot (it asserts).
+    b = module("b", "0.08213211 -0.03161864 0.97837157", 'Connector { translation 0.05 0 0 name "c" type "active" '
+               'isLocked TRUE axisTolerance 1 }',
+               rotation="0.40086344460246515 0.53022459926662846 0.7471080063243799 2.8477482248879733")
     sim = load(project(world(dock(), b, info="basicTimeStep 16 physicsDisableTime 0 gravity 0")))
     robot = sim.robot("b")
-    start = np.array(robot.getSelf().getPosition())
-    run(robot, 1.0)
+    run(robot, 6.0)
     assert sim.banks["connector"].peer[1] == 0
-    assert np.linalg.norm(np.array(robot.getSelf().getPosition()) - start) < 1e-5
+    distance, x_angle, z_angle = docking_error(sim, connector_node(sim, "B", "c"), connector_node(sim, "DOCK",
+                                                                                                  "dock connector"))
+    assert distance < 1e-4 and x_angle < 0.01 and z_angle == pytest.approx(90.0, abs=0.01)
+
+
+def test_a_huge_number_of_rotations_costs_nothing(project, load):
+    sim = load(project(_facing_pair(0.001, 'type "active" isLocked TRUE numberOfRotations 100000000', 'type "passive"')))
+    robot = sim.robot("m")
+    robot.step(16)
+    assert sim.banks["connector"].peer[1] == 0
 
 
 # -- connectors outside robots, sleep, reset ------------------------------------------------------------------------
@@ -413,6 +451,7 @@ DEF PAYLOAD Solid {{
     sim = load(project(world(payload, gripper, info="basicTimeStep 16 physicsDisableTime 0 gravity 0")))
     robot = sim.robot("g")
     robot.getDevice("c").lock()
+    robot.step(16)
     assert sim.banks["connector"].peer.tolist() == [1, 0]
     node = robot.getSelf()
     run(robot, 1.0, each=lambda: node.setVelocity([0, 0.2, 0, 0, 0, 0]))
@@ -504,3 +543,124 @@ def test_writing_the_value_a_field_already_has_does_nothing(project, load):
     own.setSFBool(False)
     assert not any("Passive" in line for line in sim.messages.recent)
     assert sim.banks["connector"].locked.tolist() == [False, False]
+
+
+# -- review follow-ups: orders, pools, plates, wakes ------------------------------------------------------------
+def test_a_module_resting_on_a_top_level_connector_plate_does_not_fall_through(project, load):
+    # A top-level Connector's boundingObject is a geom of the world body: it must collide from the start.
+    plate = 'Connector { translation 0 0 0.005 name "plate" type "passive" boundingObject Box { size 0.3 0.3 0.01 } }'
+    resting = module("m", "0 0 0.06", 'Connector { translation 0 0 -0.05 rotation 0 1 0 1.5707963267948966 '
+                                      'name "c" type "active" }')
+    sim = load(project(world(plate, resting)))
+    robot = sim.robot("m")
+    run(robot, 1.0)
+    assert robot.getSelf().getPosition()[2] == pytest.approx(0.06, abs=0.002)
+
+
+@pytest.mark.parametrize(("calls", "linked"), [(("lock", "unlock"), False), (("unlock", "lock"), True)])
+def test_only_the_last_request_of_a_step_counts(project, load, calls, linked):
+    # Webots' library sends one LOCK or UNLOCK per step: the final state. The dock is locked and does not let
+    # a single side unlock, so "lock then unlock" in one step would otherwise leave a link.
+    sim = load(project(_facing_pair(0, 'isLocked TRUE unilateralUnlock FALSE', 'isLocked TRUE')))
+    robot = sim.robot("m")
+    robot.step(16)
+    connector, bank = robot.getDevice("c"), sim.banks["connector"]
+    if not linked:
+        connector.unlock()
+        robot.getFromDef("DOCK").getField("children").getMFNode(0).getField("isLocked").setSFBool(False)
+        robot.step(16)
+        assert bank.peer.tolist() == [-1, -1]
+    owner_before = int(bank.links.owner[bank._link_of[1]]) if linked else -1
+    for call in calls:
+        getattr(connector, call)()
+    robot.step(16)
+    assert bool(bank.peer[1] >= 0) is linked
+    if linked:  # "unlock then lock" is just "lock": the link made at startup stays, with its owner
+        assert int(bank.links.owner[bank._link_of[1]]) == owner_before
+
+
+def test_a_supervisor_may_change_types_and_links_still_form(project, load):
+    sim = load(project(_facing_pair(0, 'type "active"', 'type "active"')))
+    robot = sim.robot("m")
+    robot.getFromDef("DOCK").getField("children").getMFNode(0).getField("type").setSFString("passive")
+    robot.getDevice("c").lock()
+    robot.step(16)
+    assert sim.banks["connector"].peer.tolist() == [1, 0]
+
+
+def test_a_body_woken_by_an_unlock_with_a_torque_sleeps_again(project, load):
+    a = module("a", "0.05 0 1.05", 'Connector { translation 0.05 0 0 name "c" isLocked TRUE }', mass=1.0)
+    b = module("b", "0.15 0 1.05", f'Connector {{ translation -0.05 0 0 {FACE_MINUS_X} name "c" isLocked TRUE }}')
+    sim = load(project(world(FLOOR, PILLAR, a, b, info="basicTimeStep 16")))
+    ra = sim.robot("a")
+    run(ra, 3.0)
+    ra.getFromDef("B").addTorque([0, 0, 0.3], False)
+    ra.getDevice("c").unlock()
+    run(ra, 12.0)
+    assert not sim.data.qfrc_applied.any() and not sim.data.xfrc_applied.any()
+    tree = sim.model.body_treeid[sim.bindings.solid(sim.node("B")).body_id]
+    assert sim.data.tree_asleep[tree] >= 0, "B fell and came to rest: it should sleep again"
+
+
+def test_a_peer_freed_by_an_earlier_owner_relinks_in_the_same_step(project, load):
+    # Scene order: the owner (the dock, first) breaks the link in its turn; the module (later), with autoLock and
+    # isLocked, then sees no link at its own turn and links again in the same step, as in Webots.
+    mover = module("m", "0.1 0 1", f'Connector {{ translation -0.05 0 0 {FACE_MINUS_X} name "c" isLocked TRUE '
+                                   'autoLock TRUE tensileStrength 1 }')
+    sim = load(project(world(dock(connector="isLocked TRUE tensileStrength 1"), mover,
+                             info="basicTimeStep 16 physicsDisableTime 0 gravity 0")))
+    robot = sim.robot("m")
+    bank = sim.banks["connector"]
+    robot.step(16)
+    assert bank.links.owner[bank._link_of[0]] == 0  # the dock locked first (startup, scene order)
+    robot.getSelf().addForce([5.0, 0, 0], False)
+    robot.step(16)  # the link carries 5 N, more than 1 N + 1 N
+    made = int(bank.links.made_at[bank._link_of[0]])
+    robot.step(16)  # broken before physics and re-linked at once by the module
+    assert bank.peer.tolist() == [1, 0] and bank.links.owner[bank._link_of[1]] == 1
+    assert int(bank.links.made_at[bank._link_of[1]]) > made
+
+
+def test_a_linked_peer_is_not_taken_by_a_third_connector(project, load):
+    # A third module floats just above the linked one, its connector (on a stalk) on the dock's face.
+    third = module("t", "0.1 0 1.12", f'Connector {{ translation -0.05 0 -0.12 {FACE_MINUS_X} name "c" '
+                                      'type "active" }')
+    sim = load(project(_facing_pair(0, 'type "active" isLocked TRUE', 'type "passive"').replace(
+        "WorldInfo", third + "\nWorldInfo", 1)))
+    robot = sim.robot("t")
+    robot.step(16)
+    bank = sim.banks["connector"]
+    linked = bank.peer.tolist()
+    assert linked == [-1, 2, 1]  # rows: the third module (first in the file), the dock, the linked module
+    robot.getDevice("c").enablePresence(16)
+    robot.getDevice("c").lock()
+    robot.step(16)
+    assert robot.getDevice("c").getPresence() == 1  # it sees the dock...
+    assert bank.peer.tolist() == linked  # ...already linked: attachTo gives up
+
+
+def test_auto_lock_without_is_locked_does_nothing(project, load):
+    sim = load(project(_facing_pair(0, 'type "active" autoLock TRUE', 'type "passive"')))
+    robot = sim.robot("m")
+    run(robot, 0.5)
+    assert sim.banks["connector"].peer.tolist() == [-1, -1]
+
+
+def test_a_linked_connector_reports_presence_even_out_of_tolerance(project, load):
+    sim = load(project(_facing_pair(0, 'type "active" isLocked TRUE snap FALSE', 'type "passive"', gap=0.008)))
+    robot = sim.robot("m")
+    connector = robot.getDevice("c")
+    connector.enablePresence(16)
+    robot.step(16)
+    robot.getSelf().getField("children").getMFNode(0).getField("distanceTolerance").setSFFloat(0.001)
+    robot.step(16)
+    assert sim.banks["connector"].peer[1] == 0 and connector.getPresence() == 1
+
+
+def test_an_unlocked_side_held_by_its_peer_adds_no_strength(project, load):
+    # The module unlocks but its peer does not let go (unilateralUnlock FALSE): the link now has only the dock's
+    # 2 N, not 2 + 1000.
+    broke_at, *_ = _pull_until_break(
+        project, load, 'isLocked TRUE unilateralUnlock FALSE tensileStrength 1000',
+        'isLocked TRUE tensileStrength 2', unlock_first=True)
+    assert broke_at == pytest.approx(2.0, rel=0.05)

@@ -3,23 +3,27 @@
 State per connector (bank row, scene order): the ``isLocked`` field (the latch, :attr:`locked`), the
 peer it is linked to (:attr:`peer`), the presence value last sampled, and its (writable) fields.
 
+**Controller requests.** ``lock()``/``unlock()`` from a controller are sent with its next step, one per
+connector (the last call wins, as Webots' ``connector.c`` sends only its final ``is_locked``), and
+applied before that step's physics, in scene order.
+
 **Before each physics step** (``DEVICES_ACTUATE``; Webots' ``prePhysicsStep`` of every connector, in
-three passes over all connectors instead of one connector after the other, which differs only when a
-connector's turn would see another's break or lock of the same step):
+three vectorised passes instead of one connector after the other):
 
 1. links whose connectors set a finite strength break if the force they carried in the previous step
    exceeds it (``detachIfForceExceedStrength``, see :meth:`ConnectorBank._check_strengths`);
 2. at the first step after loading or a reset, every connector with ``isLocked TRUE`` locks
    (``lock()``), so a world saved with locked, aligned connectors starts linked;
-3. every connector with ``autoLock`` and ``isLocked``, not linked and not linked at the start of this
-   step, links to the connector it detects (``attachTo``).
+3. every connector with ``autoLock`` and ``isLocked``, not linked and not linked when its turn would
+   have come, links to the connector it detects (``attachTo``). A link broken in pass 1 frees its peer
+   for this pass only if the peer comes after the owner in scene order, as in Webots' sequence.
 
 **Links.** ``attachTo(O)`` gives up if O is linked, if neither C's ``unilateralLock`` nor O's
-``isLocked`` is set, or if neither upper body moves (with Webots' warning); otherwise it rewires a
-pooled MuJoCo weld between the two upper bodies (see :mod:`wbsim.devices.connector.compile`) holding
-the current pose, or with ``snap`` the docked pose reached along a ramp (:mod:`.weld`); contacts
-between the two sides are ignored while linked (Webots skips collisions of jointed bodies). Breaking
-or unlocking deactivates the weld and wakes both sides (Webots' ``awake()``).
+``isLocked`` is set, or if neither upper body moves (with Webots' warning, once per pair); otherwise it
+rewires a pooled MuJoCo weld between the two upper bodies (:mod:`.links`) holding the current pose, or
+with ``snap`` the docked pose reached along a ramp (:mod:`.weld`); contacts between the two sides are
+ignored while linked (Webots skips collisions of jointed bodies). Breaking or unlocking deactivates
+the weld and wakes both sides (Webots' ``awake()``).
 
 **After each physics step** (``DEVICES_SAMPLE``): presence is sampled on Webots' sensor schedule: -1
 for a passive connector, 1 if linked, else 1 if a peer is detected (:mod:`.presence`), 0 if not.
@@ -27,8 +31,6 @@ for a passive connector, 1 if linked, else 1 if a peer is detected (:mod:`.prese
 
 from __future__ import annotations
 
-import bisect
-import math
 from dataclasses import dataclass
 
 import mujoco
@@ -36,42 +38,23 @@ import numpy as np
 
 from wbsim.compile.frames import Frame
 from wbsim.devices.connector.compile import ConnectorBinding
+from wbsim.devices.connector.links import Links
 from wbsim.devices.connector.presence import ConnectorFrames, PresenceRules, PresenceSearch
 from wbsim.devices.connector.schema import PASSIVE, UNKNOWN, repaired_fields, type_code
-from wbsim.devices.connector.weld import Ramp, WeldPose, current_pose, docked_pose
+from wbsim.devices.connector.weld import Ramp, current_pose, docked_pose
 from wbsim.devices.kind import BankContext
 from wbsim.devices.sampling import SampledBank, SampledDevice
 
-__all__ = ["ConnectorBank", "Connector"]
+__all__ = ["ConnectorBank", "Connector", "MAX_STRENGTH"]
 
 MAX_STRENGTH = np.finfo(float).max / 2.0
 """Webots' ``MAX_STRENGTH``: the effective strength of a locked side with strength -1."""
 _WAKE = 1e-300
-"""A torque too small to change any result, applied for one step to wake a sleeping tree (MuJoCo wakes a
-tree with a nonzero ``xfrc_applied``; deactivating a weld does not)."""
-
-
-@dataclass
-class _Link:
-    """One active link (a pool slot in use).
-
-    Attributes:
-        owner: the connector that made it (its tolerances, x-axis and weld body 1).
-        peer: the other connector.
-        eq: the MuJoCo weld.
-        monitored: Webots attached joint feedback: some strength of the two connectors was not -1.
-        made_at: the basic step count when it was made (feedback exists only after a physics step).
-        target: the pose the weld holds at the end of a snap.
-        signatures: the body-pair exclusions it uses.
-    """
-
-    owner: int
-    peer: int
-    eq: int
-    monitored: bool
-    made_at: int
-    target: WeldPose
-    signatures: list[int]
+"""A generalised force too small to change any result, applied for one step to wake a sleeping tree
+(MuJoCo wakes a tree with a nonzero applied force; deactivating a weld does not). It goes to
+``qfrc_applied``, which nothing else changes during a step."""
+_LIST_FIELDS = frozenset({"distanceTolerance", "type", "model"})
+"""The fields the neighbour list depends on (it is rebuilt when a supervisor writes one)."""
 
 
 class ConnectorBank(SampledBank):
@@ -79,7 +62,7 @@ class ConnectorBank(SampledBank):
 
     Args:
         bindings: the connectors, in scene order.
-        context: the simulation's model, time step, clock, warnings and kinematics refresh.
+        context: the simulation's model, data, clock, warnings and kinematics refresh.
 
     Attributes:
         locked: each connector's ``isLocked`` field, as the simulator holds it, (n,).
@@ -90,6 +73,7 @@ class ConnectorBank(SampledBank):
         tensile_strength, shear_strength: N (-1: infinite), (n,).
         reported_locked: ``locked`` as controllers last received it (at the end of a step), (n,).
         reported_changes: how many ``isLocked`` changes controllers have been told about, (n,).
+        links: the links (pool slots in use).
     """
 
     actuates = True
@@ -98,7 +82,8 @@ class ConnectorBank(SampledBank):
         super().__init__(bindings, context)
         self.bindings: tuple[ConnectorBinding, ...] = bindings
         n = self.n
-        self._model = context.model
+        model = context.model
+        self._model = model
         self._sites = np.array([b.site_id for b in bindings], dtype=np.int64)
         # Connector sites are usually numbered in a row (MuJoCo numbers sites by body, in scene order): a slice
         # then reads their poses without copying.
@@ -107,6 +92,12 @@ class ConnectorBank(SampledBank):
             else self._sites
         self._body = np.array([b.body_id for b in bindings], dtype=np.int64)
         self._dynamic = np.array([b.dynamic for b in bindings], dtype=bool)
+        # The first degree of freedom of each connector's tree: where a wake-up force goes (-1: static).
+        self._wake_dof = np.full(n, -1, dtype=np.int64)
+        for row in np.flatnonzero(self._dynamic).tolist():
+            tree = int(model.body_treeid[self._body[row]])
+            if tree >= 0:
+                self._wake_dof[row] = model.tree_dofadr[tree]
         self._models: dict[str, int] = {}
         self._search = PresenceSearch()
         self.rules = PresenceRules(
@@ -121,6 +112,7 @@ class ConnectorBank(SampledBank):
         self.shear_strength = np.zeros(n)
         self.locked = np.array([b.initially_locked for b in bindings], dtype=bool)
         self.peer = np.full(n, -1, dtype=np.int64)
+        self._link_of = np.full(n, -1, dtype=np.int64)
         self.presence = np.zeros(n, dtype=np.int64)
         # isLocked as controllers see it: Webots sends it (C_CONFIGURE) after a step in which it changed,
         # and once after the first step (the change made when the world loaded).
@@ -128,24 +120,13 @@ class ConnectorBank(SampledBank):
         self.reported_locked = np.zeros(n, dtype=bool)
         self.reported_changes = np.zeros(n, dtype=np.int64)
         self._lock_news = True
-        self._link_of = np.full(n, -1, dtype=np.int64)
-        pool = bindings[0].pool if bindings else None
-        self._weld_ids = pool.weld_ids if pool is not None else ()
-        self._solref = pool.weld_solref if pool is not None else (0.0, 1.0)
-        self._links: list[_Link | None] = [None] * len(self._weld_ids)
-        self._monitored = 0  # links whose strengths are checked
-        self._ramp = Ramp()
-        # The builder's own exclusions, kept sorted with the links' (MuJoCo searches the signatures).
-        signatures = context.model.exclude_signature.tolist()
-        if pool is not None:
-            for _ in range(pool.exclude_count):
-                signatures.remove(pool.exclude_dummy)
-        self._fixed_signatures = sorted(signatures)
-        self._exclude_room = pool.exclude_count if pool is not None else 0
+        self.links = Links(model, bindings[0].pool if bindings else None)
+        self._requests: dict[int, bool] = {}  # controller lock (True) / unlock (False), applied before physics
+        self._pool_full_warned = False
         self._exclusions_full_warned = False
         self._static_pairs_warned: set[tuple[int, int]] = set()
-        self._wake_bodies: set[int] = set()
-        self._woken: list[int] = []
+        self._wake: set[int] = set()  # dofs to wake at the next physics step
+        self._woken = np.zeros(0, dtype=np.int64)
         self._startup = True
         self.watches_substeps = False
         self._restore_fields()
@@ -209,14 +190,18 @@ class ConnectorBank(SampledBank):
             if self.rules.type[row] == PASSIVE:
                 self._warn(row, "Passive connectors cannot be locked.")
                 return False
-            self.lock(row) if bool(value) else self.unlock(row)
+            if bool(value):
+                self.lock(row)
+            else:
+                self.unlock(row)
             return bool(self.locked[row])
         if name in fields:
             repaired, message = fields[name].repaired(float(value))  # type: ignore[arg-type]
             if message is not None:
                 self._warn(row, message)
             self._set_number(row, name, repaired)
-            self._search.invalidate()
+            if name in _LIST_FIELDS:
+                self._search.invalidate()
             return int(repaired) if name == "numberOfRotations" else float(repaired)
         if name == "type":
             code = type_code(str(value))
@@ -267,7 +252,19 @@ class ConnectorBank(SampledBank):
         """The connector each of ``rows`` detects now, -1 for none (``detectPresence``)."""
         return self._search.find(self._frames(), self.rules, rows)
 
+    @property
+    def _data(self) -> mujoco.MjData:
+        data = self.context.data
+        if data is None:
+            raise RuntimeError("a connector bank needs the simulation's MjData (BankContext.data)")
+        return data
+
     # -- lock state machine -------------------------------------------------------------------------
+    def request(self, row: int, locked: bool) -> None:
+        """A controller's ``lock()`` (True) or ``unlock()`` (False), applied before the next physics step;
+        a later call in the same step replaces it."""
+        self._requests[row] = locked
+
     def lock(self, row: int) -> None:
         """Webots' ``lock()``: set ``isLocked`` and, if not linked, link to the connector detected."""
         if self.rules.type[row] == PASSIVE:
@@ -302,95 +299,74 @@ class ConnectorBank(SampledBank):
                 self._warn(row, "Connectors could not be attached because none of their parent nodes have Physics "
                                 "nodes.")
             return False
-        slot = next((i for i, link in enumerate(self._links) if link is None), -1)
-        if slot < 0:  # cannot happen: the pool holds the most links the connectors can form
-            return False
         self._frames()  # fresh poses
         body1, body2 = int(self._body[row]), int(self._body[other])
         frame1, frame2 = self._body_frame(body1), self._body_frame(body2)
         own, peer_frame = self._site_frame(row), self._site_frame(other)
-        now_pose = current_pose(frame1, frame2, peer_frame)
-        target = now_pose
+        start = current_pose(frame1, frame2, peer_frame)
+        target, duration = start, 0.0
         if self.snap[row]:
             target = docked_pose(frame1, frame2, own, peer_frame, int(self.rules.rotations[row]),
                                  float(self.rules.rotation_tolerance[row]))
-        model, data = self._model, self._data
-        eq = self._weld_ids[slot]
-        model.eq_obj1id[eq], model.eq_obj2id[eq] = body1, body2
-        model.eq_solref[eq] = self._solref
-        duration = Ramp.duration(now_pose, target) if self.snap[row] else 0.0
-        if duration > model.opt.timestep:
-            model.eq_data[eq, :12] = now_pose.data()
-            self._ramp.add(slot, now_pose, target, float(data.time), duration)
-            self.watches_substeps = True
-        else:
-            model.eq_data[eq, :12] = target.data()
-        same_body = model.body_weldid[body1] == model.body_weldid[body2] and self._dynamic[row]
-        data.eq_active[eq] = 0 if same_body else 1  # two connectors of one rigid body: nothing to hold
+            duration = Ramp.duration(start, target)
+            if duration <= self._model.opt.timestep:
+                duration = 0.0  # already docked to within one physics step of motion: hold it at once
         strengths = (self.tensile_strength[row], self.shear_strength[row], self.tensile_strength[other],
                      self.shear_strength[other])
-        link = _Link(row, other, eq, any(s != -1.0 for s in strengths), self.context.now_step(), target,
-                     self._exclusions_for(row, other))
-        self._links[slot] = link
-        if link.signatures:
-            self._write_exclusions()
-        self._monitored += link.monitored
+        # Two connectors of one rigid body: there is nothing to hold (the weld is made but stays off).
+        same_body = self._model.body_weldid[body1] == self._model.body_weldid[body2] and self._dynamic[row]
+        slot = self.links.make(row, other, body1, body2, start, target, float(self._data.time), duration,
+                               any(s != -1.0 for s in strengths), self.context.now_step(), self._data,
+                               self._exclusions(row, other), active=not same_body)
+        if slot < 0:
+            if not self._pool_full_warned:
+                self._pool_full_warned = True
+                self._warn(row, f"no room for more links (the world has {self.links.capacity}): not attached.")
+            return False
         self._link_of[row] = self._link_of[other] = slot
         self.peer[row], self.peer[other] = other, row
+        self.watches_substeps = bool(len(self.links.ramp))
         return True
 
     def detach(self, row: int) -> None:
         """Webots' ``detachFromPeer``: remove the link of ``row`` and wake both sides."""
-        slot = int(self._link_of[row])
-        link = self._links[slot]
-        assert link is not None
-        self._data.eq_active[link.eq] = 0
-        self._ramp.remove(slot)
-        self.watches_substeps = bool(len(self._ramp))
-        self._links[slot] = None
-        if link.signatures:
-            self._write_exclusions()
-        self._monitored -= link.monitored
-        for side in (link.owner, link.peer):
+        record = self.links.remove(int(self._link_of[row]), self._data)
+        self.watches_substeps = bool(len(self.links.ramp))
+        for side in (record.owner, record.peer):
             self._link_of[side] = -1
             self.peer[side] = -1
-            if self._dynamic[side]:
-                self._wake_bodies.add(int(self._body[side]))
+            if self._wake_dof[side] >= 0:
+                self._wake.add(int(self._wake_dof[side]))
 
-    # -- contact exclusions ---------------------------------------------------------------------------
-    def _exclusions_for(self, row: int, other: int) -> list[int]:
+    def _exclusions(self, row: int, other: int) -> np.ndarray:
         """The body-pair exclusions a link between ``row`` and ``other`` needs (Webots skips collisions of
         bodies joined by a joint); none if the pool has no room left (with a warning, once)."""
-        pairs = {(min(a, b) << 16) + max(a, b) for a in self.bindings[row].contact_bodies
-                 for b in self.bindings[other].contact_bodies if a != b}
-        used = sum(len(link.signatures) for link in self._links if link is not None)
-        if used + len(pairs) > self._exclude_room:
+        pairs = sorted({(min(a, b) << 16) + max(a, b) for a in self.bindings[row].contact_bodies
+                        for b in self.bindings[other].contact_bodies if a != b})
+        if not self.links.exclusions_room(len(pairs)):
             if not self._exclusions_full_warned:
                 self._exclusions_full_warned = True
                 self._warn(row, "too many bodies touch across connector links: some contacts between linked "
                                 "bodies are kept.")
-            return []
-        return sorted(pairs)
-
-    def _write_exclusions(self) -> None:
-        """The model's exclusions: the builder's and those of the current links, sorted (MuJoCo searches
-        them), padded with the never-tested signature 0 (world with world)."""
-        active = [s for link in self._links if link is not None for s in link.signatures]
-        padding = [0] * (self._exclude_room - len(active))
-        self._model.exclude_signature[:] = sorted(self._fixed_signatures + active + padding)
+            pairs = []
+        return np.array(pairs, dtype=self._model.exclude_signature.dtype)
 
     # -- per step -------------------------------------------------------------------------------------
-    @property
-    def _data(self) -> mujoco.MjData:
-        data = self.context.data
-        assert data is not None, "a connector bank needs the simulation's MjData"
-        return data
-
     def actuate(self, data: mujoco.MjData) -> None:
-        """Webots' ``prePhysicsStep`` of every connector: ruptures, startup locks, auto-locks, snap targets."""
+        """Webots' request handling, then ``prePhysicsStep`` of every connector: breaks, startup locks,
+        auto-locks; then the snap targets and the wake-ups for the coming physics step."""
+        if self._requests:
+            requests, self._requests = self._requests, {}
+            for row in sorted(requests):
+                if requests[row]:
+                    self.lock(row)
+                else:
+                    self.unlock(row)
         linked_before = self.peer >= 0
-        if self._monitored:
-            self._check_strengths(data)
+        if self.links.monitored.any():
+            for owner, peer in self._check_strengths(data):
+                if owner < peer:  # the owner's turn came first: the peer sees no link at its own turn
+                    linked_before[peer] = False
         if self._startup:
             self._startup = False
             for row in np.flatnonzero(self.locked).tolist():
@@ -401,77 +377,59 @@ class ConnectorBank(SampledBank):
             for row, found in zip(rows.tolist(), self.detect(rows).tolist()):
                 if found >= 0 and self.peer[row] < 0:
                     self.attach(row, found)
-        if len(self._ramp):
+        if len(self.links.ramp):
             self._advance_ramps(data)
-        if self._wake_bodies:
-            self._woken = sorted(self._wake_bodies)
-            self._wake_bodies.clear()
-            data.xfrc_applied[self._woken, 5] += _WAKE
+        if self._wake:
+            self._woken = np.array(sorted(self._wake), dtype=np.int64)
+            self._wake.clear()
+            data.qfrc_applied[self._woken] += _WAKE
 
     def substep(self, data: mujoco.MjData) -> None:
         """Move the snap targets for the next physics step."""
-        if len(self._ramp):
+        if len(self.links.ramp):
             self._advance_ramps(data)
 
     def _advance_ramps(self, data: mujoco.MjData) -> None:
-        slots, position, quat, done = self._ramp.targets(float(data.time) + float(self._model.opt.timestep))
-        eqs = [self._weld_ids[s] for s in slots.tolist()]
-        self._model.eq_data[eqs, 3:6] = position
-        self._model.eq_data[eqs, 6:10] = quat
-        for slot in slots[done].tolist():
-            link = self._links[slot]
-            assert link is not None
-            self._model.eq_data[link.eq, :12] = link.target.data()
-            self._ramp.remove(slot)
-        self.watches_substeps = bool(len(self._ramp))
+        self.links.advance_ramps(float(data.time) + float(self._model.opt.timestep))
+        self.watches_substeps = bool(len(self.links.ramp))
 
-    def _check_strengths(self, data: mujoco.MjData) -> None:
-        """Break the links whose force in the last physics step exceeds their strength.
-
-        The force is the one the weld applied to body 1 (the owner's upper body; MuJoCo's first three
-        constraint rows of the weld, world frame): tension is its component along the owner's x-axis
-        (positive when the bodies are pulled apart), shear the rest. The strengths of the two sides
-        add up; an unlocked side (any passive one) adds 0, a locked side with -1 adds ``MAX_STRENGTH``;
-        shear is checked only if that sum is finite.
-        """
-        now = self.context.now_step()
-        links = [link for link in self._links if link is not None and link.monitored and link.made_at < now]
-        if not links or not data.ne:
-            return
-        ids = data.efc_id[: data.ne]
-        starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-        first_row = dict(zip(ids[starts].tolist(), starts.tolist()))
-        frames = self._frames()
-        for link in links:
-            row = first_row.get(link.eq)
-            if row is None:  # the weld's trees sleep: nothing moves, nothing breaks
-                continue
-            force = data.efc_force[row : row + 3]
-            along = float(np.dot(frames.x_axis[link.owner], force))
-            tension = max(along, 0.0)
-            if tension > self._effective(self.tensile_strength, link.owner) + self._effective(self.tensile_strength,
-                                                                                             link.peer):
-                self.detach(link.owner)
-                continue
-            shear_limit = self._effective(self.shear_strength, link.owner) + self._effective(self.shear_strength,
-                                                                                            link.peer)
-            if shear_limit < MAX_STRENGTH:
-                shear = math.sqrt(max(float(np.dot(force, force)) - along * along, 0.0))
-                if shear > shear_limit:
-                    self.detach(link.owner)
-
-    def _effective(self, strengths: np.ndarray, row: int) -> float:
+    def _effective(self, strengths: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Webots' ``getEffective*Strength``: 0 if unlocked, ``MAX_STRENGTH`` for -1, else the strength."""
-        if not self.locked[row]:
-            return 0.0
-        value = float(strengths[row])
-        return MAX_STRENGTH if value == -1.0 else value
+        values = strengths[rows]
+        return np.where(self.locked[rows], np.where(values == -1.0, MAX_STRENGTH, values), 0.0)
+
+    def _check_strengths(self, data: mujoco.MjData) -> list[tuple[int, int]]:
+        """Break the links whose force in the last physics step exceeds their strength; the (owner, peer)
+        rows of the links broken.
+
+        The force is the one the weld applied to body 1 (the owner's upper body) in the last MuJoCo step:
+        tension is its component along the owner's x-axis (positive when the bodies are pulled apart),
+        shear the rest. The strengths of the two sides add up; an unlocked side (any passive one) adds
+        0, a locked side with -1 adds ``MAX_STRENGTH``; shear is checked only if that sum is finite.
+        Links made since the last physics step carry no force yet.
+        """
+        links = self.links
+        slots = np.flatnonzero(links.monitored & (links.made_at < self.context.now_step()))
+        slots, force = links.forces_on_owner(data, slots)  # a weld between sleeping trees carries none
+        if not len(slots):
+            return []
+        owner, peer = links.owner[slots], links.peer[slots]
+        x_axis = self._frames().x_axis[owner]
+        along = x_axis[:, 0] * force[:, 0] + x_axis[:, 1] * force[:, 1] + x_axis[:, 2] * force[:, 2]
+        max_tension = self._effective(self.tensile_strength, owner) + self._effective(self.tensile_strength, peer)
+        max_shear = self._effective(self.shear_strength, owner) + self._effective(self.shear_strength, peer)
+        shear = np.sqrt(np.maximum((force * force).sum(axis=1) - along * along, 0.0))
+        breaks = (np.maximum(along, 0.0) > max_tension) | ((max_shear < MAX_STRENGTH) & (shear > max_shear))
+        broken = [(int(o), int(p)) for o, p in zip(owner[breaks], peer[breaks])]
+        for owner_row, _ in broken:
+            self.detach(owner_row)
+        return broken
 
     def sample(self, data: mujoco.MjData, step: int) -> None:
-        """After the physics step: end the wake-up torques, sample presence, report ``isLocked`` changes."""
-        if self._woken:
-            data.xfrc_applied[self._woken, 5] -= _WAKE
-            self._woken = []
+        """After the physics step: end the wake-up forces, sample presence, report ``isLocked`` changes."""
+        if len(self._woken):
+            data.qfrc_applied[self._woken] -= _WAKE
+            self._woken = self._woken[:0]
         due = self.schedule.due(step)
         if due:
             rows = np.concatenate([group.rows for group in due]) if len(due) > 1 else due[0].rows
@@ -489,13 +447,14 @@ class ConnectorBank(SampledBank):
 
     # -- resets -------------------------------------------------------------------------------------------
     def _unlink_all(self) -> None:
-        for link in self._links:
-            if link is not None:
-                self.detach(link.owner)
-        self._ramp.clear()
+        self.links.clear(self._data)
+        self.peer[:] = -1
+        self._link_of[:] = -1
         self.watches_substeps = False
-        self._wake_bodies.clear()
-        self._woken = []
+        self._requests.clear()
+        self._wake.clear()
+        self._woken = self._woken[:0]
+        self._static_pairs_warned.clear()
 
     def reset(self) -> None:
         """As after loading: no link, ``isLocked`` from the file, presence 0, sensors disabled."""
@@ -544,7 +503,7 @@ class Connector(SampledDevice):
 
     @property
     def is_locked(self) -> bool:
-        """The ``isLocked`` field now (the simulator's value, not the controller library's cache)."""
+        """The ``isLocked`` field now (the simulator's value, not the controller library's copy)."""
         return bool(self.bank.locked[self.index])
 
     @property
@@ -553,9 +512,9 @@ class Connector(SampledDevice):
         return int(self.bank.peer[self.index])
 
     def lock(self) -> None:
-        """Lock the latch and link to the connector detected, if any (Webots' rules)."""
-        self.bank.lock(self.index)
+        """Ask to lock the latch (and link to the connector detected): applied before the next physics step."""
+        self.bank.request(self.index, True)
 
     def unlock(self) -> None:
-        """Unlock the latch; the link breaks if the rules allow."""
-        self.bank.unlock(self.index)
+        """Ask to unlock the latch (the link breaks if the rules allow): applied before the next physics step."""
+        self.bank.request(self.index, False)

@@ -12,16 +12,15 @@
   NULL body. A top-level connector has no upper Solid: it is static, or its own body if it has Physics
   (Webots would treat that one as static too; see ``docs/connector.md``).
 - **Pool of links.** Links are made at run time between any two connectors, so no constraint is
-  declared per pair: the compiler declares ``L`` inactive MuJoCo welds, where ``L`` is the largest
-  number of links the world's connectors can form at once (per ``model``: ``min(active, passive)``
-  plus ``symmetric // 2``), and the bank rewires one (``eq_obj1id``/``eq_obj2id``/``eq_data``) for each
-  link made. Webots ignores contacts between bodies joined by a joint, so the compiler also declares a
-  pool of body-pair exclusions, rewired with the welds.
+  declared per pair: the compiler declares ``n // 2`` inactive MuJoCo welds for ``n`` connectors (each
+  link holds two; inactive welds cost nothing per step), and the bank rewires one
+  (``eq_obj1id``/``eq_obj2id``/``eq_data``) for each link made. Webots ignores contacts between bodies
+  joined by a joint, so the compiler also declares a pool of body-pair exclusions, rewired with the
+  welds (see :mod:`.links`).
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 import mujoco
@@ -29,13 +28,13 @@ import numpy as np
 
 from wbsim.compile.context import CompileContext
 from wbsim.compile.slots import BodyRequest, DeviceSlot, SolidSlot
-from wbsim.devices.connector.schema import ACTIVE, PASSIVE, SYMMETRIC, UNKNOWN, type_code
+from wbsim.devices.connector.schema import PASSIVE, UNKNOWN, type_code
 from wbsim.devices.kind import BodyPlan, DeviceCompiler
 from wbsim.world.model import WbNode
 
 __all__ = ["ConnectorBinding", "LinkPool", "ConnectorCompiler", "WELD_SOLIMP"]
 
-WELD_SOLIMP = (0.99, 0.999, 0.001, 0.5, 2.0)
+WELD_SOLIMP = (0.9999, 0.9999, 0.001, 0.5, 2.0)
 """Impedance of link welds: stiff (mujoco-notes §1.2: sub-millimetre sag of a cantilevered module)."""
 
 
@@ -119,20 +118,18 @@ class ConnectorCompiler(DeviceCompiler):
         self._connectors.append(_Connector(node, slot, code, site))
         return True
 
-    def _link_capacity(self) -> int:
-        """The most links the connectors can form at once (each connector is in one link at most)."""
-        counts: Counter[tuple[str, int]] = Counter((str(c.node["model"]), c.type) for c in self._connectors)
-        models = {model for model, _ in counts}
-        return sum(min(counts[(m, ACTIVE)], counts[(m, PASSIVE)]) + counts[(m, SYMMETRIC)] // 2 for m in models)
-
     def contribute(self, ctx: CompileContext) -> None:
-        """Declare the pool: inactive welds and placeholder exclusions, rewired by the bank at run time."""
-        links = self._link_capacity()
+        """Declare the pool: inactive welds and placeholder exclusions, rewired by the bank at run time.
+
+        Each link holds two connectors and at least one moving side, so ``n // 2`` welds always suffice,
+        even after supervisors change types or models; inactive welds cost MuJoCo nothing per step.
+        """
+        links = len(self._connectors) // 2
         moving = next((c for c in self._connectors if c.slot.dynamic), None)
         if not links or moving is None:  # a link needs a moving side
             return
-        # Placeholders need two real bodies: the world and a moving body (never a pair the builder excludes:
-        # it excludes pairs of bodies of one robot).
+        # Placeholders need two real bodies: the world and a moving body. The bank replaces them by the
+        # never-tested signature 0 before the first step.
         anchor = moving.slot.body_name
         dt = ctx.dt_s
         for _ in range(links):
@@ -142,9 +139,10 @@ class ConnectorCompiler(DeviceCompiler):
                                   data=[0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0],  # always pass data (mujoco-notes §1.5)
                                   solref=[2.0 * dt, 1.0], solimp=list(WELD_SOLIMP))
             self._weld_names.append(name)
-        # Contacts ignored while linked: one exclusion per pair of bodies with geoms of the two sides.
-        widest = _widest_link_side(ctx.solids, [c.slot for c in self._connectors])
-        self._exclude_count = links * widest * widest
+        # Contacts ignored while linked: one exclusion per pair of bodies with geoms of the two sides, one of
+        # which moves.
+        widest_moving, widest = _widest_link_sides(ctx.solids, [c.slot for c in self._connectors])
+        self._exclude_count = links * widest_moving * widest
         self._dummy = ("world", anchor)
         for _ in range(self._exclude_count):
             ctx.spec.add_exclude(bodyname1="world", bodyname2=anchor)
@@ -193,16 +191,17 @@ def _contact_bodies(model: mujoco.MjModel, body: int, dynamic: bool, geom_bodies
     return tuple(int(b) for b in np.flatnonzero(inside & geom_bodies))
 
 
-def _widest_link_side(solids: list[SolidSlot], slots: list[SolidSlot]) -> int:
-    """The most bodies with geoms one side of a link may hold (for sizing the pool): per connector, the
-    bodies moving with its upper Solid, or for a static upper Solid the static bodies below it."""
+def _widest_link_sides(solids: list[SolidSlot], slots: list[SolidSlot]) -> tuple[int, int]:
+    """The most bodies with geoms one side of a link may hold, for a moving side and for any side (for
+    sizing the pool): per connector, the bodies moving with its upper Solid, or for a static upper Solid
+    the static bodies below it."""
     by_node = {s.node: s for s in solids}
     moving: dict[str, set[str]] = {}
     for s in solids:
         if s.geoms and s.dynamic:
             moving.setdefault(s.owner, set()).add(s.body_name)
     static_below: dict[int, int] = {}
-    widest = 0
+    widest_moving = widest = 0
     for slot in slots:
         node = slot.node.parent
         while node is not None and node not in by_node:
@@ -210,13 +209,14 @@ def _widest_link_side(solids: list[SolidSlot], slots: list[SolidSlot]) -> int:
         upper = by_node.get(node) if node is not None else slot  # a top-level connector holds itself
         if upper.dynamic:
             count = len(moving.get(upper.owner, ()))
+            widest_moving = max(widest_moving, count)
         elif id(upper) in static_below:
             count = static_below[id(upper)]
         else:
             count = static_below[id(upper)] = len({
                 s.body_name for s in solids if s.geoms and not s.dynamic and _below(s.node, upper.node)})
         widest = max(widest, count)
-    return widest
+    return widest_moving, widest
 
 
 def _below(node: WbNode | None, ancestor: WbNode) -> bool:

@@ -45,6 +45,8 @@ _MIN_CELL = 1e-9
 """Grid cell size used when every tolerance asked is 0 (only coincident origins match)."""
 _MIN_SKIN = 1e-3
 """The smallest skin of a neighbour list (m), for worlds whose tolerances are all 0."""
+_WIDE = 0.05
+"""A tolerance (m) under which a connector is never searched apart from the neighbour list."""
 
 
 @functools.cache
@@ -151,9 +153,15 @@ class ConnectorFrames:
     z_axis: np.ndarray
 
 
+def _dots(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise dot products summed ``x + y + z`` in that order, as Webots and the reference loop do (einsum
+    may sum in another order, and the tests at the tolerances' edges must give the same answer)."""
+    return a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1] + a[:, 2] * b[:, 2]
+
+
 def _angles(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Angles (rad, in [0, pi]) between rows of unit vectors, as Webots' ``unitVectorsAngle``."""
-    return np.arccos(np.clip(np.einsum("ij,ij->i", a, b), -1.0, 1.0))
+    return np.arccos(np.clip(_dots(a, b), -1.0, 1.0))
 
 
 def _grid_pairs(position: np.ndarray, queries: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
@@ -202,8 +210,8 @@ def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, 
     asker = queries[query_index]
     position = frames.position
     # Cheap tests first (most candidates are the asker itself or out of reach), then the angles.
-    offset = position[candidate] - position[asker]
-    distance2 = np.einsum("ij,ij->i", offset, offset)
+    offset = position[asker] - position[candidate]
+    distance2 = _dots(offset, offset)
     keep = np.flatnonzero((rules.partner[asker] == rules.family[candidate]) & (candidate != asker)
                           & (distance2 <= rules.distance2[asker]) & (distance2 < _FAR2))
     if not len(keep):
@@ -254,11 +262,13 @@ def find_peers(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarra
 class PresenceSearch:
     """:func:`find_peers` over a neighbour list kept from step to step (a Verlet list with a skin).
 
-    The list holds every pair of compatible connectors closer than their tolerance plus a skin when it
-    was built; it stays valid while no connector has moved more than half the skin since, so a step
-    where the connectors hardly move costs only the tests on the listed pairs. It is rebuilt (a grid
-    search over all connectors) when one moved farther, and must be dropped (:meth:`invalidate`) when
-    tolerances, types or models change.
+    The list holds every pair of compatible connectors closer than the asker's tolerance plus a skin
+    when it was built; it stays valid while no connector has moved more than half the skin since, so a
+    step where the connectors hardly move costs only the tests on the listed pairs. It is rebuilt (a
+    grid search over all connectors) when one moved farther, and must be dropped (:meth:`invalidate`)
+    when tolerances, types or models change. Connectors with a tolerance far above the others' (more
+    than four times the median and 5 cm) are left out of the list and searched afresh each time, so one
+    wide tolerance does not fill the list with every pair.
 
     Attributes:
         builds: how many times the list was built (for tests and benchmarks).
@@ -269,6 +279,7 @@ class PresenceSearch:
         self._skin = 0.0
         self._asker = np.zeros(0, dtype=np.int64)
         self._candidate = np.zeros(0, dtype=np.int64)
+        self._wide = np.zeros(0, dtype=bool)
         self.builds = 0
 
     def invalidate(self) -> None:
@@ -283,16 +294,18 @@ class PresenceSearch:
 
     def _build(self, frames: ConnectorFrames, rules: PresenceRules) -> None:
         position = frames.position
-        n = len(position)
-        widest = float(rules.distance_tolerance.max())
+        tolerance = rules.distance_tolerance
+        self._wide = tolerance > max(4.0 * float(np.median(tolerance)), _WIDE)
+        rows = np.flatnonzero(~self._wide)
+        widest = float(tolerance[rows].max()) if len(rows) else 0.0
         self._skin = max(3.0 * widest, _MIN_SKIN)
-        rows = np.arange(n, dtype=np.int64)
         query_index, candidate = _grid_pairs(position, rows, widest + self._skin)
-        offset = position[candidate] - position[query_index]
-        reach = rules.distance_tolerance[query_index] + self._skin
-        keep = ((rules.partner[query_index] == rules.family[candidate]) & (candidate != query_index)
+        asker = rows[query_index]
+        offset = position[candidate] - position[asker]
+        reach = tolerance[asker] + self._skin
+        keep = ((rules.partner[asker] == rules.family[candidate]) & (candidate != asker)
                 & (np.einsum("ij,ij->i", offset, offset) <= reach * reach))
-        self._asker, self._candidate = query_index[keep], candidate[keep]
+        self._asker, self._candidate = asker[keep], candidate[keep]
         self._built_at = position.copy()
         self.builds += 1
 
@@ -306,18 +319,23 @@ class PresenceSearch:
         slot = np.full(len(frames.position), -1, dtype=np.int64)
         slot[queries] = np.arange(len(queries))
         listed = np.flatnonzero(slot[self._asker] >= 0)
-        return _select(frames, rules, queries, slot[self._asker[listed]], self._candidate[listed])
+        result = _select(frames, rules, queries, slot[self._asker[listed]], self._candidate[listed])
+        wide = np.flatnonzero(self._wide[queries])
+        if len(wide):
+            result[wide] = find_peers(frames, rules, queries[wide])
+        return result
 
 
 def first_rotation_match(alpha: float, rotations: int, tolerance: float) -> float:
-    """Webots' ``findClosestRotationalAlignment``: the first docking rotation ``beta`` (rad) in
-    ``0, 2pi/n, ...`` (up to ``n//2``) with ``beta - t < alpha < beta + t``, or -1.0 if none."""
+    """Webots' ``findClosestRotationalAlignment``: the first docking rotation ``beta = i * 2pi/n`` (rad),
+    ``i = 0 .. n//2``, with ``beta - t < alpha < beta + t``, or -1.0 if none (found directly, not by
+    Webots' loop, so a huge ``numberOfRotations`` costs nothing)."""
     step = 2.0 * math.pi / rotations
-    beta = 0.0
-    for _ in range(rotations // 2 + 1):
-        if beta - tolerance < alpha < beta + tolerance:
+    first = max(0, math.floor((alpha - tolerance) / step) + 1)  # the first i with i * step > alpha - t
+    for i in (first - 1, first):  # one below too, in case the division rounded up
+        beta = i * step
+        if 0 <= i <= rotations // 2 and beta - tolerance < alpha < beta + tolerance:
             return beta
-        beta += step
     return -1.0
 
 

@@ -215,3 +215,53 @@ def test_neighbour_list_is_reused_while_nothing_moves_far() -> None:
     r.distance_tolerance[:], r.distance2[:] = 0.05, 0.05 ** 2
     search.invalidate()
     assert search.find(far, r, np.array([0])).tolist() == [1] and search.builds == 3
+
+
+def test_distance_at_exactly_the_tolerance_is_inside_like_webots() -> None:
+    # Webots sums x*x + y*y + z*z in that order and compares with <=: a candidate whose squared distance is
+    # exactly the squared tolerance is present, whatever order another summation would round in.
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        offset = rng.normal(0.0, 0.004, 3)
+        squared = offset[0] * offset[0] + offset[1] * offset[1] + offset[2] * offset[2]
+        frames = ConnectorFrames(np.array([[0.0, 0.0, 0.0], -offset]), np.array([[1.0, 0, 0], [-1.0, 0, 0]]),
+                                 np.array([[0.0, 0, 1], [0.0, 0, 1]]))
+        r = rules(2)
+        r.distance_tolerance[:], r.distance2[:] = math.sqrt(squared), squared
+        assert find_peers(frames, r, np.array([0])).tolist() == [1] == [find_peer_reference(frames, r, 0)]
+        assert PresenceSearch().find(frames, r, np.array([0])).tolist() == [1]
+
+
+def _first_rotation_loop(alpha: float, n: int, t: float) -> float:
+    """Webots' loop, literally (beta accumulated step by step)."""
+    step, beta = 2.0 * math.pi / n, 0.0
+    for _ in range(n // 2 + 1):
+        if beta - t < alpha < beta + t:
+            return beta
+        beta += step
+    return -1.0
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.floats(0, math.pi), st.integers(1, 40), st.floats(0, math.pi))
+def test_first_rotation_match_agrees_with_webots_loop(alpha: float, n: int, t: float) -> None:
+    assert first_rotation_match(alpha, n, t) == pytest.approx(_first_rotation_loop(alpha, n, t), abs=1e-12)
+
+
+def test_first_rotation_match_is_direct_for_huge_counts() -> None:
+    n = 10 ** 12
+    assert first_rotation_match(0.3, n, 0.2) == pytest.approx(0.1, abs=1e-9)  # the first above 0.1, not 0
+    assert first_rotation_match(0.0, n, 0.0) == -1.0
+
+
+def test_one_wide_tolerance_does_not_fill_the_neighbour_list() -> None:
+    rng = np.random.default_rng(5)
+    n = 400
+    frames = ConnectorFrames(rng.uniform(0, 2, (n, 3)), np.tile([1.0, 0, 0], (n, 1)), np.tile([0.0, 0, 1], (n, 1)))
+    frames.x_axis[::2] *= -1  # half of them face the other way
+    r = rules(n, rotations=0)
+    r.distance_tolerance[7], r.distance2[7] = 2.0, 4.0
+    search = PresenceSearch()
+    found = search.find(frames, r, np.arange(n))
+    assert found.tolist() == [find_peer_reference(frames, r, row) for row in range(n)]
+    assert found[7] >= 0 and len(search._asker) < 10 * n  # not every pair

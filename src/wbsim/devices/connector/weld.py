@@ -93,8 +93,13 @@ def docked_pose(body1: Frame, body2: Frame, own: Frame, peer: Frame, rotations: 
         # keeps it exact near 0, where acos loses half the digits).
         z_own, z_peer = own.rot[:, 2], aligned[:, 2]
         twist = math.atan2(float(np.dot(np.cross(z_own, z_peer), x_own)), float(np.dot(z_own, z_peer)))
-        beta = first_rotation_match(abs(twist), rotations, rotation_tolerance) if twist else 0.0
-        if twist and beta >= 0.0:
+        if twist:
+            beta = first_rotation_match(abs(twist), rotations, rotation_tolerance)
+            if beta < 0.0:
+                # No allowed rotation within tolerance of the twist once the x-axes are aligned (possible with
+                # a wide axisTolerance; Webots asserts): the nearest allowed one.
+                step = 2.0 * math.pi / rotations
+                beta = min(round(abs(twist) / step), rotations // 2) * step
             aligned = quat_to_matrix(quat_from_axis_angle((*x_own, math.copysign(beta, twist) - twist))) @ aligned
     # 3. O's origin on C's; body 2 keeps its pose relative to O.
     peer_target = Frame(own.pos, aligned)
