@@ -123,6 +123,8 @@ class BankContext:
             the first call after a step pays, the others are free.
         data: the simulation's MuJoCo data (the same object for the whole run; resets copy into it), for
             banks that act between steps (e.g. a connector locking when its controller asks).
+        plugin_post: hands a packet to the physics plugin's receiver (``dWebotsReceive``): what an
+            emitter on channel 0 sends goes there too, as in Webots.
     """
 
     model: mujoco.MjModel
@@ -133,6 +135,7 @@ class BankContext:
     now_step: Callable[[], int]
     refresh_kinematics: Callable[[], None] = lambda: None
     data: mujoco.MjData | None = None
+    plugin_post: Callable[[bytes], None] = lambda data: None
 
 
 class DeviceBank:

@@ -25,6 +25,7 @@ from wbsim.compile.builder import CompiledWorld, CompileOptions, compile_world
 from wbsim.devices.kind import BankContext, CoreDevice, DeviceBank
 from wbsim.devices.registry import device_kinds
 from wbsim.errors import ControllerError, SimulationError
+from wbsim.plugins.mailbox import PluginMailbox
 from wbsim.sim.controllers import ControllerFinder, ControllerProcess, find_controller
 from wbsim.sim.messages import MessageLog
 from wbsim.sim.phases import PHASE_ORDER, Hook, Phase
@@ -148,8 +149,9 @@ class Simulation:
             if sim is not None:
                 sim.supervision.refresh()
 
+        self.plugin_mailbox = PluginMailbox()
         context = BankContext(self.model, self.basic_time_step_ms, self.substeps, rng, self.messages.warning, now,
-                              refresh_kinematics, self.data)
+                              refresh_kinematics, self.data, self.plugin_mailbox.post)
         self.banks: dict[str, DeviceBank] = {
             kind.name: kind.bank(compiled.bindings.devices[kind.name], context) for kind in device_kinds()
         }
@@ -438,6 +440,7 @@ class Simulation:
             else:
                 bank.restart()  # controllers keep running with their sensors enabled
         self.supervision.reset()
+        self.plugin_mailbox.clear()
         for robot in self.robots:
             robot.custom_data = str(robot.node["customData"])
         if restart_controllers:
