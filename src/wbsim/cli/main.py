@@ -1,8 +1,9 @@
 """The ``wbsim`` command line: ``run``, ``check`` and ``--version``.
 
 Exit statuses: ``run`` returns the supervisor's ``simulationQuit`` status (0 otherwise); 2 for a world
-that does not load (every problem is printed) or bad arguments; 1 when the physics diverges; 130 when
-interrupted with Ctrl-C.
+that does not load (every problem is printed) or bad arguments; 1 when the physics diverges, or when a
+controller or the physics plugin raised (its traceback is printed and the run goes on without it); 130
+when interrupted with Ctrl-C.
 ``check`` returns 0 when the world loads cleanly and 1 when it has problems.
 """
 
@@ -150,6 +151,8 @@ def _run(args: argparse.Namespace) -> int:
 
             status = sim.run(args.duration, on_step=after_step if (show or realtime) else None)
             progress.update(sim.time_s, force=True)
+            if status == 0 and sim.failed:  # a controller or the physics plugin raised (tracebacks printed)
+                status = 1
     except KeyboardInterrupt:
         print(f"\nwbsim: interrupted at t = {sim.time_s:.3f} s", file=sys.stderr)
         status = 130

@@ -40,6 +40,7 @@ class SolidBinding:
         robot_node: the outermost Robot containing the Solid (itself for a Robot), or None.
         site_id: for a frame-only Solid (``BodyPlan.frame_only``: no body of its own), the site carrying
             the Solid's frame on ``body_id``; -1 for a Solid with its own body.
+        geom_nodes: the Webots geometry node of each of ``geom_ids`` (Box, Sphere, ... in the boundingObject).
     """
 
     node: WbNode
@@ -51,6 +52,7 @@ class SolidBinding:
     geom_ids: tuple[int, ...]
     robot_node: WbNode | None
     site_id: int = -1
+    geom_nodes: tuple[WbNode, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -700,6 +700,7 @@ class _Builder:
                 geom_ids=tuple(gid(g) for g, _ in s.geoms),
                 robot_node=robot.outermost.node if robot and robot.outermost else None,
                 site_id=sid(s.site_name),
+                geom_nodes=tuple(self._geom_descriptions[g].node for g, _ in s.geoms),
             )
         joint_bindings: dict[int, JointBinding] = {}
         for j in self.joints:

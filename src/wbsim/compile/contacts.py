@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from wbsim.world.model import WbNode
 
-__all__ = ["ContactParams", "contact_params", "INFINITE_FRICTION", "DEFAULT_WEBOTS_CONTACT"]
+__all__ = ["ContactParams", "contact_params", "ode_surface_params", "INFINITE_FRICTION", "DEFAULT_WEBOTS_CONTACT"]
 
 INFINITE_FRICTION = 1.0e6
 """Friction coefficient standing for Webots' infinite friction (-1); stable in MuJoCo's solver."""
@@ -94,6 +94,25 @@ def _surface_of(node: WbNode | None) -> _Surface:
         float(node["softERP"]),  # type: ignore[arg-type]
         float(node["softCFM"]),  # type: ignore[arg-type]
     )
+
+
+def ode_surface_params(mu: float, mu2: float, bounce: float, soft_erp: float, soft_cfm: float,
+                       physics_dt_s: float) -> ContactParams:
+    """The MuJoCo parameters of an ODE contact surface (a physics plugin's ``dContact.surface``).
+
+    Args:
+        mu, mu2: Coulomb friction in the first and second friction directions (``inf``: no slip).
+        bounce: restitution (0: none).
+        soft_erp, soft_cfm: the contact's ERP and CFM.
+        physics_dt_s: the MuJoCo time step in seconds.
+    """
+    def clamp(value: float) -> float:
+        return INFINITE_FRICTION if value < 0 or math.isinf(value) else max(value, 0.0)
+
+    stiffness_ratio = (max(soft_erp, 1e-6) / max(soft_cfm, 1e-12)) / (_DEFAULT_ERP / _DEFAULT_CFM)
+    zeta = _damping_ratio(bounce)
+    timeconst = max(_DEFAULT_TIMECONST / math.sqrt(stiffness_ratio), 2.0 * physics_dt_s / min(zeta, 1.0))
+    return ContactParams(friction=(clamp(mu), clamp(mu2), 0.0, 0.0, 0.0), condim=3, solref=(timeconst, zeta))
 
 
 def contact_params(node: WbNode | None, physics_dt_s: float) -> ContactParams:

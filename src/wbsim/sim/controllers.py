@@ -37,7 +37,7 @@ import greenlet
 if TYPE_CHECKING:
     from wbsim.sim.robot import RobotRuntime
 
-__all__ = ["ControllerProcess", "current_robot", "ControllerFinder", "find_controller", "NO_CONTROLLER"]
+__all__ = ["ControllerProcess", "current_robot", "ControllerFinder", "find_controller", "importable_names", "NO_CONTROLLER"]
 
 _CURRENT_ROBOT: contextvars.ContextVar[RobotRuntime | None] = contextvars.ContextVar("wbsim_robot", default=None)
 
@@ -79,7 +79,8 @@ def find_controller(project_dir: Path, robot_name: str, name: str) -> tuple[Path
                   '"<none>" or "<extern>" to drive the robot from Python.')
 
 
-def _importable_names(folder: Path) -> set[str]:
+def importable_names(folder: Path) -> set[str]:
+    """The top-level module names a folder provides (its .py files and packages)."""
     names = set()
     try:
         entries = list(folder.iterdir())
@@ -139,7 +140,7 @@ class ControllerProcess:
         self._folder_str = str(self.folder)
         self.argv = [script.name, *args]
         self.finder = finder
-        self.private_names = _importable_names(self.folder)
+        self.private_names = importable_names(self.folder)
         self.loaded_names: set[str] = set()
         self._swap = set(self.private_names)
         self._loaded_count = 0

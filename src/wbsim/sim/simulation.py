@@ -26,6 +26,7 @@ from wbsim.devices.kind import BankContext, CoreDevice, DeviceBank
 from wbsim.devices.registry import device_kinds
 from wbsim.errors import ControllerError, SimulationError
 from wbsim.plugins.mailbox import PluginMailbox
+from wbsim.plugins.runtime import PluginRuntime
 from wbsim.sim.controllers import ControllerFinder, ControllerProcess, find_controller
 from wbsim.sim.messages import MessageLog
 from wbsim.sim.phases import PHASE_ORDER, Hook, Phase
@@ -181,6 +182,9 @@ class Simulation:
         self._initial_data = mujoco.MjData(self.model)
         mujoco.mj_copyData(self._initial_data, self.model, self.data)
         self._initial_model_arrays = self._mutable_model_arrays()
+        # The physics plugin loads and initialises after the scene is built and before controllers start
+        # (Webots' order); the initial state above is the one before its init (a reset runs init again).
+        self.plugin: PluginRuntime | None = PluginRuntime.load(self)
         self._finder = ControllerFinder()
         self._processes: list[ControllerProcess] = []
         self._finalizer = weakref.finalize(self, _shutdown, self._finder, self._processes)
@@ -290,10 +294,13 @@ class Simulation:
     def _physics_phases(self) -> None:
         _, on_actuate, on_plugin_step, on_physics, on_collide, on_step_end, on_sample = self._hook_lists
         data = self.data
+        plugin = self.plugin if self.plugin is not None and self.plugin.enabled else None
         for bank in self._actuating:
             bank.actuate(data)
         if on_actuate:
             self._run_hooks(Phase.DEVICES_ACTUATE)
+        if plugin is not None:
+            plugin.step()
         if on_plugin_step:
             self._run_hooks(Phase.PLUGIN_STEP)
         if self.supervision.static_dirty:  # supervisor moves of static bodies, applied once per step
@@ -301,14 +308,20 @@ class Simulation:
         wrenches = self.supervision.wrenches
         if wrenches:
             self.supervision.apply_wrenches()
+        split = plugin.before_physics(data) if plugin is not None and plugin.enabled else False
         substepping = [b for b in self._substep_capable if b.watches_substeps]
-        if substepping:  # a bank must see every physics step (e.g. short bumper contacts, a snap)
+        if split or substepping:  # the plugin edits contacts, or a bank must see every physics step
             for _ in range(self.substeps):
-                mujoco.mj_step(self.model, data)
+                if split:
+                    plugin.physics_step(self.model, data)  # type: ignore[union-attr]
+                else:
+                    mujoco.mj_step(self.model, data)
                 for bank in substepping:
                     bank.substep(data)
         else:
             mujoco.mj_step(self.model, data, nstep=self.substeps)
+        if plugin is not None:
+            plugin.after_physics(data)  # before the wrenches go: it restores xfrc_applied as it found it
         if wrenches:
             self.supervision.clear_wrenches()
         self.step_count += 1
@@ -317,8 +330,12 @@ class Simulation:
             self._unstable()
         if on_physics:
             self._run_hooks(Phase.PHYSICS)
+        if plugin is not None and plugin.enabled:
+            plugin.collision_pass()
         if on_collide:
             self._run_hooks(Phase.COLLIDE)
+        if plugin is not None and plugin.enabled:
+            plugin.step_end()
         if on_step_end:
             self._run_hooks(Phase.PLUGIN_STEP_END)
         step = self.step_count
@@ -385,6 +402,12 @@ class Simulation:
                 on_step(self)
         return self.exit_status
 
+    @property
+    def failed(self) -> bool:
+        """True if a controller crashed (raised) or the physics plugin raised and was disabled."""
+        crashed = any(r.controller is not None and r.controller.crashed for r in self.robots)
+        return crashed or (self.plugin is not None and self.plugin.failed)
+
     def controllers_running(self) -> bool:
         """True while at least one controller has not ended."""
         return any(r.controller is not None and not r.controller.finished for r in self.robots)
@@ -396,8 +419,11 @@ class Simulation:
             self.exit_status = int(status)
 
     def close(self) -> None:
-        """End the simulation: waiting controllers get -1 from ``step`` and may clean up, then are stopped."""
+        """End the simulation: waiting controllers get -1 from ``step`` and may clean up, then are stopped;
+        the physics plugin's ``webots_physics_cleanup`` runs."""
         self.ended = True
+        if self.plugin is not None:
+            self.plugin.close()
         for robot in self.robots:
             process = robot.controller
             if process is None or process.finished or process.greenlet is None:
@@ -427,6 +453,8 @@ class Simulation:
 
     def _reset_world(self, restart_controllers: bool) -> None:
         self.world_resets += 1
+        if self.plugin is not None:
+            self.plugin.before_reset()
         mujoco.mj_copyData(self.data, self.model, self._initial_data)
         for name, values in self._initial_model_arrays.items():
             getattr(self.model, name)[...] = values
@@ -443,6 +471,8 @@ class Simulation:
         self.plugin_mailbox.clear()
         for robot in self.robots:
             robot.custom_data = str(robot.node["customData"])
+        if self.plugin is not None:
+            self.plugin.after_reset()
         if restart_controllers:
             self._start_controllers()
         else:

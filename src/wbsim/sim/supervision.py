@@ -106,6 +106,7 @@ class Supervision:
         self.node_ids: dict[WbNode, int] = {}
         self.wrenches: dict[int, np.ndarray] = {}
         self._fresh_at: int | None = None
+        self.version = 0  # counts edits of the state between steps (caches keyed on it refresh)
         # Moves of static bodies (model poses) and mocap bodies are applied together by `flush_static`,
         # before the next read or physics step: one kinematics pass however many writes.
         self.static_dirty = False
@@ -173,6 +174,7 @@ class Supervision:
     def invalidate(self) -> None:
         """Mark derived quantities stale (after ``qpos``/``qvel``/model pose edits)."""
         self._fresh_at = None
+        self.version += 1
 
     def reset(self) -> None:
         """Forget field values, pending forces and pending moves written by supervisors; frame-only Solids
