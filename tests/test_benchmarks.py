@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import connector_bench  # noqa: E402
 import paired  # noqa: E402
+import plugin_bench  # noqa: E402
 import sim_bench  # noqa: E402
 import touch_sensor_bench  # noqa: E402
 
@@ -67,3 +68,16 @@ def test_connector_bench_worlds_differ_only_by_their_connectors(tmp_path):
     raft = connector_bench.load(connector_bench.write_world(tmp_path, "raft", connector_bench.raft_world(4, True)), True)
     assert (raft.banks["connector"].presence == 1).sum() == 8  # the inner faces of a 2 x 2 raft see each other
     raft.close()
+
+
+def test_plugin_bench_worlds_push_every_rover_and_offer_pile_pairs(tmp_path):
+    with_plugin = plugin_bench.load(plugin_bench.force_project(tmp_path / "a", 2, True), 0.05)
+    without = plugin_bench.load(plugin_bench.force_project(tmp_path / "b", 2, False), 0.05)
+    assert without.plugin is None
+    assert len(with_plugin.plugin.file.namespace["bodies"]) == 2 and with_plugin.plugin.enabled
+    pile = plugin_bench.load(plugin_bench.pile_project(tmp_path / "c", 10, True), 0.2)
+    plain = plugin_bench.load(plugin_bench.pile_project(tmp_path / "d", 10, False), 0.2)
+    assert pile.plugin.file.namespace["pairs"] > 0
+    assert "webots_physics_collide" not in plain.plugin.file.callbacks
+    for sim in (with_plugin, without, pile, plain):
+        sim.close()

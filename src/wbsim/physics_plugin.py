@@ -33,7 +33,7 @@ import numpy as np
 
 from wbsim.compile.frames import Frame, quat_to_matrix
 from wbsim.errors import PluginError
-from wbsim.plugins.bodies import Body
+from wbsim.plugins.bodies import Body, cross
 from wbsim.plugins.collisions import ContactJoint, JointGroup, World
 from wbsim.plugins.geoms import Geom, Ray, Space
 from wbsim.plugins.ode_types import *  # noqa: F403 (ODE's constants and structures, re-exported)
@@ -89,10 +89,13 @@ def _matrix12(rot: np.ndarray) -> list[float]:
     return out
 
 
-def _body(body: Body | None, function: str) -> Body:
+def _body(body: Body | None, function: str, state: bool = True) -> Body:
+    """Check a body argument; with ``state``, make the poses and velocities it reads current (adding a force
+    at the centre of mass reads nothing, so it skips that)."""
     if not isinstance(body, Body):
         raise PluginError(f"{function}(): invalid body {body!r} (NULL or not a dBodyID).")
-    current_plugin().scene.refresh()
+    if state:
+        current_plugin().scene.refresh()
     return body
 
 
@@ -171,41 +174,43 @@ def dWebotsConsolePrintf(format: str, *args: object) -> None:  # noqa: A002, N80
 
 
 # -- bodies ---------------------------------------------------------------------------------------------------------
-def _add(body: Body, force: np.ndarray, torque: np.ndarray) -> None:
+def _add(body: Body, force: np.ndarray | None, torque: np.ndarray | None) -> None:
     current_plugin().forces.add(body, force, torque)
 
 
 def dBodyAddForce(body: Body, fx: float, fy: float, fz: float) -> None:  # noqa: N802 (ODE's names)
     """Add a force (world frame, N) at the centre of mass, acting during the next physics step."""
-    body = _body(body, "dBodyAddForce")
-    _add(body, _vector(fx, fy, fz), np.zeros(3))
+    forces = current_plugin().forces
+    if not isinstance(body, Body):  # inline rather than _body(): plugins call this for every body and step
+        _body(body, "dBodyAddForce")
+    forces.add_force(body, float(fx), float(fy), float(fz))
 
 
 def dBodyAddRelForce(body: Body, fx: float, fy: float, fz: float) -> None:  # noqa: N802
     """Add a force given in the body frame (N) at the centre of mass."""
     body = _body(body, "dBodyAddRelForce")
-    _add(body, body.rotation() @ _vector(fx, fy, fz), np.zeros(3))
+    _add(body, body.rotation() @ _vector(fx, fy, fz), None)
 
 
 def dBodyAddForceAtPos(body: Body, fx: float, fy: float, fz: float, px: float, py: float, pz: float) -> None:  # noqa: N802
     """Add a force (world frame, N) at a world point (m)."""
     body = _body(body, "dBodyAddForceAtPos")
     force = _vector(fx, fy, fz)
-    _add(body, force, np.cross(_vector(px, py, pz) - body.com(), force))
+    _add(body, force, cross(_vector(px, py, pz) - body.com(), force))
 
 
 def dBodyAddForceAtRelPos(body: Body, fx: float, fy: float, fz: float, px: float, py: float, pz: float) -> None:  # noqa: N802
     """Add a force (world frame, N) at a point given in the body frame (m)."""
     body = _body(body, "dBodyAddForceAtRelPos")
     force = _vector(fx, fy, fz)
-    _add(body, force, np.cross(body.rotation() @ _vector(px, py, pz), force))
+    _add(body, force, cross(body.rotation() @ _vector(px, py, pz), force))
 
 
 def dBodyAddRelForceAtPos(body: Body, fx: float, fy: float, fz: float, px: float, py: float, pz: float) -> None:  # noqa: N802
     """Add a force given in the body frame (N) at a world point (m)."""
     body = _body(body, "dBodyAddRelForceAtPos")
     force = body.rotation() @ _vector(fx, fy, fz)
-    _add(body, force, np.cross(_vector(px, py, pz) - body.com(), force))
+    _add(body, force, cross(_vector(px, py, pz) - body.com(), force))
 
 
 def dBodyAddRelForceAtRelPos(body: Body, fx: float, fy: float, fz: float, px: float, py: float, pz: float) -> None:  # noqa: N802
@@ -213,19 +218,19 @@ def dBodyAddRelForceAtRelPos(body: Body, fx: float, fy: float, fz: float, px: fl
     body = _body(body, "dBodyAddRelForceAtRelPos")
     rot = body.rotation()
     force = rot @ _vector(fx, fy, fz)
-    _add(body, force, np.cross(rot @ _vector(px, py, pz), force))
+    _add(body, force, cross(rot @ _vector(px, py, pz), force))
 
 
 def dBodyAddTorque(body: Body, tx: float, ty: float, tz: float) -> None:  # noqa: N802
     """Add a torque (world frame, N m)."""
-    body = _body(body, "dBodyAddTorque")
-    _add(body, np.zeros(3), _vector(tx, ty, tz))
+    body = _body(body, "dBodyAddTorque", state=False)
+    _add(body, None, _vector(tx, ty, tz))
 
 
 def dBodyAddRelTorque(body: Body, tx: float, ty: float, tz: float) -> None:  # noqa: N802
     """Add a torque given in the body frame (N m)."""
     body = _body(body, "dBodyAddRelTorque")
-    _add(body, np.zeros(3), body.rotation() @ _vector(tx, ty, tz))
+    _add(body, None, body.rotation() @ _vector(tx, ty, tz))
 
 
 def dBodyGetPosition(body: Body) -> list[float]:  # noqa: N802
@@ -326,7 +331,7 @@ def dBodyGetPointVel(body: Body, px: float, py: float, pz: float,  # noqa: N802
     """The velocity (world frame, m/s) of the body's material point at a world point."""
     body = _body(body, "dBodyGetPointVel")
     linear, angular = body.velocity()
-    return _fill(result, linear + np.cross(angular, _vector(px, py, pz) - body.com()))
+    return _fill(result, linear + cross(angular, _vector(px, py, pz) - body.com()))
 
 
 def dBodyGetRelPointVel(body: Body, px: float, py: float, pz: float,  # noqa: N802
@@ -334,7 +339,7 @@ def dBodyGetRelPointVel(body: Body, px: float, py: float, pz: float,  # noqa: N8
     """The velocity (world frame, m/s) of a point given in the body frame."""
     body = _body(body, "dBodyGetRelPointVel")
     linear, angular = body.velocity()
-    return _fill(result, linear + np.cross(angular, body.rotation() @ _vector(px, py, pz)))
+    return _fill(result, linear + cross(angular, body.rotation() @ _vector(px, py, pz)))
 
 
 def dBodyGetWorld(body: Body) -> World:  # noqa: N802
@@ -353,7 +358,7 @@ def dBodyEnable(body: Body) -> None:  # noqa: N802
     """Wake the body up (it will move again from the next physics step)."""
     body = _body(body, "dBodyEnable")
     if body.scene.data.body_awake[body.root] == 0:
-        _add(body, np.zeros(3), np.array([0.0, 0.0, 1e-300]))  # MuJoCo wakes a tree with an applied force
+        _add(body, None, np.array([0.0, 0.0, 1e-300]))  # MuJoCo wakes a tree with an applied force
 
 
 def dBodyDisable(body: Body) -> None:  # noqa: N802

@@ -52,7 +52,7 @@ def test_a_constant_force_on_a_body_found_by_a_dotted_path_accelerates_it_by_f_o
         global body
         body = dWebotsGetBodyFromDEF("GROUP.BOT")
     def webots_physics_step():
-        dBodyAddForce(body, 4.0, 0.0, 0.0)
+        dBodyAddForce(body, 0.0, 4.0, 0.0)  # across the offset between the Solid's and the group's centres
     def webots_physics_cleanup():
         pass
     """
@@ -61,9 +61,9 @@ def test_a_constant_force_on_a_body_found_by_a_dotted_path_accelerates_it_by_f_o
     assert body.mass == pytest.approx(2.0)  # the robot and the Solid merged into it
     sim.run(1.0)
     velocity = sim.robot("bot").getSelf().getVelocity()
-    acceleration = velocity[0] / sim.time_s
+    acceleration = velocity[1] / sim.time_s
     assert acceleration == pytest.approx(4.0 / 2.0, rel=0.01)
-    assert abs(velocity[1]) < 1e-9 and abs(velocity[5]) < 1e-9  # at the centre of mass: no turn
+    assert abs(velocity[0]) < 1e-9 and abs(velocity[5]) < 1e-9  # at the centre of mass: no turn
 
 
 def test_relative_forces_torques_and_forces_at_points(project, load):
@@ -407,6 +407,27 @@ def test_a_raising_callback_prints_its_traceback_and_the_run_goes_on_without_the
     assert sim.time_s == pytest.approx(0.208)  # the simulation went on
     sim.close()
     assert "cleanup" not in sim.plugin.file.namespace["events"]
+
+
+def test_a_raising_collide_callback_disables_the_plugin_and_pairs_get_default_contacts(project, load, capsys):
+    source = HEADER + """
+    def webots_physics_init():
+        pass
+    def webots_physics_step():
+        pass
+    def webots_physics_collide(g1, g2):
+        events.append(dWebotsGetTime())
+        raise KeyError("collide")
+    def webots_physics_cleanup():
+        pass
+    """
+    sim = load(plugin_project(project, FLOOR + box("BOX", "0 0 0.05"), source))
+    sim.run(0.5)
+    err = capsys.readouterr().err
+    assert "KeyError: 'collide'" in err and "webots_physics_collide()" in err
+    assert sim.plugin.file.namespace["events"] == [0.0]  # the first pair of the first pass, then disabled
+    assert sim.failed and not sim.plugin.enabled
+    assert sim.robot("box").getSelf().getPosition()[2] == pytest.approx(0.05, abs=1e-3)  # still on the floor
 
 
 def test_the_cli_exit_status_says_the_plugin_failed(project):

@@ -142,7 +142,8 @@ class Collisions:
         self.group = JointGroup("contacts")
         self.persistent = JointGroup("no group")  # joints made without a group (ODE never empties them)
         self.rays: list[Ray] = []
-        self._injected = _Injected()
+        self._empty = _Injected()
+        self._injected = self._empty
         self._fields = _contact_fields()
         self._wake: list[int] = []
         self.in_pass = False
@@ -191,6 +192,9 @@ class Collisions:
     def collision_pass(self, collide: Callable[[Geom, Geom], int] | None) -> None:
         """Webots' collision pass: offer every pair in contact to ``collide`` (if the plugin has it) and
         record the suppressed pairs for the next basic step."""
+        if collide is None:
+            self._handled = self._handled[:0]
+            return
         handled: list[int] = []
         if collide is not None:
             self.in_pass = True
@@ -211,28 +215,32 @@ class Collisions:
 
     def _offer_pairs(self, probe: mujoco.MjData, collide: Callable[[Geom, Geom], int], handled: list[int]) -> None:
         geom_of = self.scene.geom_of
+        geoms = probe.contact.geom[: probe.ncon]
+        keys = self._keys(geoms[:, 0], geoms[:, 1])
+        _, first = np.unique(keys, return_index=True)
         tops: dict[tuple[int, int], tuple[Geom, Geom, list[tuple[Primitive, Primitive]]]] = {}
-        seen: set[int] = set()
-        for g1, g2 in probe.contact.geom[: probe.ncon].tolist():
-            key = int(self._keys(np.array([g1]), np.array([g2]))[0])
-            if key in seen:
-                continue
-            seen.add(key)
+        for index in np.sort(first).tolist():  # each geom pair once, in MuJoCo's order
+            g1, g2 = int(geoms[index, 0]), int(geoms[index, 1])
             a, b = geom_of[g1], geom_of[g2]
             if a is None or b is None:
                 continue
             a, b = self._pair_order(a, b)
             top_a, top_b = a.top, b.top
-            entry = tops.setdefault((id(top_a), id(top_b)), (top_a, top_b, []))
+            entry = tops.get((id(top_a), id(top_b)))
+            if entry is None:
+                entry = tops[(id(top_a), id(top_b))] = (top_a, top_b, [])
             entry[2].append((a, b))
         for top_a, top_b, leaves in tops.values():
             self._dispatch(top_a, top_b, leaves, collide, handled)
+
+    def _key(self, a: int, b: int) -> int:
+        return min(a, b) * self.scene.model.ngeom + max(a, b)
 
     def _dispatch(self, a: Geom, b: Geom, leaves: list[tuple[Primitive, Primitive]],
                   collide: Callable[[Geom, Geom], int], handled: list[int]) -> None:
         result = collide(a, b)
         if result in HANDLED:
-            handled.extend(int(self._keys(np.array([x.geom_id]), np.array([y.geom_id]))[0]) for x, y in leaves)
+            handled.extend(self._key(x.geom_id, y.geom_id) for x, y in leaves)
             return
         if result != 0 or not (a.is_space() or b.is_space()):
             return  # default contacts (any other value does not recurse into spaces, as in Webots)
@@ -289,8 +297,7 @@ class Collisions:
         found: list[dContactGeom] = []
         for la in o1.leaves():
             for lb in o2.leaves():
-                key = int(self._keys(np.array([la.geom_id]), np.array([lb.geom_id]))[0])
-                indices = self._pass_contacts.get(key)
+                indices = self._pass_contacts.get(self._key(la.geom_id, lb.geom_id))
                 if indices is not None:
                     for i in indices:
                         contact = probe.contact[i]
@@ -347,7 +354,7 @@ class Collisions:
             True if the MuJoCo steps must be split (suppressed pairs or contact joints).
         """
         joints = self.active_joints()
-        self._injected = self._build_injected(joints)
+        self._injected = self._build_injected(joints) if joints else self._empty
         for joint in joints:
             joint.steps -= 1
         return bool(len(self._handled) or self._injected.contacts)
@@ -497,9 +504,10 @@ class Collisions:
 
     def end_step(self) -> None:
         """After the physics of a basic step: drop the injected contacts and expired joints."""
-        self._injected = _Injected()
+        self._injected = self._empty
         for group in (self.group, self.persistent):
-            group.joints[:] = [j for j in group.joints if j.steps > 0]
+            if group.joints:
+                group.joints[:] = [j for j in group.joints if j.steps > 0]
 
     def clear(self) -> None:
         """Forget every contact joint, suppressed pair and ray collision state (a reset)."""

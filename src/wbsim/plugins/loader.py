@@ -63,6 +63,9 @@ class PluginFile:
     _private: dict[str, ModuleType] = field(default_factory=dict)
     _names: set[str] = field(default_factory=set)
 
+    def __post_init__(self) -> None:
+        self._folder = str(self.script.parent)
+
     @property
     def folder(self) -> Path:
         """The plugin's folder."""
@@ -72,36 +75,45 @@ class PluginFile:
     def running(self, in_folder: bool = False) -> Iterator[None]:
         """While plugin code runs: its folder first on ``sys.path``, its private modules in ``sys.modules``
         (and the working directory its folder, with ``in_folder``, as Webots does for ``init``)."""
+        state = self.enter(in_folder)
+        try:
+            yield
+        finally:
+            self.leave(state)
+
+    def enter(self, in_folder: bool = False) -> tuple[list[str], dict[str, ModuleType | None], int, str | None]:
+        """Start running plugin code (see :meth:`running`); returns what :meth:`leave` restores."""
         saved_path = sys.path
-        sys.path = [str(self.folder), *saved_path]
+        sys.path = [self._folder, *saved_path]
         outside: dict[str, ModuleType | None] = {}
         for name in self._names:
             outside[name] = sys.modules.pop(name, None)
             if name in self._private:
                 sys.modules[name] = self._private[name]
-        before = set(sys.modules)
-        cwd = os.getcwd() if in_folder else None
+        cwd = None
         if in_folder:
-            os.chdir(self.folder)
-        try:
-            yield
-        finally:
-            if cwd is not None:
-                os.chdir(cwd)
-            sys.path = saved_path
-            # Modules loaded from the plugin's folder now are its own: keep them aside.
-            for name in set(sys.modules) - before:
-                module = sys.modules[name]
+            cwd = os.getcwd()
+            os.chdir(self._folder)
+        return saved_path, outside, len(sys.modules), cwd
+
+    def leave(self, state: tuple[list[str], dict[str, ModuleType | None], int, str | None]) -> None:
+        """Stop running plugin code: restore what :meth:`enter` changed."""
+        saved_path, outside, count, cwd = state
+        if cwd is not None:
+            os.chdir(cwd)
+        sys.path = saved_path
+        if len(sys.modules) != count:  # something was imported: modules from the plugin's folder are its own
+            for name, module in list(sys.modules.items()):
                 origin = getattr(module, "__file__", None) or ""
-                if origin.startswith(str(self.folder)):
+                if origin.startswith(self._folder):
                     self._names.add(name.partition(".")[0])
-            for name in self._names:
-                module = sys.modules.pop(name, None)
-                if module is not None:
-                    self._private[name] = module
-                previous = outside.get(name)
-                if previous is not None:
-                    sys.modules[name] = previous
+        for name in self._names:
+            module = sys.modules.pop(name, None)
+            if module is not None:
+                self._private[name] = module
+            previous = outside.get(name)
+            if previous is not None:
+                sys.modules[name] = previous
 
     def load(self) -> None:
         """Run the file (its top level only; callbacks run later)."""

@@ -156,12 +156,19 @@ class PluginRuntime:
         function = self.file.callbacks.get(callback)
         if function is None or not self.enabled:
             return None
-        with self._context(phase), self.file.running(in_folder):
-            try:
-                return function(*args)
-            except Exception:
-                self._report(f"{callback}()")
-                return None
+        # Inline rather than context managers: the collide callback runs once per pair and step.
+        token = _CURRENT.set(self)
+        previous, self.phase = self.phase, phase
+        state = self.file.enter(in_folder)
+        try:
+            return function(*args)
+        except Exception:
+            self._report(f"{callback}()")
+            return None
+        finally:
+            self.file.leave(state)
+            self.phase = previous
+            _CURRENT.reset(token)
 
     @property
     def contact_group(self) -> JointGroup | None:
@@ -206,16 +213,40 @@ class PluginRuntime:
         self.collisions.end_step()
 
     def collision_pass(self) -> None:
-        """Webots' collision pass (phase ``COLLIDE``): ``webots_physics_collide`` for each pair."""
-        collide = self._collide if self.enabled and "webots_physics_collide" in self.file.callbacks else None
-        self.collisions.collision_pass(collide)
+        """Webots' collision pass (phase ``COLLIDE``): ``webots_physics_collide`` for each pair.
 
-    def _collide(self, g1: Geom, g2: Geom) -> int:
-        result = self._call("webots_physics_collide", g1, g2, phase="collide")
+        The pass runs as one plugin call (one context switch, not one per pair): the callback is called
+        directly; if it raises, the plugin is disabled and the remaining pairs get default handling.
+        """
+        function = self.file.callbacks.get("webots_physics_collide") if self.enabled else None
+        if function is None:
+            self.collisions.collision_pass(None)
+            return
+
+        def collide(g1: Geom, g2: Geom) -> int:
+            if not self.enabled:
+                return 0
+            try:
+                result = function(g1, g2)
+            except Exception:
+                self._report("webots_physics_collide()")
+                return 0
+            if type(result) is int:
+                return result
+            try:
+                return int(result)  # type: ignore[call-overload]
+            except (TypeError, ValueError):
+                return 0
+
+        token = _CURRENT.set(self)
+        previous, self.phase = self.phase, "collide"
+        state = self.file.enter(False)
         try:
-            return int(result)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            return 0
+            self.collisions.collision_pass(collide)
+        finally:
+            self.file.leave(state)
+            self.phase = previous
+            _CURRENT.reset(token)
 
     def step_end(self) -> None:
         """``webots_physics_step_end()`` (phase ``PLUGIN_STEP_END``)."""
