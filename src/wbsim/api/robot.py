@@ -48,6 +48,7 @@ class Robot:
                 "use sim.robot('<robot name>') on the simulation returned by wbsim.load_world()."
             )
         self._runtime = runtime
+        self._step_hooks: list[Callable[[float], None]] = []
         self.devices: dict[str, Device] = {}
         self._ordered: list[Device] = []
         for core in runtime.devices:
@@ -59,7 +60,14 @@ class Robot:
     def step(self, time_step: int | float | None = None) -> int:
         """Run the simulation for ``time_step`` ms (default: basicTimeStep); 0, or -1 when the simulation ends."""
         duration = self._runtime.sim.basic_time_step_ms if time_step is None else time_step
+        for hook in self._step_hooks:
+            hook(duration)
         return self._runtime.step(duration)
+
+    def _add_step_hook(self, hook: Callable[[float], None]) -> None:
+        """Call ``hook(duration_ms)`` at each ``step`` call, before the simulation runs: controller-library work
+        Webots does when a controller steps (``write_request``), e.g. an emitter with a baud rate."""
+        self._step_hooks.append(hook)
 
     def getTime(self) -> float:
         """Simulated time in seconds."""

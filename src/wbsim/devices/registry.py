@@ -22,6 +22,7 @@ KIND_MODULES: tuple[str, ...] = (
     "wbsim.devices.position_sensor",
     "wbsim.devices.touch_sensor",
     "wbsim.devices.connector",
+    "wbsim.devices.radio",
 )
 """The modules defining a ``KIND``, in the order banks run within a phase."""
 

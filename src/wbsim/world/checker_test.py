@@ -52,8 +52,9 @@ def test_unknown_node_lists_valid_nodes_and_suggests() -> None:
     assert error.location == loc(4, 14)
     assert error.node_path == 'Robot "rover" > children[0]'
     assert error.message.startswith("Unknown node or PROTO 'Soild'. Did you mean 'Solid'?")
-    assert ("Valid nodes in field 'children' of Robot: BallJoint, Connector, DirectionalLight, Group, HingeJoint, PointLight, "
-            "Pose, Robot, Shape, SliderJoint, Solid, SpotLight, TouchSensor, Transform (or a PROTO declared with EXTERNPROTO).") \
+    assert ("Valid nodes in field 'children' of Robot: BallJoint, Connector, DirectionalLight, Emitter, Group, HingeJoint, "
+            "PointLight, Pose, Receiver, Robot, Shape, SliderJoint, Solid, SpotLight, TouchSensor, Transform (or a PROTO "
+            "declared with EXTERNPROTO).") \
         in error.message
 
 
@@ -288,7 +289,8 @@ def test_misplaced_geometry_in_children_lists_valid_nodes() -> None:
     error = one_error("Solid { children [ Box { } ] }")
     assert error.message == (
         "A Box node cannot be placed in field 'children' of Solid: expected one of BallJoint, Connector, "
-        "DirectionalLight, Group, HingeJoint, PointLight, Pose, Robot, Shape, SliderJoint, Solid, SpotLight, TouchSensor, Transform."
+        "DirectionalLight, Emitter, Group, HingeJoint, PointLight, Pose, Receiver, Robot, Shape, SliderJoint, Solid, SpotLight, "
+        "TouchSensor, Transform."
     )
     assert error.location == loc(2, 20)
     assert error.node_path == "Solid > children[0]"
@@ -300,7 +302,8 @@ def test_misplaced_geometry_in_children_lists_valid_nodes() -> None:
         ("Sphere { }", "Sphere", "the world", "Background, BallJoint"),
         ("Solid { boundingObject Solid { } }", "Solid", "field 'boundingObject' of Solid",
          "Box, Capsule, Cylinder, ElevationGrid, Group, IndexedFaceSet, Plane, Pose, Shape, Sphere, Transform"),
-        ("HingeJoint { endPoint Box { } }", "Box", "field 'endPoint' of HingeJoint", "Connector, Robot, Solid"),
+        ("HingeJoint { endPoint Box { } }", "Box", "field 'endPoint' of HingeJoint",
+         "Connector, Emitter, Receiver, Robot, Solid"),
         ("HingeJoint { device [ LinearMotor { } ] }", "LinearMotor", "field 'device' of HingeJoint",
          "PositionSensor, RotationalMotor"),
         ("SliderJoint { jointParameters HingeJointParameters { } }", "HingeJointParameters",
@@ -319,7 +322,7 @@ def test_misplaced_nodes(body: str, node: str, field: str, valid: str) -> None:
 def test_unsupported_known_nodes_are_skipped_with_a_warning() -> None:
     model = load(
         'Robot { name "r" children [ Camera { name "cam" unknownField 1 } Solid { } ]\n'
-        "  boundingObject Mesh { url \"x.obj\" } }\nHingeJoint { endPoint Emitter { } }"
+        "  boundingObject Mesh { url \"x.obj\" } }\nHingeJoint { endPoint Radar { } }"
     )
     robot, joint = model.nodes
     (child,) = robot["children"]  # type: ignore[misc]
