@@ -32,6 +32,7 @@ import mujoco
 import numpy as np
 
 from wbsim.compile.contacts import ode_surface_params
+from wbsim.plugins.cylinder_plane import cylinder_plane_points
 from wbsim.plugins.geoms import Geom, Primitive, Ray
 from wbsim.plugins.ode_types import (
     dContact,
@@ -54,6 +55,8 @@ HANDLED = (1, 2)
 PROBE_MARGIN = 0.005
 """Pairs closer than this (m; or a tenth of the larger geom's bounding radius) are offered to the plugin."""
 _NOT_ATTACHED = object()
+_PLANE, _CYLINDER = int(mujoco.mjtGeom.mjGEOM_PLANE), int(mujoco.mjtGeom.mjGEOM_CYLINDER)
+_PLANE_CYLINDER = ((_PLANE, _CYLINDER), (_CYLINDER, _PLANE))
 
 
 class World:
@@ -294,11 +297,14 @@ class Collisions:
         if isinstance(o1, Ray) or isinstance(o2, Ray):
             return self._ray_contacts(o1, o2)[:max_contacts]
         probe = self.probe()
+        model = self.scene.model
         found: list[dContactGeom] = []
         for la in o1.leaves():
             for lb in o2.leaves():
-                indices = self._pass_contacts.get(self._key(la.geom_id, lb.geom_id))
-                if indices is not None:
+                types = (int(model.geom_type[la.geom_id]), int(model.geom_type[lb.geom_id]))
+                if types in _PLANE_CYLINDER:
+                    found.extend(self._cylinder_plane(probe, la, lb, o1, o2))
+                elif (indices := self._pass_contacts.get(self._key(la.geom_id, lb.geom_id))) is not None:
                     for i in indices:
                         contact = probe.contact[i]
                         if contact.dist > 0.0:  # near, not touching: ODE's dCollide reports no point
@@ -311,7 +317,8 @@ class Collisions:
                                                   -float(contact.dist), o1, o2))
                 else:
                     fromto = np.zeros(6)
-                    distance = mujoco.mj_geomDistance(self.scene.model, probe, la.geom_id, lb.geom_id, 0.0, fromto)
+                    # distmax > 0: mj_geomDistance returns distmax itself for pairs further apart than it.
+                    distance = mujoco.mj_geomDistance(model, probe, la.geom_id, lb.geom_id, 1.0, fromto)
                     if distance <= 0.0:
                         span = fromto[3:] - fromto[:3]
                         length = float(np.linalg.norm(span))
@@ -322,6 +329,21 @@ class Collisions:
                 if len(found) >= max_contacts:
                     return found[:max_contacts]
         return found
+
+    def _cylinder_plane(self, probe: mujoco.MjData, la: Primitive, lb: Primitive, o1: Geom,
+                        o2: Geom) -> list[dContactGeom]:
+        """The touching points of a cylinder and a plane (see :mod:`wbsim.plugins.cylinder_plane`)."""
+        model = self.scene.model
+        plane, cylinder = (la, lb) if int(model.geom_type[la.geom_id]) == _PLANE else (lb, la)
+        up = probe.geom_xmat[plane.geom_id].reshape(3, 3)[:, 2].copy()
+        radius, half_height = (float(v) for v in model.geom_size[cylinder.geom_id][:2])
+        points, dist = cylinder_plane_points(probe.geom_xpos[cylinder.geom_id],
+                                             probe.geom_xmat[cylinder.geom_id].reshape(3, 3), radius, half_height,
+                                             probe.geom_xpos[plane.geom_id], up)
+        # ODE's normal points from o2 to o1: up if the cylinder is o1's, down if the plane is.
+        normal = up if cylinder is la else -up
+        return [dContactGeom(list(map(float, point - 0.5 * d * up)), list(map(float, normal)), -float(d), o1, o2)
+                for point, d in zip(points, dist.tolist()) if d <= 0.0]
 
     def _ray_contacts(self, o1: Geom, o2: Geom) -> list[dContactGeom]:
         ray, other, ray_first = (o1, o2, True) if isinstance(o1, Ray) else (o2, o1, False)
