@@ -352,6 +352,40 @@ def test_a_world_whose_plugin_has_no_collide_pays_nothing_for_it(project, load):
 
 
 # -- rays ------------------------------------------------------------------------------------------------------------
+def test_dcollide_reports_exact_cylinder_floor_points_and_nothing_for_distant_pairs(project, load):
+    # An upright cylinder 2 mm above the floor, one resting 1 mm into it, and a ball far from both.
+    world = (FLOOR + 'DEF UP Solid { translation 0 0 0.052 name "up" boundingObject Cylinder { height 0.1 radius 0.05 } }'
+             'DEF IN Solid { translation 1 0 0.049 name "in" boundingObject Cylinder { height 0.1 radius 0.05 } }'
+             'DEF FAR Solid { translation 0 3 1 name "far" boundingObject Sphere { radius 0.1 } }')
+    source = HEADER + """
+    def webots_physics_init():
+        floor = dWebotsGetGeomFromDEF("FLOOR")
+        for name in ("UP", "IN", "FAR"):
+            contacts = [dContactGeom() for _ in range(10)]
+            n = dCollide(dWebotsGetGeomFromDEF(name), floor, 10, contacts)
+            events.append((name, [(c.pos, c.normal, c.depth) for c in contacts[:n]]))
+        contacts = [dContactGeom() for _ in range(10)]
+        n = dCollide(floor, dWebotsGetGeomFromDEF("IN"), 10, contacts)
+        events.append(("IN reversed", [c.normal for c in contacts[:n]]))
+        events.append(("FAR-UP", dCollide(dWebotsGetGeomFromDEF("FAR"), dWebotsGetGeomFromDEF("UP"), 10, contacts)))
+    def webots_physics_step():
+        pass
+    def webots_physics_cleanup():
+        pass
+    """
+    sim = load(plugin_project(project, world, source))
+    events = dict(sim.plugin.file.namespace["events"])
+    assert events["UP"] == [] and events["FAR"] == [] and events["FAR-UP"] == 0
+    touching = events["IN"]
+    assert len(touching) == 3  # MuJoCo's layout: three rim points of the bottom cap
+    for pos, normal, depth in touching:
+        assert depth == pytest.approx(0.001, abs=1e-9)
+        assert normal == pytest.approx([0.0, 0.0, 1.0])  # from the floor (o2) towards the cylinder (o1)
+        assert math.hypot(pos[0] - 1.0, pos[1]) == pytest.approx(0.05, abs=1e-9)
+        assert pos[2] == pytest.approx(-0.0005, abs=1e-9)  # halfway between the two surfaces
+    assert events["IN reversed"] == [pytest.approx([0.0, 0.0, -1.0])] * 3
+
+
 def test_rays_are_offered_against_what_they_cross_and_measure_distances(project, load):
     wall = 'DEF WALL Solid { translation 1 0 0.5 name "wall" boundingObject Box { size 0.2 2 1 } }'
     source = HEADER + """
