@@ -6,9 +6,10 @@ MuJoCo's own plane-cylinder collider finds the rim direction towards the plane b
 1e-13 rad, which a body at rest on a floor reaches), that vector is rounding noise and its
 normalisation can point partly along the axis: the "deepest" rim point then moves off the rim by up to
 a few percent of the radius, and a cylinder 2 mm above a floor can be reported 1 mm inside it (measured
-with MuJoCo 4.0 on the flying-robot demo). ``dCollide`` uses this module for plane-cylinder pairs: below
-a tilt of 1e-9 rad (where rounding is still a millionth of that vector) the rim direction is taken along
-the cylinder's own x-axis instead.
+with MuJoCo 4.0 on the flying-robot demo). ``dCollide`` uses this module for plane-cylinder pairs: the
+rim direction is projected once more onto the cap's plane (so the points are on the rims to rounding),
+and below a tilt of 1e-12 rad, where the direction itself is noise, it is taken along the cylinder's
+own x-axis (every rim direction is then as deep to within radius x 1e-12).
 
 The candidate points are MuJoCo's layout: on the cap nearer the plane, the deepest rim point and the
 two rim points 120 degrees either side of it; on the other cap, its deepest rim point.
@@ -20,7 +21,7 @@ import numpy as np
 
 __all__ = ["cylinder_plane_points"]
 
-_FLAT = 1e-9  # below this tilt (rad) the caps count as parallel to the plane
+_FLAT = 1e-12  # below this tilt (rad) the caps count as parallel to the plane
 _COS120, _SIN120 = -0.5, float(np.sqrt(3.0) / 2.0)
 
 
@@ -55,6 +56,10 @@ def cylinder_plane_points(center: np.ndarray, rotation: np.ndarray, radius: floa
         down = x_axis / np.linalg.norm(x_axis)
     else:
         down /= length
+        # Rounding leaves ``normal - s axis`` a component along the axis (1e-16 / tilt of it): project
+        # it out so that the points lie on the rims.
+        down -= (down @ axis) * axis
+        down /= np.linalg.norm(down)
     side = np.cross(axis, down)
     points = np.array([
         near_cap + radius * down,
