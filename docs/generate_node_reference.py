@@ -39,7 +39,7 @@ def _accepted(spec: FieldSpec) -> str:
         parts.append("{" + ", ".join(_value(c) for c in spec.choices) + "}" + rule)
     if spec.bounds is not None:
         rule = {"error": "error outside", "replace": f"outside -> {_value(spec.replacement)} (warning)",
-                "clamp": "clamped (warning)"}[spec.on_violation]
+                "clamp": "clamped (warning)", "negate": "negative -> its opposite (warning)"}[spec.on_violation]
         parts.append(f"{spec.bounds} ({rule})")
     if spec.node_kinds:
         parts.append("nodes: " + ", ".join(sorted(spec.node_kinds)))

@@ -13,6 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import connector_bench  # noqa: E402
+import distance_sensor_bench  # noqa: E402
 import paired  # noqa: E402
 import plugin_bench  # noqa: E402
 import sim_bench  # noqa: E402
@@ -81,3 +82,18 @@ def test_plugin_bench_worlds_push_every_rover_and_offer_pile_pairs(tmp_path):
     assert "webots_physics_collide" not in plain.plugin.file.callbacks
     for sim in (with_plugin, without, pile, plain):
         sim.close()
+
+
+def test_distance_sensor_bench_worlds_have_eight_sensors_per_rover_enabled_or_not(tmp_path):
+    on = distance_sensor_bench._load(distance_sensor_bench.make_project(tmp_path / "on", 2, "on", reach=1.0))
+    off = distance_sensor_bench._load(distance_sensor_bench.make_project(tmp_path / "off", 2, "off", "infra-red", 0.25))
+    bank = on.banks["distance_sensor"]
+    assert bank.n == 16 and (bank.period_ms > 0).all() and (bank.ray_count == 3).all()
+    assert (bank.type == 0).all() and (off.banks["distance_sensor"].type == 1).all()
+    assert (off.banks["distance_sensor"].period_ms == 0).all()
+    assert on.model.nbody == off.model.nbody  # the sensors are frames, not bodies
+    assert (bank.values > 0).sum() >= 12  # the floor or the other rover, within 1 m
+    on.step()
+    off.step()
+    on.close()
+    off.close()

@@ -22,6 +22,8 @@ KIND_MODULES: tuple[str, ...] = (
     "wbsim.devices.position_sensor",
     "wbsim.devices.touch_sensor",
     "wbsim.devices.connector",
+    "wbsim.devices.distance_sensor",
+    "wbsim.devices.led",
     "wbsim.devices.radio",
 )
 """The modules defining a ``KIND``, in the order banks run within a phase."""

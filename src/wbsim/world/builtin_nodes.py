@@ -81,8 +81,8 @@ def _light(name: str, extra: list[FieldSpec]) -> NodeSchema:
 # so that worlds using them still load. Kinds say where they may appear.
 _UNSUPPORTED: dict[str, str] = {
     **dict.fromkeys(
-        "Accelerometer Altimeter Camera Charger Compass Display DistanceSensor GPS Gyro InertialUnit "
-        "LED Lidar LightSensor Microphone Pen Radar Radio RangeFinder Speaker Track VacuumGripper "
+        "Accelerometer Altimeter Camera Charger Compass Display GPS Gyro InertialUnit "
+        "Lidar LightSensor Microphone Pen Radar Radio RangeFinder Speaker Track VacuumGripper "
         "Fluid Propeller Skin SolidReference DifferentialWheels".split(),
         "solid",
     ),

@@ -502,6 +502,14 @@ class Checker:
             else:
                 self._warn(f"Invalid value {bad[0]:g} for {label}: must be in {bounds}; clamped.", location, path)
             return clamped
+        if spec.on_violation == "negate" and not spec.type.is_multiple:
+            opposite = _map_numbers(value, lambda n: -n)
+            if spec.violation_message is not None:
+                self._warn(spec.violation_message.format(value=f"{bad[0]:g}", replacement=opposite), location, path)
+            else:
+                self._warn(f"Invalid value {bad[0]:g} for {label}: must be in {bounds}; using its opposite as "
+                           "Webots does.", location, path)
+            return opposite
         shown = "nan" if math.isnan(bad[0]) else f"{bad[0]:g}"
         self._error(f"Value {shown} out of range for {label}: must be in {bounds}.", location, path)
         return _INVALID

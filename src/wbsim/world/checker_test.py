@@ -52,9 +52,9 @@ def test_unknown_node_lists_valid_nodes_and_suggests() -> None:
     assert error.location == loc(4, 14)
     assert error.node_path == 'Robot "rover" > children[0]'
     assert error.message.startswith("Unknown node or PROTO 'Soild'. Did you mean 'Solid'?")
-    assert ("Valid nodes in field 'children' of Robot: BallJoint, Connector, DirectionalLight, Emitter, Group, HingeJoint, "
-            "PointLight, Pose, Receiver, Robot, Shape, SliderJoint, Solid, SpotLight, TouchSensor, Transform (or a PROTO "
-            "declared with EXTERNPROTO).") \
+    assert ("Valid nodes in field 'children' of Robot: BallJoint, Connector, DirectionalLight, DistanceSensor, Emitter, "
+            "Group, HingeJoint, LED, PointLight, Pose, Receiver, Robot, Shape, SliderJoint, Solid, SpotLight, TouchSensor, "
+            "Transform (or a PROTO declared with EXTERNPROTO).") \
         in error.message
 
 
@@ -289,8 +289,8 @@ def test_misplaced_geometry_in_children_lists_valid_nodes() -> None:
     error = one_error("Solid { children [ Box { } ] }")
     assert error.message == (
         "A Box node cannot be placed in field 'children' of Solid: expected one of BallJoint, Connector, "
-        "DirectionalLight, Emitter, Group, HingeJoint, PointLight, Pose, Receiver, Robot, Shape, SliderJoint, Solid, SpotLight, "
-        "TouchSensor, Transform."
+        "DirectionalLight, DistanceSensor, Emitter, Group, HingeJoint, LED, PointLight, Pose, Receiver, Robot, Shape, "
+        "SliderJoint, Solid, SpotLight, TouchSensor, Transform."
     )
     assert error.location == loc(2, 20)
     assert error.node_path == "Solid > children[0]"
@@ -303,7 +303,7 @@ def test_misplaced_geometry_in_children_lists_valid_nodes() -> None:
         ("Solid { boundingObject Solid { } }", "Solid", "field 'boundingObject' of Solid",
          "Box, Capsule, Cylinder, ElevationGrid, Group, IndexedFaceSet, Plane, Pose, Shape, Sphere, Transform"),
         ("HingeJoint { endPoint Box { } }", "Box", "field 'endPoint' of HingeJoint",
-         "Connector, Emitter, Receiver, Robot, Solid"),
+         "Connector, DistanceSensor, Emitter, LED, Receiver, Robot, Solid"),
         ("HingeJoint { device [ LinearMotor { } ] }", "LinearMotor", "field 'device' of HingeJoint",
          "PositionSensor, RotationalMotor"),
         ("SliderJoint { jointParameters HingeJointParameters { } }", "HingeJointParameters",
@@ -694,3 +694,14 @@ def test_rotations_load_with_unit_axes(axis: tuple[float, float, float], angle: 
     assert math.isclose(math.hypot(*rotation[:3]), 1.0, rel_tol=1e-12)
     assert rotation[3] == angle
     assert all(math.isclose(r * math.hypot(*axis), a, rel_tol=1e-9, abs_tol=1e-9) for r, a in zip(rotation[:3], axis))
+
+
+def test_negate_repair_at_load_warns_with_the_schema_text() -> None:
+    model = load('Robot { children [ DistanceSensor { name "d" aperture -0.5 redColorSensitivity -2 } ] }')
+    sensor = model.nodes[0]["children"][0]
+    assert (sensor["aperture"], sensor["redColorSensitivity"]) == (0.5, 2.0)
+    assert [w.message for w in model.warnings] == [
+        "Invalid 'aperture' changed to 0.5. The value should be non-negative.",
+        "Invalid 'redColorSensitivity' changed to 2. The value should be non-negative.",
+    ]
+    assert model.warnings[0].node_path == 'Robot > children[0] > DistanceSensor "d" > aperture'

@@ -21,8 +21,9 @@ __all__ = ["Bounds", "FieldSpec", "NodeSchema", "Support", "Violation"]
 Support = Literal["simulated", "visual", "unsupported"]
 """How wbsim treats a node type: simulated, accepted with no effect (visual), or skipped with a warning."""
 
-Violation = Literal["error", "replace", "clamp"]
-"""What to do with a numeric value outside its bounds: report an error, replace it by a fixed value, or clamp it."""
+Violation = Literal["error", "replace", "clamp", "negate"]
+"""What to do with a numeric value outside its bounds: report an error, replace it by a fixed value, clamp it,
+or take its opposite (Webots' ``resetDoubleIfNegative(field, -value)``, e.g. a DistanceSensor's aperture)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +84,8 @@ class FieldSpec:
         bounds: accepted numeric range, applied to every number of the value; None for any.
         on_violation: ``"error"`` (default), ``"replace"`` (by ``replacement``, with a warning, as Webots
             does for some fields; for numbers outside ``bounds`` and strings outside ``choices``) or
-            ``"clamp"`` (numbers to the bounds, with a warning).
+            ``"clamp"`` (numbers to the bounds, with a warning) or ``"negate"`` (a scalar by its opposite, with
+            a warning; for fields whose bounds are ``[0, inf)``).
         replacement: the value used when ``on_violation == "replace"``.
         violation_message: Webots' own warning text for a replaced value, with ``{value}`` (the value
             found) and ``{replacement}``; None for wbsim's generic text.
@@ -119,7 +121,10 @@ class FieldSpec:
         bounds = self.bounds
         if bounds is None or bounds.contains(value) or self.on_violation == "error":
             return value, None
-        fixed = bounds.clamp(value) if self.on_violation == "clamp" else self.replacement
+        if self.on_violation == "negate":
+            fixed = -value
+        else:
+            fixed = bounds.clamp(value) if self.on_violation == "clamp" else self.replacement
         if self.violation_message is not None:
             message = self.violation_message.format(value=f"{value:g}", replacement=fixed)
         else:

@@ -86,3 +86,12 @@ def test_node_schema() -> None:
 def test_node_schema_with_base() -> None:
     schema = NodeSchema("MyRobot", {}, frozenset({"solid"}), base="Robot", proto=True)
     assert schema.base == "Robot" and schema.proto and schema.field_names == ()
+
+
+def test_negate_repair_takes_the_opposite_of_a_negative_number() -> None:
+    spec = FieldSpec("aperture", FieldType.SFFloat, 1.0, bounds=Bounds(0.0, INF), on_violation="negate")
+    assert spec.repaired(0.25) == (0.25, None)
+    value, message = spec.repaired(-0.25)
+    assert value == 0.25 and message == "Invalid value -0.25 for field 'aperture': must be in [0, inf); using 0.25."
+    texted = dataclasses.replace(spec, violation_message="Invalid 'aperture' changed to {replacement:g}.")
+    assert texted.repaired(-2.0) == (2.0, "Invalid 'aperture' changed to 2.")

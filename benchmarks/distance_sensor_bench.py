@@ -1,0 +1,150 @@
+"""DistanceSensor cost: 20 rovers with 8 distance sensors each (3 rays), enabled every step vs disabled.
+
+Each demo rover (the demo floor, without the arena walls, rovers 0.6 m apart) carries a ring of 8
+DistanceSensors around its body, 45 degrees apart, each casting 3 rays (aperture 0.5 rad) up to 1 m: the
+sensors of neighbouring rovers see each other, so the rays reach the narrow phase, not only the broad
+one. Its controller drives the rover in arcs (as ``sim_bench.py``) and, with ``--sensors on``, enables
+the 8 sensors with the basic time step and reads all of them every step; with ``--sensors off`` it never
+enables them. ``--type`` picks the sensor type of every sensor (generic by default; infra-red rays are
+cast after the physics step instead of before it).
+
+Measured with paired alternating blocks (see ``paired.py``): the median ratio of step times
+enabled/disabled, which is the whole cost of the sensors (ray casting, lookup tables, the Webots API
+calls).
+
+Run: ``python benchmarks/distance_sensor_bench.py`` (``--quick`` for a short run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import mujoco
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from paired import paired_ratios  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO = REPO / "examples" / "worlds" / "demo.wbt"
+
+CONTROLLER = """
+import sys
+from controller import Robot
+robot = Robot()
+step = int(robot.getBasicTimeStep())
+left, right = robot.getDevice("left wheel motor"), robot.getDevice("right wheel motor")
+ls, rs = robot.getDevice("left wheel sensor"), robot.getDevice("right wheel sensor")
+left.setPosition(float("inf")); right.setPosition(float("inf"))
+ls.enable(step); rs.enable(step)
+sensing = "--sensors" in sys.argv and sys.argv[sys.argv.index("--sensors") + 1] == "on"
+sensors = [robot.getDevice("ds%d" % i) for i in range(8)]
+if sensing:
+    for sensor in sensors:
+        sensor.enable(step)
+near = 0.0
+while robot.step(step) != -1:
+    a, b = ls.getValue(), rs.getValue()
+    if a != a:
+        a = b = 0.0
+    if sensing:
+        near = max(sensor.getValue() for sensor in sensors)
+    turn = ((a - b) % 6.0) - 3.0
+    left.setVelocity(6.0 - 0.3 * turn)
+    right.setVelocity(6.0 + 0.3 * turn)
+"""
+
+
+def _sensors(kind: str, reach: float) -> str:
+    """A ring of 8 DistanceSensors around the rover body, 3 rays each, ``reach`` m range."""
+    blocks = []
+    for i in range(8):
+        angle = i * math.pi / 4
+        x, y = 0.085 * math.cos(angle), 0.06 * math.sin(angle)
+        blocks.append(
+            f'    DistanceSensor {{ translation {x:.4f} {y:.4f} 0.02 rotation 0 0 1 {angle:.6f} name "ds{i}" '
+            f'type "{kind}" numberOfRays 3 aperture 0.5 lookupTable [ 0 1000 0, {reach:g} 0 0 ] }}\n')
+    return "".join(blocks)
+
+
+def _rover_world(robots: int, kind: str, reach: float) -> str:
+    """The demo floor with ``robots`` rovers (without the arena walls), each with 8 DistanceSensors."""
+    text = DEMO.read_text()
+    head = re.sub(r"DEF WALL_\w+ Solid \{.*?\n\}\n", "", text[: text.index("DEF ROVER Robot {")], flags=re.S)
+    head = head.replace("size 4 4", "size 40 40")
+    rover = text[text.index("DEF ROVER Robot {"):]
+    rover = rover.replace('controller "drive_pattern"', 'controller "bench_distance"')
+    rover = rover.replace("    DEF CASTER Solid {", _sensors(kind, reach) + "    DEF CASTER Solid {")
+    side = max(1, int(robots**0.5 + 0.999))
+    blocks = []
+    for i in range(robots):
+        block = rover.replace("translation 0 0 0.033", f"translation {(i % side) * 0.6 - 3.0} {(i // side) * 0.6 - 3.0} 0.033", 1)
+        block = block.replace('name "rover"', f'name "rover {i}"', 1)
+        block = re.sub(r"\b(DEF|USE) (\w+)", lambda m: f"{m.group(1)} {m.group(2)}_{i}", block)
+        blocks.append(block)
+    return head + "\n".join(blocks)
+
+
+def make_project(root: Path, robots: int, sensors: str, kind: str = "generic", reach: float = 1.0) -> Path:
+    """A project with the benchmark world and controller; ``sensors`` is "on" or "off"."""
+    (root / "worlds").mkdir(parents=True, exist_ok=True)
+    world = _rover_world(robots, kind, reach).replace('controllerArgs [ "--side" "0.5" "--laps" "1" "--bumps" "3" ]',
+                                               f'controllerArgs [ "--sensors" "{sensors}" ]')
+    path = root / "worlds" / "bench.wbt"
+    path.write_text(world)
+    controller = root / "controllers" / "bench_distance"
+    controller.mkdir(parents=True, exist_ok=True)
+    (controller / "bench_distance.py").write_text(CONTROLLER)
+    return path
+
+
+def _load(path: Path):
+    from wbsim.sim.simulation import load_world
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sim = load_world(path)
+    sim.run(0.5)  # warm up: controllers started, sensors enabled, robots landed
+    return sim
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer blocks")
+    parser.add_argument("--robots", type=int, default=20)
+    parser.add_argument("--type", default="generic", choices=("generic", "infra-red", "sonar", "laser"))
+    parser.add_argument("--range", type=float, default=1.0, help="the sensors' range (m)")
+    args = parser.parse_args()
+    pairs, steps = (10, 30) if args.quick else (40, 50)
+    print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {args.robots} rovers x 8 {args.type} "
+          f"DistanceSensors x {1 if args.type == 'laser' else 3} rays; {pairs} pairs of {steps}-step blocks")
+    with tempfile.TemporaryDirectory() as tmp:
+        sims = {name: _load(make_project(Path(tmp) / name, args.robots, name, args.type, args.range)) for name in ("on", "off")}
+        bank = sims["on"].banks["distance_sensor"]
+        assert bank.n == 8 * args.robots and (bank.period_ms > 0).all(), "the sensors should be enabled"
+        assert (sims["off"].banks["distance_sensor"].period_ms == 0).all()
+        seen = int((bank.values > 0).sum())
+
+        def block(name: str):
+            sim = sims[name]
+            return lambda: [sim.step() for _ in range(steps)]
+
+        result = paired_ratios(block("off"), block("on"), pairs)
+        on_us = 1e6 * sorted(result.seconds_b)[len(result.seconds_b) // 2] / steps
+        off_us = 1e6 * sorted(result.seconds_a)[len(result.seconds_a) // 2] / steps
+        for sim in sims.values():
+            sim.close()
+    print(f"sensors seeing something after warm-up: {seen} of {8 * args.robots}")
+    print(f"step time: {on_us:.0f} us enabled, {off_us:.0f} us disabled (median blocks)")
+    print(result.describe("enabled / disabled"))
+    print(f"cost of the enabled sensors: {100 * (result.median - 1):+.1f} % of the step (target < 20 %)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

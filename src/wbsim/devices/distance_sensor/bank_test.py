@@ -1,0 +1,305 @@
+"""DistanceSensor values in worlds: ranges to known shapes, Webots' rule per type, noise, timing, resets."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from wbsim.devices.distance_sensor.bank import PI_OVER_8
+from wbsim.devices.distance_sensor.rays import ray_directions, ray_weights
+
+IDENTITY = "lookupTable [ 0 0 0, 10 10 0 ]"  # reads the distance itself, up to 10 m
+
+
+def _world(sensors: str, scene: str = "", basic: int = 16, robot: str = "", translation: str = "0 0 0.5",
+           bounding: str = "Box { size 0.2 0.2 0.2 }") -> str:
+    return f"""
+WorldInfo {{ basicTimeStep {basic} }}
+{scene}
+Robot {{
+  translation {translation}
+  name "r"
+  controller "<extern>"
+  {robot}
+  children [ {sensors} ]
+  boundingObject {bounding}
+}}
+"""
+
+
+def _read(sim, names: list[str], period: int = 16) -> list[float]:
+    robot = sim.robot("r")
+    sensors = [robot.getDevice(n) for n in names]
+    for s in sensors:
+        s.enable(period)
+    robot.step(period)
+    return [s.getValue() for s in sensors]
+
+
+SHAPES = """
+Solid { translation 1.5 0 0.5 name "box" boundingObject Box { size 0.2 1 1 } }
+Solid { translation 0 2 0.5 name "ball" boundingObject Sphere { radius 0.3 } }
+Solid { translation -1.2 0 0.5 name "drum" boundingObject Cylinder { radius 0.25 height 2 } }
+Solid { translation 0 -1.1 0.5 rotation 1 0 0 1.5707963267948966 name "pill"
+        boundingObject Capsule { radius 0.1 height 0.5 } }
+Solid { name "floor" boundingObject Plane { size 20 20 } }
+"""
+
+
+@pytest.mark.parametrize("kind", ["generic", "infra-red", "sonar", "laser"])
+def test_ranges_to_boxes_spheres_cylinders_capsules_and_planes_are_exact(project, load, kind):
+    rays = "" if kind == "laser" else "numberOfRays 1"
+    sensors = " ".join(
+        f'DistanceSensor {{ rotation 0 0 1 {angle} name "{name}" type "{kind}" {rays} {IDENTITY} }}'
+        for name, angle in (("x", 0), ("y", math.pi / 2), ("-x", math.pi), ("-y", -math.pi / 2)))
+    sensors += f' DistanceSensor {{ rotation 0 1 0 {math.pi / 2} name "down" type "{kind}" {IDENTITY} }}'
+    sim = load(project(_world(sensors, SHAPES)))
+    values = _read(sim, ["x", "y", "-x", "-y", "down"])
+    # box face at 1.4; sphere surface at 1.7; cylinder side at 0.95; capsule (lying along y) at 1.1 - 0.35; floor 0.5.
+    assert values == pytest.approx([1.4, 1.7, 0.95, 0.75, 0.5], abs=1e-9)
+
+
+def test_a_sensor_inside_its_robot_does_not_see_it_unless_self_collision(project, load):
+    sensors = f'DistanceSensor {{ name "g" {IDENTITY} }} DistanceSensor {{ name "ir" type "infra-red" {IDENTITY} }}'
+    scene = 'Solid { translation 1.5 0 0.5 name "box" boundingObject Box { size 0.2 1 1 } }'
+    sim = load(project(_world(sensors, scene)))
+    assert _read(sim, ["g", "ir"]) == pytest.approx([1.4, 1.4])
+    # With selfCollision, ODE rays hit the robot's own box from inside (its far face); infra-red rays never see a
+    # Shape containing their origin.
+    sim = load(project(_world(sensors, scene, robot="selfCollision TRUE")))
+    assert _read(sim, ["g", "ir"]) == pytest.approx([0.1, 1.4])
+
+
+def test_infra_red_rays_see_the_robot_itself_from_outside(project, load):
+    arm = 'Solid { translation 0.6 0 0 name "arm" boundingObject Box { size 0.1 0.1 0.1 } }'
+    sensors = f'DistanceSensor {{ name "g" {IDENTITY} }} DistanceSensor {{ name "ir" type "infra-red" {IDENTITY} }} {arm}'
+    sim = load(project(_world(sensors, 'Solid { translation 3 0 0.5 boundingObject Box { size 0.2 1 1 } }')))
+    assert _read(sim, ["g", "ir"]) == pytest.approx([2.9, 0.55])
+
+
+@pytest.mark.parametrize(("tilt_deg", "seen"), [(0.0, True), (20.0, True), (25.0, False), (60.0, False)])
+def test_sonar_rays_are_lost_beyond_pi_over_8_of_incidence(project, load, tilt_deg, seen):
+    # A wall 1 m ahead, turned about z by the incidence angle; the generic sensor always sees it.
+    tilt = math.radians(tilt_deg)
+    scene = f'Solid {{ translation 1 0 0.5 rotation 0 0 1 {tilt} boundingObject Box {{ size 0.01 5 5 }} }}'
+    sensors = (f'DistanceSensor {{ name "sonar" type "sonar" lookupTable [ 0 0 0, 3 3 0 ] }} '
+               f'DistanceSensor {{ name "g" lookupTable [ 0 0 0, 3 3 0 ] }}')
+    sim = load(project(_world(sensors, scene)))
+    sonar, generic = _read(sim, ["sonar", "g"])
+    assert generic == pytest.approx(1.0 - 0.005 / math.cos(tilt))
+    assert sonar == pytest.approx(generic if seen else 3.0)
+    assert PI_OVER_8 == pytest.approx(math.pi / 8, abs=1e-9)
+
+
+def _reference_value(kind: str, distances: list[float], weights: list[float], lut_max: float,
+                     factors: list[float], sensitivity: float) -> float:
+    """``WbDistanceSensor::computeValue`` before the table, one ray at a time (inf: the ray hit nothing)."""
+    if kind == "generic":
+        return sum((d if math.isfinite(d) else lut_max) * w for d, w in zip(distances, weights))
+    if kind == "infra-red":
+        distance, factor = 0.0, 0.0
+        for d, w, f in zip(distances, weights, factors):
+            distance += (d if math.isfinite(d) else lut_max) * w
+            factor += (f if math.isfinite(d) else 1.0) * w
+        return distance + (distance / factor - distance) * sensitivity
+    if kind == "sonar":
+        result = lut_max
+        for d in distances:  # a wall facing the sensor: every hit is within the reflection cone here
+            if math.isfinite(d) and d < result:
+                result = d
+        return result
+    return distances[0] if math.isfinite(distances[0]) else lut_max
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(["generic", "infra-red", "sonar"]), st.integers(1, 12), st.floats(0.05, 1.2),
+       st.floats(0.3, 3.0), st.floats(0.2, 1.5), st.floats(0.0, 2.0))
+def test_multi_ray_values_follow_webots_formula(project, load, kind, n, aperture, width, wall, sensitivity):
+    # A red wall across the +x half-space, only above z = -1 mm in the sensor frame: the rays that point down miss.
+    lut_max = 2.0
+    scene = (f'Solid {{ translation {wall} 0 2.499 children [ Shape {{ appearance PBRAppearance {{ baseColor 1 0 0 '
+             f'roughness 0.5 }} geometry DEF W Box {{ size 0.01 50 4 }} }} ] boundingObject USE W }}')
+    sensors = (f'DistanceSensor {{ name "s" type "{kind}" numberOfRays {n} aperture {aperture} gaussianWidth {width} '
+               f'redColorSensitivity {sensitivity} lookupTable [ 0 0 0, {lut_max} {lut_max} 0 ] }}')
+    sim = load(project(_world(sensors, scene)))
+    value = _read(sim, ["s"])[0]
+    rays = ray_directions(n, aperture)
+    distances = []
+    for x, y, z in rays:
+        t = (wall - 0.005) / x  # the wall's near face
+        distances.append(t if z * t >= -0.001 and t <= lut_max else math.inf)
+    factor = 0.8 * 1.0 * (1 - 0.5 * 0.5) + 0.2
+    expected = _reference_value(kind, distances, list(ray_weights(rays, aperture, width)), lut_max,
+                                [factor] * n, sensitivity)
+    assert value == pytest.approx(min(expected, lut_max), abs=1e-9)
+
+
+def test_a_laser_ignores_transparent_bounding_objects_and_a_generic_sensor_does_not(project, load):
+    glass = ('Solid { translation 1 0 0.5 name "glass" boundingObject Shape { appearance PBRAppearance '
+             '{ transparency 1 } geometry Box { size 0.02 2 2 } } }')
+    wall = 'Solid { translation 2 0 0.5 name "wall" boundingObject Box { size 0.02 2 2 } }'
+    sensors = f'DistanceSensor {{ name "laser" type "laser" {IDENTITY} }} DistanceSensor {{ name "g" {IDENTITY} }}'
+    sim = load(project(_world(sensors, glass + wall)))
+    assert _read(sim, ["laser", "g"]) == pytest.approx([1.99, 0.99])
+
+
+@pytest.mark.parametrize(("appearance", "factor"), [
+    ("", 1.0),  # no appearance: Webots' default white
+    ("appearance PBRAppearance { baseColor 1 0 0 roughness 0 }", 1.0),
+    ("appearance PBRAppearance { baseColor 0 1 0 }", 0.2),
+    ("appearance PBRAppearance { baseColor 0.5 0.5 0.5 roughness 1 }", 0.4),
+    ("appearance PBRAppearance { baseColor 1 1 1 transparency 0.5 }", 0.6),
+    ("appearance Appearance { material Material { } }", 0.84),  # diffuseColor 0.8 0.8 0.8
+    ("appearance Appearance { material Material { diffuseColor 0.25 1 1 } }", 0.4),
+    ("appearance Appearance { }", 1.0),
+])
+def test_infra_red_reads_the_red_level_of_the_visual_shape(project, load, appearance, factor):
+    # The visual Shape with the same geometry as the boundingObject gives the colour.
+    scene = (f'Solid {{ translation 1.1 0 0.5 children [ Shape {{ {appearance} geometry DEF B Box {{ size 0.2 2 2 }} }} ] '
+             'boundingObject USE B }')
+    sensors = " ".join(f'DistanceSensor {{ name "ir{s}" type "infra-red" redColorSensitivity {s} {IDENTITY} }}'
+                       for s in (0, 1, 2))
+    sim = load(project(_world(sensors, scene)))
+    d = 1.0
+    assert _read(sim, ["ir0", "ir1", "ir2"]) == pytest.approx([d, d / factor, d + 2 * (d / factor - d)])
+
+
+def test_the_bounding_shape_colours_a_geom_without_visual_twin(project, load):
+    scene = ('Solid { translation 1.1 0 0.5 children [ Shape { geometry Sphere { } } ] '
+             'boundingObject Shape { appearance PBRAppearance { baseColor 0 0 1 } geometry Box { size 0.2 2 2 } } }')
+    sim = load(project(_world(f'DistanceSensor {{ name "ir" type "infra-red" {IDENTITY} }}', scene)))
+    assert _read(sim, ["ir"]) == pytest.approx([1.0 / 0.2])
+
+
+def test_lookup_table_noise_statistics_and_seeded_determinism(project, load):
+    scene = 'Solid { translation 1.1 0 0.5 boundingObject Box { size 0.2 2 2 } }'
+    sensors = 'DistanceSensor { name "s" lookupTable [ 0 0 0.1, 2 1000 0.1 ] }'
+    path = project(_world(sensors, scene, basic=8))
+
+    def run(seed: int | None) -> np.ndarray:
+        sim = load(path, seed=seed)
+        robot = sim.robot("r")
+        sensor = robot.getDevice("s")
+        sensor.enable(8)
+        values = []
+        for _ in range(2000):
+            robot.step(8)
+            values.append(sensor.getValue())
+        return np.array(values)
+
+    values = run(3)
+    assert values.mean() == pytest.approx(500.0, rel=0.01)
+    assert values.std() == pytest.approx(50.0, rel=0.05)  # 10 % of 500
+    assert np.array_equal(values, run(3))
+    assert not np.array_equal(values, run(4))
+
+
+def test_resolution_and_empty_tables(project, load):
+    scene = 'Solid { translation 1.1234 0 0.5 boundingObject Box { size 0.2 2 2 } }'
+    sensors = ('DistanceSensor { name "res" lookupTable [ 0 0 0, 2 200 0 ] resolution 5 } '
+               'DistanceSensor { name "empty" lookupTable [] }')
+    sim = load(project(_world(sensors, scene)))
+    res, empty = _read(sim, ["res", "empty"])
+    assert res == pytest.approx(100.0)  # 1.0234 m -> 102.34 -> (int)(102.34 / 5 + 0.5) * 5
+    assert empty == 0.0
+    assert sim.banks["distance_sensor"].distance[1] == math.inf
+
+
+def test_first_value_one_period_after_enable_and_nan_before(project, load):
+    scene = 'Solid { translation 1.1 0 0.5 boundingObject Box { size 0.2 2 2 } }'
+    sim = load(project(_world(f'DistanceSensor {{ name "s" {IDENTITY} }}', scene)))
+    robot = sim.robot("r")
+    sensor = robot.getDevice("s")
+    sensor.enable(40)  # rounded up to 3 basic steps of 16 ms
+    assert math.isnan(sensor.getValue())
+    robot.step(16)
+    robot.step(16)
+    assert math.isnan(sensor.getValue())
+    robot.step(16)
+    assert sensor.getValue() == pytest.approx(1.0)
+
+
+def test_generic_rays_use_the_poses_at_the_start_of_the_step_and_infra_red_ones_the_end(project, load):
+    # A box falls under two downward sensors: a generic one reads where the box was when the step began (Webots
+    # collides its ODE rays before the physics step), an infra-red one where it is after the step.
+    scene = ('Solid { translation 0 0 0.2 name "falling" boundingObject Box { size 0.5 0.5 0.02 } '
+             'physics Physics { } }')
+    down = f"rotation 0 1 0 {math.pi / 2}"
+    sensors = (f'DistanceSensor {{ {down} name "g" {IDENTITY} }} '
+               f'DistanceSensor {{ {down} name "ir" type "infra-red" {IDENTITY} }}')
+    sim = load(project(_world(sensors, scene, translation="0 0 1", bounding="NULL")))
+    robot = sim.robot("r")
+    g, ir = robot.getDevice("g"), robot.getDevice("ir")
+    g.enable(16)
+    ir.enable(16)
+    body = sim.bindings.solids[0].body_id
+    sim.supervision.refresh()
+    before = float(sim.data.xpos[body][2])
+    for _ in range(20):
+        robot.step(16)
+        sim.supervision.refresh()
+        after = float(sim.data.xpos[body][2])
+        assert g.getValue() == pytest.approx(1.0 - (before + 0.01), abs=1e-9)
+        assert ir.getValue() == pytest.approx(1.0 - (after + 0.01), abs=1e-9)
+        before = after
+    assert before < 0.15  # it did fall
+
+
+def test_reset_and_world_reset(project, load):
+    scene = 'Solid { translation 1.1 0 0.5 boundingObject Box { size 0.2 2 2 } }'
+    world = _world(f'DistanceSensor {{ name "s" {IDENTITY} }}', scene).replace('controller "<extern>"',
+                                                                               'controller "<extern>" supervisor TRUE')
+    sim = load(project(world))
+    robot = sim.robot("r")
+    sensor = robot.getDevice("s")
+    sensor.enable(16)
+    robot.step(16)
+    sim.supervision.set_field_value(sim.banks["distance_sensor"].bindings[0].node, "lookupTable",
+                                    ((0, 0, 0), (10, 20, 0)))
+    robot.step(16)
+    assert sensor.getValue() == pytest.approx(2.0)
+    robot.simulationReset()
+    robot.step(16)
+    # A world reset restores the table; the sensor stays enabled and samples after the first step.
+    assert sensor.getSamplingPeriod() == 16 and sensor.getValue() == pytest.approx(1.0)
+    sim.reset()
+    bank = sim.banks["distance_sensor"]
+    assert math.isnan(bank.values[0]) and bank.period_ms[0] == 0
+
+
+def test_supervisor_writes_are_repaired_and_applied(project, load, capfd):
+    scene = 'Solid { translation 1.1 0 0.5 boundingObject Box { size 0.2 2 2 } }'
+    world = _world(f'DistanceSensor {{ name "s" {IDENTITY} }}', scene).replace('controller "<extern>"',
+                                                                               'controller "<extern>" supervisor TRUE')
+    sim = load(project(world))
+    robot = sim.robot("r")
+    sensor = robot.getDevice("s")
+    node = robot.getFromDevice(sensor)
+    node.getField("aperture").setSFFloat(-0.5)
+    assert node.getField("aperture").getSFFloat() == 0.5 and sensor.getAperture() == 0.5
+    node.getField("numberOfRays").setSFInt32(0)
+    assert node.getField("numberOfRays").getSFInt32() == 1
+    node.getField("type").setSFString("laser")
+    node.getField("numberOfRays").setSFInt32(3)
+    assert node.getField("numberOfRays").getSFInt32() == 1 and sensor.getType() == sensor.LASER
+    node.getField("type").setSFString("Sonar")
+    node.getField("numberOfRays").setSFInt32(5)
+    assert sensor.getType() == sensor.SONAR and sim.banks["distance_sensor"].ray_count[0] == 5
+    node.getField("gaussianWidth").setSFFloat(0.0)
+    node.getField("resolution").setSFFloat(0.0)
+    node.getField("redColorSensitivity").setSFFloat(-3.0)
+    assert [node.getField(f).getSFFloat() for f in ("gaussianWidth", "resolution", "redColorSensitivity")] == \
+        [1.0, -1.0, 3.0]
+    err = capfd.readouterr()
+    text = err.out + err.err
+    for line in ("Invalid 'aperture' changed to 0.5. The value should be non-negative.",
+                 "Invalid 'numberOfRays' changed to 1. The value should be 1 or greater.",
+                 "'type' \"laser\" must have one single ray.",
+                 "Invalid 'gaussianWidth' changed to 1. The value should be positive.",
+                 "Invalid 'resolution' changed to -1. The value should be either -1 or positive.",
+                 "Invalid 'redColorSensitivity' changed to 3. The value should be non-negative."):
+        assert line in text

@@ -1,0 +1,667 @@
+"""Batched ray casting against the collision geoms of a world, with the rules of Webots' distance sensors.
+
+One call of :meth:`RayCaster.cast` intersects every ray of every sensor due with the scene, vectorised
+with numpy over (ray, geom) pairs. ``mujoco.mj_multiRay`` casts rays from a single origin only (one call
+per sensor) and costs about 4 us per call even for 3 rays (measured, 61 geoms, 0.1 m cutoff), which for
+160 sensors is several times the physics step; this caster instead:
+
+1. keeps the (sensor, geom) pairs whose distance is within the ray length plus the geom's bounding
+   radius (``geom_rbound``), minus the geoms the sensor must not see (its own robot, transparent geoms);
+2. expands them to (ray, geom) pairs and keeps those whose ray segment passes through the geom's bounding
+   sphere;
+3. intersects those pairs exactly, per geom type, in the geom frame: boxes, spheres, capsules and
+   cylinders give the interval ``[t_in, t_out]`` of the ray inside the solid, meshes and height fields
+   their nearest triangle (Moller-Trumbore, both faces); planes (infinite, MuJoCo's) are cast for every
+   ray at once;
+4. keeps the nearest hit of each ray.
+
+Two hit rules, as in Webots:
+
+- **ODE rays** (generic, sonar, laser: ``dCollide`` of an ODE ray of length ``L``): the entry point if the
+  origin is outside the solid, else the exit point; hits at ``0 <= t <= L``; the normal is the surface
+  normal turned against the ray (ODE's ray contacts).
+- **Rendering rays** (infra-red: ``WbNodeUtilities::findIntersectingShape``): the entry point only, so a
+  solid containing the origin is not seen; hits at ``0 < t < L``.
+
+All arrays are in the world frame, lengths in metres. See ``docs/distance_sensor.md``.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+__all__ = ["RayTargets", "RayBatch", "RayHits", "RayCaster", "BOX", "SPHERE", "CAPSULE", "CYLINDER", "PLANE",
+           "MESH", "HFIELD", "primitive_interval", "capsule_interval", "nearest_triangle"]
+
+BOX, SPHERE, CAPSULE, CYLINDER, PLANE, MESH, HFIELD = range(7)
+"""Target kinds (the MuJoCo geom types wbsim compiles boundingObjects to)."""
+
+_KIND_OF = {
+    int(mujoco.mjtGeom.mjGEOM_BOX): BOX,
+    int(mujoco.mjtGeom.mjGEOM_SPHERE): SPHERE,
+    int(mujoco.mjtGeom.mjGEOM_CAPSULE): CAPSULE,
+    int(mujoco.mjtGeom.mjGEOM_CYLINDER): CYLINDER,
+    int(mujoco.mjtGeom.mjGEOM_PLANE): PLANE,
+    int(mujoco.mjtGeom.mjGEOM_MESH): MESH,
+    int(mujoco.mjtGeom.mjGEOM_HFIELD): HFIELD,
+}
+_SLACK = 1e-9  # m: broad-phase tolerance, so rounding never drops a grazing hit
+
+
+@dataclass(frozen=True)
+class RayTargets:
+    """The geoms distance-sensor rays can hit, with what Webots' rules need (one entry per geom).
+
+    Attributes:
+        geom_ids: the MuJoCo geoms (the collision geoms of Solids' boundingObjects).
+        robots: the innermost Robot of each geom's Solid, as an index (-1: none); an ODE ray ignores the
+            geoms of its own robot unless that robot has ``selfCollision``.
+        transparent: the geom's boundingObject Shape has a transparency of 1 (laser rays ignore it).
+        infra_red: Webots' reflection factor ``0.2 + 0.8 red (1 - 0.5 roughness) (1 - 0.5 occlusion)`` of
+            the surface, for infra-red sensors (1.0 for Webots' default white).
+        plane_half: for planes, the half sizes (x, y) of the Webots Plane (infra-red rays see the finite
+            rendered plane; ODE rays the infinite one); (inf, inf) otherwise.
+    """
+
+    geom_ids: tuple[int, ...]
+    robots: tuple[int, ...]
+    transparent: tuple[bool, ...]
+    infra_red: tuple[float, ...]
+    plane_half: tuple[tuple[float, float], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class RayBatch:
+    """The rays of the sensors cast together, with what the broad phase precomputes (:meth:`build`).
+
+    Attributes:
+        sites: the MuJoCo site at each sensor's origin (its frame), (s,).
+        ray_sensor: the sensor (0..s-1) of each ray; a sensor's rays are contiguous, in sensor order, (r,).
+        directions: each ray's unit direction in its sensor's frame, (r, 3).
+        lengths: each sensor's ray length (m), (s,).
+        exclude: the robot index whose geoms each sensor ignores (-2: none), (s,).
+        skip_transparent: the sensor ignores transparent geoms (laser), (s,).
+        rendering: the sensor uses the rendering rule (infra-red), (s,).
+        ray_start: the index of each sensor's first ray, (s,).
+        ray_count: the number of rays of each sensor, (s,).
+        cone_cos, cone_sin: cosine and sine of the largest angle between a sensor's rays and its axis, (s,).
+        cluster_body: the bodies carrying the sensors (each a cluster of sensors), (c,).
+        cluster_radius: the radius around each cluster body's origin that holds all its sensors' rays, (c,).
+        cluster_start, cluster_count: each cluster's sensors in :attr:`cluster_members`, (c,).
+        cluster_members: the sensors grouped by cluster, (s,).
+        cluster_exclude: the robot all sensors of a cluster ignore (-2: none, or they differ), (c,).
+        mixed_exclusion: some cluster's sensors ignore different robots.
+        local: :attr:`directions` as (3, r), one row per coordinate.
+        ray_length: each ray's length, (r,).
+        any_rendering: some sensor uses the rendering rule.
+    """
+
+    sites: np.ndarray
+    ray_sensor: np.ndarray
+    directions: np.ndarray
+    lengths: np.ndarray
+    exclude: np.ndarray
+    skip_transparent: np.ndarray
+    rendering: np.ndarray
+    ray_start: np.ndarray
+    ray_count: np.ndarray
+    cone_cos: np.ndarray
+    cone_sin: np.ndarray
+    cluster_body: np.ndarray
+    cluster_radius: np.ndarray
+    cluster_start: np.ndarray
+    cluster_count: np.ndarray
+    cluster_members: np.ndarray
+    cluster_exclude: np.ndarray
+    mixed_exclusion: bool
+    local: np.ndarray
+    ray_length: np.ndarray
+    any_rendering: bool
+
+    @staticmethod
+    def build(model: mujoco.MjModel, sites: np.ndarray, ray_count: np.ndarray, directions: np.ndarray,
+              lengths: np.ndarray, exclude: np.ndarray, skip_transparent: np.ndarray,
+              rendering: np.ndarray) -> RayBatch:
+        """A batch from per-sensor arrays (s,) and the rays' directions (r, 3), sensor after sensor.
+
+        Sensors on one MuJoCo body form a cluster: the body's origin and the largest site offset plus ray
+        length bound all their rays, so the broad phase first tests clusters against geoms.
+        """
+        sites = np.asarray(sites, dtype=np.int64)
+        ray_count = np.asarray(ray_count, dtype=np.int64)
+        lengths = np.maximum(np.asarray(lengths, dtype=float), 0.0)
+        ray_sensor = np.repeat(np.arange(len(sites)), ray_count)
+        angle = np.arccos(np.clip(directions[:, 0], -1.0, 1.0)) if len(directions) else np.zeros(0)
+        widest = np.maximum.reduceat(angle, np.cumsum(ray_count) - ray_count) if len(sites) else np.zeros(0)
+        bodies = model.site_bodyid[sites]
+        reach = np.linalg.norm(model.site_pos[sites], axis=1) + lengths
+        cluster_body, cluster_of = np.unique(bodies, return_inverse=True)
+        members = np.argsort(cluster_of, kind="stable")
+        count = np.bincount(cluster_of, minlength=len(cluster_body))
+        radius = np.zeros(len(cluster_body))
+        np.maximum.at(radius, cluster_of, reach)
+        exclude = np.asarray(exclude, dtype=np.int64)
+        low = np.full(len(cluster_body), np.iinfo(np.int64).max)
+        high = np.full(len(cluster_body), np.iinfo(np.int64).min)
+        np.minimum.at(low, cluster_of, exclude)
+        np.maximum.at(high, cluster_of, exclude)
+        uniform = low == high
+        directions = np.asarray(directions, dtype=float).reshape(-1, 3)
+        rendering = np.asarray(rendering, dtype=bool)
+        return RayBatch(
+            sites=sites, ray_sensor=ray_sensor, directions=directions, lengths=lengths, exclude=exclude,
+            skip_transparent=np.asarray(skip_transparent, dtype=bool), rendering=rendering,
+            ray_start=np.cumsum(ray_count) - ray_count, ray_count=ray_count,
+            cone_cos=np.cos(widest), cone_sin=np.sin(widest),
+            cluster_body=cluster_body.astype(np.int64), cluster_radius=radius,
+            cluster_start=np.cumsum(count) - count, cluster_count=count, cluster_members=members,
+            cluster_exclude=np.where(uniform, low, -2), mixed_exclusion=not bool(uniform.all()),
+            local=np.ascontiguousarray(directions.T), ray_length=lengths[ray_sensor],
+            any_rendering=bool(rendering.any()),
+        )
+
+    @staticmethod
+    def concatenate(model: mujoco.MjModel, batches: list[RayBatch]) -> RayBatch:
+        """One batch with the sensors of ``batches``, in order."""
+        def cat(name: str) -> np.ndarray:
+            return np.concatenate([getattr(b, name) for b in batches])
+
+        return RayBatch.build(model, cat("sites"), cat("ray_count"), cat("directions"), cat("lengths"),
+                              cat("exclude"), cat("skip_transparent"), cat("rendering"))
+
+
+@dataclass
+class RayHits:
+    """What each ray of a batch hit.
+
+    Attributes:
+        distance: the distance to the hit (m), inf for none, (r,).
+        target: the index in :class:`RayTargets` of the geom hit, -1 for none, (r,).
+        normal: the world surface normal at the hit, turned against the ray (zero without hit or when
+            normals were not asked for), (r, 3).
+        direction: each ray's world unit direction, (r, 3).
+    """
+
+    distance: np.ndarray
+    target: np.ndarray
+    normal: np.ndarray
+    direction: np.ndarray
+
+
+# -- exact intersections in the geom frame ------------------------------------------------------------
+# Arrays are (3, n): one row per coordinate (numpy reduces long rows much faster than (n, 3) rows of 3).
+def primitive_interval(p: np.ndarray, v: np.ndarray, half: np.ndarray, quadric: np.ndarray, radius2: np.ndarray,
+                       normals: bool) -> tuple[np.ndarray, ...]:
+    """The ray parameters ``t_in <= t_out`` inside convex primitives centred at the origin, each the
+    intersection of the slabs ``|x_k| <= half_k`` and the quadric ``sum_k quadric_k x_k^2 <= radius2``.
+
+    A box has ``quadric`` 0 (and ``radius2`` 1); a sphere infinite ``half``; a cylinder along z
+    ``half = (inf, inf, h)`` and ``quadric = (1, 1, 0)``. The slab part is ODE's box test.
+
+    Args:
+        p: the ray origins, (3, n).
+        v: the unit ray directions, (3, n).
+        half: the slabs' half widths (inf: none), (3, n).
+        quadric: the quadric's coefficients (0 or 1), (3, n).
+        radius2: the quadric's squared radius, (n,).
+        normals: also compute the outward normals.
+
+    Returns:
+        (t_in, t_out, outward normal at t_in (3, n), outward normal at t_out (3, n), the interval is not
+        empty); the normals are None unless ``normals``.
+    """
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # IEEE infinities, as ODE
+        t1 = (-half - p) / v
+        t2 = (half - p) / v
+    # A ray parallel to a slab: inside it (ODE: on its faces too) (-inf, inf); outside it, empty (the infinities
+    # of x / 0 give both; 0 / 0, on a face, is NaN).
+    t1[np.isnan(t1)] = -np.inf
+    t2[np.isnan(t2)] = np.inf
+    lo = np.fmin(t1, t2)
+    hi = np.fmax(t1, t2)
+    slab_in = lo.max(axis=0)
+    slab_out = hi.min(axis=0)
+    qv = quadric * v
+    a = np.einsum("ij,ij->j", qv, v)
+    b = np.einsum("ij,ij->j", qv, p)
+    c = np.einsum("ij,ij->j", quadric * p, p) - radius2
+    k = b * b - a * c
+    moving = a > 1e-18  # else along the quadric's axis: a radial drift under 1e-9 per metre is none
+    root = np.sqrt(np.maximum(k, 0.0))
+    a_safe = np.where(moving, a, 1.0)
+    still = np.where(c <= 0.0, -np.inf, np.inf)  # no motion across the quadric: always in, or never
+    with np.errstate(over="ignore"):
+        q_in = np.where(moving, (-b - root) / a_safe, still)
+        q_out = np.where(moving, (-b + root) / a_safe, -still)
+    t_in = np.maximum(slab_in, q_in)
+    t_out = np.minimum(slab_out, q_out)
+    ok = (~moving | (k >= 0.0)) & (t_in <= t_out)
+    if not normals:
+        return t_in, t_out, None, None, ok
+    columns = np.arange(p.shape[1])
+    radius = np.sqrt(np.where(radius2 > 0.0, radius2, 1.0))
+
+    def normal(t: np.ndarray, slab: np.ndarray, axis: np.ndarray, sign: float) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore"):  # far (unused) points of nearly parallel rays
+            n = quadric * (p + np.where(np.isfinite(t), t, 0.0) * v) / radius
+        flat = slab >= np.where(sign < 0, q_in, -q_out)  # the slab bounds the interval there
+        n[:, flat] = 0.0
+        n[axis[flat], columns[flat]] = sign * np.sign(v[axis[flat], columns[flat]])
+        return n
+
+    n_in = normal(t_in, slab_in, lo.argmax(axis=0), -1.0)  # the face the ray enters through faces it
+    n_out = normal(t_out, -slab_out, hi.argmin(axis=0), 1.0)
+    return t_in, t_out, n_in, n_out, ok
+
+
+def capsule_interval(p: np.ndarray, v: np.ndarray, radius: np.ndarray, half_height: np.ndarray,
+                     normals: bool) -> tuple[np.ndarray, ...]:
+    """The ray parameters inside capsules along z (radius, half length of the segment, (n,)); arrays (3, n).
+
+    A capsule is the union of a cylinder and two balls, a convex set: the ray is inside it from the
+    earliest entry into a part to the latest exit from one.
+
+    Returns:
+        As :func:`primitive_interval`.
+    """
+    n = p.shape[1]
+    shift = np.zeros_like(p)
+    shift[2] = half_height
+    inf = np.full(n, np.inf)
+    half = np.concatenate([np.stack([inf, inf, inf])] * 2 + [np.stack([inf, inf, half_height])], axis=1)
+    quadric = np.concatenate([np.ones((3, 2 * n)), np.stack([np.ones(n), np.ones(n), np.zeros(n)])], axis=1)
+    r2 = np.tile(radius * radius, 3)
+    # Balls first: they win ties at the rims.
+    t_in, t_out, n_in, n_out, ok = primitive_interval(np.concatenate([p - shift, p + shift, p], axis=1),
+                                                      np.tile(v, 3), half, quadric, r2, normals)
+    t_in = np.where(ok, t_in, np.inf).reshape(3, n)
+    t_out = np.where(ok, t_out, -np.inf).reshape(3, n)
+    first, last = t_in.argmin(axis=0), t_out.argmax(axis=0)
+    columns = np.arange(n)
+    hit = ok.reshape(3, n).any(axis=0)
+    if not normals:
+        return t_in[first, columns], t_out[last, columns], None, None, hit
+    assert n_in is not None and n_out is not None
+    n_in = n_in.reshape(3, 3, n)[:, first, columns]
+    n_out = n_out.reshape(3, 3, n)[:, last, columns]
+    return t_in[first, columns], t_out[last, columns], n_in, n_out, hit
+
+
+def nearest_triangle(p: np.ndarray, v: np.ndarray, pair: np.ndarray, a: np.ndarray, e1: np.ndarray,
+                     e2: np.ndarray, n_pairs: int, strict: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The nearest triangle hit (both faces, Moller-Trumbore) of each ray among the triangles given for it.
+
+    Args:
+        p, v: the origin and unit direction of each (ray, triangle) test in the triangle frame, (m, 3).
+        pair: the ray (0..n_pairs-1) each test belongs to, (m,).
+        a, e1, e2: a vertex of each triangle and its two edges from it, (m, 3).
+        n_pairs: the number of rays.
+        strict: per ray, require ``t > 0`` (rendering rays) instead of ``t >= 0``, (n_pairs,).
+
+    Returns:
+        (distance per ray, inf without hit (n_pairs,); unit normal turned against the ray, zero without hit,
+        (n_pairs, 3)).
+    """
+    pvec = np.cross(v, e2)
+    det = np.einsum("ij,ij->i", e1, pvec)
+    ok = np.abs(det) > 1e-14
+    inv = 1.0 / np.where(ok, det, 1.0)
+    tvec = p - a
+    u = np.einsum("ij,ij->i", tvec, pvec) * inv
+    q = np.cross(tvec, e1)
+    w = np.einsum("ij,ij->i", v, q) * inv
+    t = np.einsum("ij,ij->i", e2, q) * inv
+    ok &= (u >= 0.0) & (u <= 1.0) & (w >= 0.0) & (u + w <= 1.0)
+    ok &= np.where(strict[pair], t > 0.0, t >= 0.0)
+    t = np.where(ok, t, np.inf)
+    best = np.full(n_pairs, np.inf)
+    np.minimum.at(best, pair, t)
+    normal = np.zeros((n_pairs, 3))
+    win = ok & (t == best[pair])
+    if win.any():
+        n = np.cross(e1[win], e2[win])
+        n /= np.linalg.norm(n, axis=1)[:, None]
+        facing = np.einsum("ij,ij->i", n, v[win])
+        normal[pair[win]] = n * np.where(facing > 0.0, -1.0, 1.0)[:, None]
+    return best, normal
+
+
+@dataclass(frozen=True, eq=False)
+class _Static:
+    """Per batch: (plane target, may each ray hit it) and which bounded geoms each cluster may see (c, b)."""
+
+    planes: tuple[tuple[int, np.ndarray], ...]
+    seen: np.ndarray
+
+
+class RayCaster:
+    """Casts batches of rays against a world's :class:`RayTargets` (built once per simulation).
+
+    Args:
+        model: the compiled MuJoCo model (geom types, sizes, meshes, height fields).
+        targets: the geoms rays may hit.
+    """
+
+    def __init__(self, model: mujoco.MjModel, targets: RayTargets) -> None:
+        kinds = np.array([_KIND_OF.get(int(model.geom_type[g]), -1) for g in targets.geom_ids], dtype=np.int64)
+        keep = kinds >= 0  # other geom types (none from boundingObjects) are not seen
+        self.geom_ids = np.array(targets.geom_ids, dtype=np.int64)[keep]
+        self.kind = kinds[keep]
+        self.robot = np.array(targets.robots, dtype=np.int64)[keep]
+        self.transparent = np.array(targets.transparent, dtype=bool)[keep]
+        self.infra_red = np.array(targets.infra_red, dtype=float)[keep]
+        self.plane_half = np.array(targets.plane_half, dtype=float).reshape(-1, 2)[keep]
+        n = len(self.geom_ids)
+        size = model.geom_size[self.geom_ids].copy() if n else np.zeros((0, 3))
+        self.rbound = model.geom_rbound[self.geom_ids].copy() if n else np.zeros(0)
+        self.any_transparent = bool(self.transparent.any())
+        # Primitives as slabs and a quadric (see primitive_interval), (3, n) and (n,).
+        inf = np.inf
+        self._half = np.full((3, n), inf)
+        self._quadric = np.zeros((3, n))
+        self._radius2 = np.ones(n)
+        box, sphere, cylinder = self.kind == BOX, self.kind == SPHERE, self.kind == CYLINDER
+        self._half[:, box] = size[box].T
+        self._quadric[:, sphere] = 1.0
+        self._quadric[:2, cylinder] = 1.0
+        self._half[2, cylinder] = size[cylinder, 1]
+        self._radius2[sphere | cylinder] = size[sphere | cylinder, 0] ** 2
+        self._capsule_size = size[:, :2].copy()
+        self._primitive = box | sphere | cylinder
+        planes = self.kind == PLANE
+        self._planes = np.flatnonzero(planes)
+        self._bounded = np.flatnonzero(~planes)
+        self._bounded_gid = self.geom_ids[self._bounded]
+        self._bounded_rb = self.rbound[self._bounded]
+        self._bounded_robot = self.robot[self._bounded]
+        self._bounded_transparent = self.transparent[self._bounded]
+        self._static: weakref.WeakKeyDictionary[RayBatch, _Static] = weakref.WeakKeyDictionary()
+        # Triangles of meshes (all of them) and height fields (per grid cell), in the geom frame.
+        self._tri_start = np.zeros(n, dtype=np.int64)
+        self._tri_count = np.zeros(n, dtype=np.int64)
+        # Height-field grids per target (zero for other targets): rows, columns, half sizes (m).
+        self._grid_nrow = np.zeros(n, dtype=np.int64)
+        self._grid_ncol = np.zeros(n, dtype=np.int64)
+        self._grid_sx = np.zeros(n)
+        self._grid_sy = np.zeros(n)
+        corners: list[np.ndarray] = []
+        total = 0
+        for index in np.flatnonzero((self.kind == MESH) | (self.kind == HFIELD)).tolist():
+            tri = self._triangles(model, int(self.geom_ids[index]), index)
+            self._tri_start[index], self._tri_count[index] = total, len(tri)
+            corners.append(tri)
+            total += len(tri)
+        tris = np.concatenate(corners) if corners else np.zeros((0, 3, 3))
+        self._tri_a = tris[:, 0]
+        self._tri_e1 = tris[:, 1] - tris[:, 0]
+        self._tri_e2 = tris[:, 2] - tris[:, 0]
+
+    def _triangles(self, model: mujoco.MjModel, geom: int, index: int) -> np.ndarray:
+        """The triangles of a mesh or height field geom in its frame, (f, 3 vertices, 3)."""
+        data_id = int(model.geom_dataid[geom])
+        if self.kind[index] == MESH:
+            start, count = int(model.mesh_vertadr[data_id]), int(model.mesh_vertnum[data_id])
+            vertices = model.mesh_vert[start : start + count].astype(float)
+            face_start, faces = int(model.mesh_faceadr[data_id]), int(model.mesh_facenum[data_id])
+            return vertices[model.mesh_face[face_start : face_start + faces]]
+        nrow, ncol = int(model.hfield_nrow[data_id]), int(model.hfield_ncol[data_id])
+        sx, sy, sz, _ = (float(s) for s in model.hfield_size[data_id])
+        start = int(model.hfield_adr[data_id])
+        height = model.hfield_data[start : start + nrow * ncol].reshape(nrow, ncol).astype(float) * sz
+        xs = np.linspace(-sx, sx, ncol)
+        ys = np.linspace(-sy, sy, nrow)
+        grid = np.stack(np.broadcast_arrays(xs[None, :], ys[:, None], height), axis=-1)  # (nrow, ncol, 3)
+        a, b = grid[:-1, :-1], grid[:-1, 1:]
+        c, d = grid[1:, 1:], grid[1:, :-1]
+        # Two triangles per cell (row r, column c), cell-major: index 2 * (r * (ncol - 1) + c) + k.
+        cells = np.stack([np.stack([a, b, c], axis=-2), np.stack([a, c, d], axis=-2)], axis=2)
+        self._grid_nrow[index], self._grid_ncol[index] = nrow, ncol
+        self._grid_sx[index], self._grid_sy[index] = sx, sy
+        return cells.reshape(-1, 3, 3)
+
+    @property
+    def n(self) -> int:
+        """The number of targets."""
+        return len(self.geom_ids)
+
+    def cast(self, data: mujoco.MjData, batch: RayBatch, normals: bool) -> RayHits:
+        """Intersect every ray of ``batch`` with the targets in their current poses (``data``).
+
+        Args:
+            data: the MuJoCo data with fresh kinematics (``site_x*``, ``geom_x*``).
+            batch: the rays.
+            normals: compute the hit normals (sonar sensors need them).
+        """
+        static = self._static.get(batch)
+        if static is None:
+            static = self._static[batch] = self._prepare(batch)
+        origin = data.site_xpos[batch.sites].T  # (3, s)
+        frames = data.site_xmat[batch.sites]  # (s, 9): rows of each sensor's rotation
+        rotation = frames[batch.ray_sensor].T.reshape(3, 3, -1)  # (3, 3, r)
+        direction = np.einsum("ijr,jr->ir", rotation, batch.local)  # (3, r), world
+        n_rays = len(batch.ray_sensor)
+        distance = np.full(n_rays, np.inf)
+        target = np.full(n_rays, -1, dtype=np.int64)
+        normal = np.zeros((3, n_rays))
+        # IEEE infinities and NaNs stand for "no hit" (parallel rays, rays from inside a slab...), as in ODE.
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            for index, allowed in static.planes:
+                self._cast_plane(data, index, allowed, origin, direction, batch, distance, target, normal, normals)
+            if len(self._bounded):
+                self._cast_bounded(data, origin, frames[:, 0::3].T, direction, batch, static, distance, target, normal,
+                                   normals)
+        return RayHits(distance, target, normal.T, direction.T)
+
+    def _prepare(self, batch: RayBatch) -> _Static:
+        """What never changes for a batch: which rays may hit each plane, which geoms each cluster may see."""
+        planes = []
+        for index in self._planes.tolist():
+            allowed = batch.exclude != self.robot[index]
+            if self.transparent[index]:
+                allowed &= ~batch.skip_transparent
+            planes.append((index, allowed[batch.ray_sensor]))
+        seen = self._bounded_robot[None, :] != batch.cluster_exclude[:, None]
+        return _Static(tuple(planes), seen)
+
+    def _cast_plane(self, data: mujoco.MjData, index: int, allowed: np.ndarray, origin: np.ndarray,
+                    direction: np.ndarray, batch: RayBatch, distance: np.ndarray, target: np.ndarray,
+                    normal: np.ndarray, normals: bool) -> None:
+        """Every ray against one plane (planes are few: the floor)."""
+        geom = int(self.geom_ids[index])
+        axes = data.geom_xmat[geom].reshape(3, 3)
+        up = axes[:, 2]
+        height = up @ origin - up @ data.geom_xpos[geom]  # of each sensor above the plane, (s,)
+        rise = up @ direction  # (r,)
+        t = -height[batch.ray_sensor] / rise  # NaN or infinite for rays parallel to the plane: no hit
+        limit = batch.ray_length
+        # ODE rays see the infinite plane from both sides; rendering rays the Webots Plane's rectangle.
+        hit = allowed & (t >= 0.0) & (t <= limit)
+        if batch.any_rendering:
+            rendering = batch.rendering[batch.ray_sensor]
+            at = (origin[:, batch.ray_sensor] + np.where(np.isfinite(t), t, 0.0) * direction
+                  - data.geom_xpos[geom][:, None])
+            half = self.plane_half[index]
+            shown = (np.abs(axes[:, 0] @ at) <= half[0]) & (np.abs(axes[:, 1] @ at) <= half[1])
+            hit &= ~rendering | ((t > 0.0) & (t < limit) & shown)
+        better = hit & (t < distance)
+        distance[better] = t[better]
+        target[better] = index
+        if normals:
+            normal[:, better] = up[:, None] * -np.sign(rise[better])
+
+    def _cast_bounded(self, data: mujoco.MjData, origin: np.ndarray, axis: np.ndarray, direction: np.ndarray,
+                      batch: RayBatch, static: _Static, distance: np.ndarray, target: np.ndarray, normal: np.ndarray,
+                      normals: bool) -> None:
+        """Rays against the geoms with a bounding sphere: broad phase, then exact tests per geom type."""
+        centre = data.geom_xpos[self._bounded_gid]  # (b, 3)
+        rb = self._bounded_rb
+        # 1. (cluster, geom) pairs within reach: the sensors of one body share its bounding sphere; a cluster
+        #    ignores the geoms of the robot its sensors ignore.
+        body = data.xpos[batch.cluster_body]
+        d2 = (np.einsum("ij,ij->i", body, body)[:, None] + np.einsum("ij,ij->i", centre, centre)[None, :]
+              - 2.0 * body @ centre.T)
+        reach = batch.cluster_radius[:, None] + rb[None, :] + _SLACK
+        near = (d2 <= reach * reach) & static.seen
+        pair_cluster, pair_geom = np.nonzero(near)
+        if not len(pair_cluster):
+            return
+        # 2. (sensor, geom) pairs: the geom's bounding sphere meets the cone of the sensor's rays.
+        counts = batch.cluster_count[pair_cluster]
+        slot = np.repeat(batch.cluster_start[pair_cluster] - (np.cumsum(counts) - counts), counts)
+        sensor = batch.cluster_members[slot + np.arange(len(slot))]
+        geom = np.repeat(pair_geom, counts)
+        if batch.mixed_exclusion or self.any_transparent:
+            keep = self._bounded_robot[geom] != batch.exclude[sensor]
+            if self.any_transparent:
+                keep &= ~(self._bounded_transparent[geom] & batch.skip_transparent[sensor])
+            sensor, geom = sensor[keep], geom[keep]
+        to_centre = centre.T.take(geom, axis=1) - origin.take(sensor, axis=1)  # (3, m)
+        along = np.einsum("ij,ij->j", to_centre, axis.take(sensor, axis=1))
+        square = np.einsum("ij,ij->j", to_centre, to_centre)
+        across = np.sqrt(np.maximum(square - along * along, 0.0))
+        cos, sin = batch.cone_cos[sensor], batch.cone_sin[sensor]
+        radius = rb[geom] + _SLACK
+        span = batch.lengths[sensor] + radius
+        # In the plane of the axis and the centre the cone is a wedge of half-angle theta: the centre is in it,
+        # or near its side (when the side's nearest point is not the apex), or near the apex.
+        keep = along >= np.sqrt(square) * cos
+        keep |= (across * cos - along * sin <= radius) & (along * cos + across * sin >= 0.0)
+        keep |= square <= radius * radius
+        keep &= square <= span * span
+        sensor, geom, to_centre = sensor[keep], geom[keep], to_centre[:, keep]
+        if not len(sensor):
+            return
+        # 3. (ray, geom) pairs whose segment crosses the geom's bounding sphere.
+        counts = batch.ray_count[sensor]
+        ray = np.repeat(batch.ray_start[sensor] - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+        geom = np.repeat(geom, counts)
+        to_centre = np.repeat(to_centre, counts, axis=1)
+        ray_dir = direction.take(ray, axis=1)
+        along = np.clip(np.einsum("ij,ij->j", to_centre, ray_dir), 0.0, batch.ray_length[ray])
+        gap = to_centre - along * ray_dir
+        radius = rb[geom] + _SLACK
+        crossing = np.einsum("ij,ij->j", gap, gap) <= radius * radius
+        ray, geom = ray[crossing], geom[crossing]
+        if not len(ray):
+            return
+        # 4. Exact tests in the geom frame: p = R^T (origin - centre), v = R^T direction.
+        index = self._bounded[geom]
+        axes = data.geom_xmat[self.geom_ids[index]].T.reshape(3, 3, -1)  # (row, column, pair)
+        p = np.einsum("jir,jr->ir", axes, -to_centre[:, crossing])
+        v = np.einsum("jir,jr->ir", axes, ray_dir[:, crossing])
+        limit = batch.ray_length[ray]
+        rendering = batch.rendering[batch.ray_sensor[ray]]
+        t, n_local = self._exact(p, v, index, limit, rendering, normals)
+        # 5. The nearest hit of each ray.
+        order = np.lexsort((t, ray))
+        ray, t, index = ray[order], t[order], index[order]
+        firsts = np.flatnonzero(np.r_[True, ray[1:] != ray[:-1]])
+        chosen = order[firsts]
+        ray, t, index = ray[firsts], t[firsts], index[firsts]
+        better = t < distance[ray]
+        if not better.any():
+            return
+        hit_rays = ray[better]
+        distance[hit_rays] = t[better]
+        target[hit_rays] = index[better]
+        if normals:
+            chosen = chosen[better]
+            normal[:, hit_rays] = np.einsum("ijr,jr->ir", axes[:, :, chosen], n_local[:, chosen])
+
+    def _exact(self, p: np.ndarray, v: np.ndarray, index: np.ndarray, limit: np.ndarray, rendering: np.ndarray,
+               normals: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The hit distance (inf: none) and local normal (3, m) of each (ray, geom) pair, per Webots' rules."""
+        m = len(index)
+        t = np.full(m, np.inf)
+        n_local = np.zeros((3, m))
+        primitive = self._primitive[index]
+        groups = [(np.flatnonzero(primitive) if not primitive.all() else None, "primitive")]
+        if not primitive.all():
+            kind = self.kind[index]
+            groups += [(np.flatnonzero(kind == CAPSULE), "capsule"),
+                       (np.flatnonzero((kind == MESH) | (kind == HFIELD)), "triangles")]
+        for rows, how in groups:
+            if rows is not None and not len(rows):
+                continue
+            pr = p if rows is None else p[:, rows]
+            vr = v if rows is None else v[:, rows]
+            ir = index if rows is None else index[rows]
+            lr = limit if rows is None else limit[rows]
+            rr = rendering if rows is None else rendering[rows]
+            if how == "triangles":
+                tr, nr = self._triangles_hit(pr.T, vr.T, ir, lr, rr)
+                nr = nr.T
+            else:
+                if how == "primitive":
+                    t_in, t_out, n_in, n_out, ok = primitive_interval(pr, vr, self._half[:, ir], self._quadric[:, ir],
+                                                                      self._radius2[ir], normals)
+                else:
+                    size = self._capsule_size[ir]
+                    t_in, t_out, n_in, n_out, ok = capsule_interval(pr, vr, size[:, 0], size[:, 1], normals)
+                entering = t_in >= 0.0
+                # ODE rays: the entry point from outside, the exit point from inside. Rendering rays: entries only.
+                alpha = np.where(entering | rr, t_in, t_out)
+                hit = ok & np.where(rr, (t_in > 0.0) & (t_in < lr), (alpha >= 0.0) & (alpha <= lr))
+                tr = np.where(hit, alpha, np.inf)
+                nr = np.where(entering, n_in, -n_out) if normals else None  # type: ignore[operator]
+            if rows is None:
+                t = tr
+                if nr is not None:
+                    n_local = nr
+            else:
+                t[rows] = tr
+                if nr is not None:
+                    n_local[:, rows] = nr
+        return t, n_local
+
+    def _triangles_hit(self, p: np.ndarray, v: np.ndarray, index: np.ndarray, limit: np.ndarray,
+                       rendering: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The nearest triangle hit of each (ray, mesh or height field) pair, within the ray length; (m, 3).
+
+        A mesh is tested against all its triangles; a height field only against the cells under the
+        bounding box of the ray segment (two triangles per cell).
+        """
+        start = self._tri_start[index]
+        count = self._tri_count[index].copy()
+        grid = np.flatnonzero(self.kind[index] == HFIELD)
+        first_row = np.zeros(len(p), dtype=np.int64)
+        first_col = np.zeros(len(p), dtype=np.int64)
+        width = np.ones(len(p), dtype=np.int64)
+        if len(grid):
+            target = index[grid]
+            nrow, ncol = self._grid_nrow[target], self._grid_ncol[target]
+            sx, sy = self._grid_sx[target], self._grid_sy[target]
+            end = p[grid] + limit[grid, None] * v[grid]
+            lo, hi = np.minimum(p[grid], end), np.maximum(p[grid], end)
+            dx, dy = 2.0 * sx / (ncol - 1), 2.0 * sy / (nrow - 1)
+            c0 = np.clip(np.floor((lo[:, 0] + sx) / dx), 0, ncol - 2).astype(np.int64)
+            c1 = np.clip(np.floor((hi[:, 0] + sx) / dx), 0, ncol - 2).astype(np.int64)
+            r0 = np.clip(np.floor((lo[:, 1] + sy) / dy), 0, nrow - 2).astype(np.int64)
+            r1 = np.clip(np.floor((hi[:, 1] + sy) / dy), 0, nrow - 2).astype(np.int64)
+            outside = (hi[:, 0] < -sx) | (lo[:, 0] > sx) | (hi[:, 1] < -sy) | (lo[:, 1] > sy)
+            first_row[grid], first_col[grid], width[grid] = r0, c0, c1 - c0 + 1
+            count[grid] = np.where(outside, 0, 2 * (r1 - r0 + 1) * (c1 - c0 + 1))
+        total = int(count.sum())
+        if not total:
+            return np.full(len(p), np.inf), np.zeros((len(p), 3))
+        pair = np.repeat(np.arange(len(p)), count)
+        k = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+        tri = start[pair] + k
+        if len(grid):
+            # The k-th test of a height-field pair: cell k // 2 of its box of cells (row-major), triangle k % 2.
+            in_grid = np.zeros(len(p), dtype=bool)
+            in_grid[grid] = True
+            sel = in_grid[pair]
+            owner, kk = pair[sel], k[sel]
+            cell = kk // 2
+            row = first_row[owner] + cell // width[owner]
+            col = first_col[owner] + cell % width[owner]
+            tri[sel] = start[owner] + 2 * (row * (self._grid_ncol[index[owner]] - 1) + col) + kk % 2
+        t, n = nearest_triangle(p[pair], v[pair], pair, self._tri_a[tri], self._tri_e1[tri], self._tri_e2[tri],
+                                len(p), rendering)
+        inside = np.where(rendering, t < limit, t <= limit)
+        return np.where(inside, t, np.inf), n

@@ -1,0 +1,195 @@
+"""LEDs with Webots semantics (``WbLed``), for every LED of a world.
+
+**Requests.** A controller's ``set(value)`` is sent with its next step (the last call wins, as Webots'
+``led.c`` sends only its final state) and applied before that step's physics, in scene order.
+
+**State** (``WbLed::setValue``): an LED that colours nothing ignores requests; otherwise a new value
+recolours everything it drives (``WbLed::setMaterialsAndLightsColor``, in single precision as Webots):
+
+- ``gradual`` with an empty ``color`` list (RGB LED): the value is ``0xRRGGBB``;
+- ``gradual`` with colours (monochrome LED): ``value / 255`` times the first colour;
+- otherwise value ``k`` > 0 shows the ``k``-th colour (black beyond the list), 0 is off (black).
+
+The LED is *on* for any value but 0. Supervisors reading the ``emissiveColor`` of the driven Materials and
+PBRAppearances, or the ``color`` of the driven Lights, get the colour shown (black at load and after a
+reset, as Webots sets them); a value they write there holds until the LED changes colour. Writes to the
+LED's ``color`` and ``gradual`` apply from its next change of value (Webots reads them only then).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from wbsim.devices.kind import BankContext, BankDevice, DeviceBank
+from wbsim.devices.led.compile import LedBinding, LedTargetBinding
+
+__all__ = ["LedBank", "Led", "led_color"]
+
+_BLACK = (0.0, 0.0, 0.0)
+
+
+def led_color(value: int, colors: tuple[tuple[float, float, float], ...], gradual: bool) -> tuple[float, float, float]:
+    """The colour an LED shows for ``value`` (``WbLed::setMaterialsAndLightsColor``, single precision).
+
+    Args:
+        value: the LED value (a C int).
+        colors: the LED's ``color`` list.
+        gradual: the LED's ``gradual`` field.
+    """
+    f32 = np.float32
+    if gradual:
+        if not colors:  # RGB: the bytes of the value
+            rgb = [f32((value >> shift) & 0xFF) / f32(255.0) for shift in (16, 8, 0)]
+        else:  # monochrome: an intensity of the first colour
+            intensity = f32(value) / f32(255.0)
+            rgb = [f32(float(intensity) * c) for c in colors[0]]  # double product, float result
+    elif 0 < value <= len(colors):
+        rgb = [f32(c) for c in colors[value - 1]]
+    else:
+        return _BLACK
+    return (float(rgb[0]), float(rgb[1]), float(rgb[2]))
+
+
+class LedBank(DeviceBank):
+    """State of all LEDs of one simulation: rows ``0..leds-1`` are the LEDs, the next rows the nodes they
+    colour (see :mod:`wbsim.devices.led.compile`).
+
+    Args:
+        bindings: the LEDs then their targets, as the compiler returns them.
+        context: the simulation's clock and warning printer.
+
+    Attributes:
+        leds: the number of LEDs.
+        value: each LED's value as the simulator holds it (0 = off), int64 (leds,).
+        color: the colour each LED shows, (leds, 3).
+        on: each LED is on (value != 0 and it colours something), (leds,).
+        drives: each LED colours a Material, PBRAppearance or Light, (leds,).
+        colors, gradual: each LED's ``color`` list and ``gradual`` field (supervisors may write them).
+    """
+
+    actuates = True  # controller requests are applied with the next step
+
+    def __init__(self, bindings: tuple[LedBinding | LedTargetBinding, ...], context: BankContext) -> None:
+        super().__init__(bindings, context)
+        self._leds = tuple(b for b in bindings if isinstance(b, LedBinding))
+        self._targets = tuple(b for b in bindings if isinstance(b, LedTargetBinding))
+        self.leds = len(self._leds)
+        self.drives = np.array([b.drives for b in self._leds], dtype=bool)
+        self._targets_of: list[list[int]] = [[] for _ in range(self.leds)]  # each LED's target rows
+        for row, binding in enumerate(self._targets, start=self.leds):
+            self._targets_of[binding.led].append(row)
+        # Updated in place (never replaced), so API objects may keep references to them.
+        self.value = np.zeros(self.leds, dtype=np.int64)
+        self.color = np.zeros((self.leds, 3))
+        self.on = np.zeros(self.leds, dtype=bool)
+        self.colors: list[tuple[tuple[float, float, float], ...]] = []
+        self.gradual = np.zeros(self.leds, dtype=bool)
+        self._written: dict[int, object] = {}  # target row -> value a supervisor wrote since the last change
+        self._requests: dict[int, int] = {}
+        self._restore()
+
+    def core(self, row: int) -> Led:
+        """The core LED of row ``row`` (an LED row)."""
+        return Led(self, row, str(self._leds[row].node["name"]), self.context.now_step)
+
+    def _restore(self) -> None:
+        """As after loading: fields from the world file, every LED off and black."""
+        self.colors = [tuple(tuple(float(c) for c in rgb) for rgb in b.node["color"]) for b in self._leds]  # type: ignore[union-attr]
+        self.gradual[:] = [bool(b.node["gradual"]) for b in self._leds]
+        self.value[:] = 0
+        self.color[:] = 0.0
+        self.on[:] = False
+        self._written.clear()
+        self._requests.clear()
+
+    def reset(self) -> None:
+        """All LEDs off (as after loading)."""
+        self._restore()
+
+    def restart(self) -> None:
+        """Webots' ``WbLed::reset`` on a world reset: value 0, black; fields back to the world file's."""
+        self._restore()
+
+    # -- requests and state ------------------------------------------------------------------------------
+    def request(self, row: int, value: int) -> None:
+        """A controller's ``set(value)``, applied before the next physics step; a later call replaces it."""
+        self._requests[row] = value
+
+    def actuate(self, data: mujoco.MjData) -> None:
+        """Apply the requests of the controllers that stepped (``WbLed::handleMessage``), in scene order."""
+        if not self._requests:
+            return
+        requests, self._requests = self._requests, {}
+        for row in sorted(requests):
+            if self.drives[row]:
+                self.set_value(row, requests[row])
+
+    def set_value(self, row: int, value: int) -> None:
+        """Webots' ``WbLed::setValue``: show ``value`` (nothing happens if it is the current one)."""
+        if self.value[row] == value:
+            return
+        self.value[row] = value
+        self.color[row] = led_color(value, self.colors[row], bool(self.gradual[row]))
+        self.on[row] = value != 0
+        for target in self._targets_of[row]:
+            self._written.pop(target, None)
+
+    # -- supervisor fields --------------------------------------------------------------------------------
+    def field_value(self, row: int, name: str) -> object | None:
+        """A driven node's colour field: the colour its LED shows (or what a supervisor wrote since)."""
+        if row < self.leds:
+            return None
+        binding = self._targets[row - self.leds]
+        if name != binding.field:
+            return None
+        written = self._written.get(row)
+        return written if written is not None else tuple(float(c) for c in self.color[binding.led])
+
+    def field_changed(self, row: int, name: str, value: object) -> object | None:
+        """``color`` and ``gradual`` of an LED (used from its next change), or a driven node's colour field."""
+        if row >= self.leds:
+            if name != self._targets[row - self.leds].field:
+                return None
+            self._written[row] = tuple(float(c) for c in value)  # type: ignore[union-attr]
+            return self._written[row]
+        if name == "color":
+            self.colors[row] = tuple(tuple(float(c) for c in rgb) for rgb in value)  # type: ignore[union-attr]
+            return self.colors[row]
+        if name == "gradual":
+            self.gradual[row] = bool(value)
+            return bool(value)
+        return None
+
+
+@dataclass
+class Led(BankDevice):
+    """One LED (snake_case core API; the Webots ``LED`` class wraps it)."""
+
+    kind: str = "led"
+
+    def set(self, value: int) -> None:
+        """Request ``value`` (a C int), shown from the next step."""
+        self.bank.request(self.index, int(value))
+
+    @property
+    def value(self) -> int:
+        """The value the LED shows (0 = off)."""
+        return int(self.bank.value[self.index])
+
+    @property
+    def color(self) -> tuple[float, float, float]:
+        """The colour the LED shows (RGB in [0, 1]; black when off)."""
+        return tuple(float(c) for c in self.bank.color[self.index])  # type: ignore[return-value]
+
+    @property
+    def on(self) -> bool:
+        """The LED is on (its value is not 0)."""
+        return bool(self.bank.on[self.index])
+
+    @property
+    def drives(self) -> bool:
+        """The LED colours a Material, PBRAppearance or Light (otherwise it ignores ``set``)."""
+        return bool(self.bank.drives[self.index])
