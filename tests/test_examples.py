@@ -15,6 +15,7 @@ import wbsim
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "examples" / "worlds" / "demo.wbt"
 MODULES = ROOT / "examples" / "worlds" / "modules.wbt"
+FLYING = ROOT / "examples" / "worlds" / "flying.wbt"
 
 
 @pytest.fixture
@@ -136,6 +137,68 @@ def test_modules_runs_are_bit_identical_for_a_seed():
             finals.append((sim.time_s, sim.data.qpos.copy(), sim.data.xpos.copy()))
     assert finals[0][0] == finals[1][0] > 40.0
     assert np.array_equal(finals[0][1], finals[1][1]) and np.array_equal(finals[0][2], finals[1][2])
+
+
+def test_flying_robot_passes_two_obstacles_lands_and_takes_off_the_other_way(capsys):
+    # examples/worlds/flying.wbt: the plugin lifts the robot with its weight (0.7 kg x 9.81 = 6.867 N),
+    # 0.3 N more to climb, 0.3 N less to sink; randomSeed 21 makes it pass 2 obstacles first.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the flying world must load without warnings
+        sim = wbsim.load_world(FLYING)
+    with sim:
+        plugin = sim.plugin.file.namespace
+        model, data = sim.model, sim.data
+        body = plugin["robot_body"]
+        wings = {leaf.geom_id for wing in plugin["wing_geoms"] for leaf in wing.leaves()}
+        floor = {leaf.geom_id for leaf in plugin["floor_geom"].leaves()}
+        robot_geoms = set(np.flatnonzero(model.geom_bodyid == body.root).tolist())
+        led = sim.banks["led"]
+        rows: list[tuple[float, str, float, float, float, float, int]] = []  # t, state, x, y, z, vz, LED
+        floor_friction: set[tuple[float, float]] = set()
+
+        def record(s) -> None:
+            com = body.com()
+            rows.append((s.time_s, plugin["state"], com[0], com[1], com[2], body.velocity()[0][2], int(led.value[0])))
+            for contact in data.contact[: data.ncon]:
+                pair = {int(contact.geom[0]), int(contact.geom[1])}
+                assert not pair & wings  # the plugin returns 1 for every pair with a wing
+                if pair & floor and pair & robot_geoms:
+                    floor_friction.add((round(float(contact.friction[0]), 6), round(float(contact.friction[1]), 6)))
+
+        sim.run(36.0, on_step=record)
+    out = capsys.readouterr().out
+    announced = re.findall(r"Avoiding (\d) obstacles when turning on the (left|right)", out)
+    assert announced == [("2", "right"), ("5", "left")], out[:2000]
+    t = np.array([r[0] for r in rows])
+    states = [r[1] for r in rows]
+    x, y, z, vz = (np.array([r[i] for r in rows]) for i in (2, 3, 4, 5))
+    leds = [r[6] for r in rows]
+    # Robot-floor contacts are the plugin's (mu 0.4, mu2 0.8), never the default ones.
+    assert floor_friction == {(0.4, 0.8)}
+    # It turns in place and stays below 16 cm.
+    assert np.hypot(x, y).max() < 0.01 and z.max() < 0.16
+    # Taking off: as in Webots' sample, 0.3 N more than the weight for one 64 ms step only (an impulse:
+    # 0.3 / 0.7 x 0.064 = 27.4 mm/s up), then the weight is balanced and it climbs at that speed; at 1 cm
+    # the opposite impulse stops it.
+    dt = 0.064
+    first = states.index("taking off")
+    assert vz[first] - vz[first - 1] == pytest.approx(0.3 / 0.7 * dt, rel=0.02)
+    climbing = [i for i, state in enumerate(states) if state == "taking off"][: 4]
+    assert np.abs(np.diff(vz[climbing]) / dt).max() < 0.01  # m/s^2: hovering forces balance the weight
+    searching = states.index("searching")
+    assert states[searching - 1] == "taking off" and abs(vz[searching]) < 0.001
+    # Passing an obstacle: its sensors just clear the 0.2 m boxes (they are 6.3 cm above the robot).
+    starts = [i for i in range(1, len(states)) if states[i] == "passing" and states[i - 1] != "passing"]
+    assert len(starts) == 2 and all(0.2 < z[i] + 0.063 < 0.21 for i in starts), [z[i] for i in starts]
+    # The ray touches each obstacle it passes: obstacle messages at up to its length (0.4 m), LED red then.
+    distances = [float(v) for v in re.findall(r"Obstacle detected at a distance of ([0-9.e-]+)", out)]
+    assert distances and all(0.045 < d <= 0.4 for d in distances)
+    assert 0xFF0000 in leds and 0x00FF00 in leds and set(leds) <= {0, 0xFF0000, 0x00FF00}
+    # After the second obstacle it sinks, lands (on the floor: its box's bottom is 0.5 mm below its centre
+    # of mass), waits and takes off turning left.
+    landed = [i for i, state in enumerate(states) if state == "landing" and t[i] > 2.0]
+    assert landed and z[landed].min() < 0.001
+    assert t[landed[0]] < t[[i for i, state in enumerate(states) if state == "taking off" and t[i] > 2.0][0]]
 
 
 def test_readme_python_example_runs(monkeypatch):

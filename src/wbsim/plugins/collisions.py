@@ -137,6 +137,9 @@ class Collisions:
         model = scene.model
         self._probe = mujoco.MjData(model)
         self._probe_margin = np.maximum(PROBE_MARGIN, 0.1 * model.geom_rbound)
+        self._geom_body = model.geom_bodyid.copy()
+        self._geom_root = model.body_rootid[model.geom_bodyid]
+        self._basic_s = scene.sim.basic_time_step_ms / 1000.0
         self._probe_at: tuple[int, int] | None = None  # (step count, kinematics version) of the probe
         self._pass_contacts: dict[int, list[int]] = {}  # pair key -> indices in the probe's contact list
         self._handled = np.zeros(0, dtype=np.int64)  # pair keys suppressed during the coming basic step
@@ -173,12 +176,16 @@ class Collisions:
             # ODE's broad phase offers pairs whose bounding boxes overlap, touching or not: with wider margins
             # MuJoCo reports the pairs near contact too (with a positive distance), so a pair resting just
             # out of contact at the pass is still offered to the plugin.
-            margins = model.geom_margin.copy()
-            model.geom_margin[:] = np.maximum(margins, self._probe_margin)
+            margins, body_margins = model.geom_margin.copy(), model.body_margin.copy()
+            wide = np.maximum(margins, np.maximum(self._probe_margin, self._reach(data, probe)))
+            model.geom_margin[:] = wide
+            # The midphase of a body with several geoms culls with the body's compiled margin: widen it too.
+            np.maximum.at(model.body_margin, self._geom_body, wide)
             try:
                 mujoco.mj_collision(model, probe)
             finally:
                 model.geom_margin[:] = margins
+                model.body_margin[:] = body_margins
             self._pass_contacts = {}
             geoms = probe.contact.geom[: probe.ncon]
             keys = self._keys(geoms[:, 0], geoms[:, 1])
@@ -186,6 +193,20 @@ class Collisions:
                 self._pass_contacts.setdefault(k, []).append(index)
             self._probe_at = key
         return self._probe
+
+    def _reach(self, data: mujoco.MjData, probe: mujoco.MjData) -> np.ndarray:
+        """How far each geom can move during the coming basic step at its current speed, doubled (two geoms
+        may close in on each other; MuJoCo takes the larger margin of a pair), m, (ngeom,).
+
+        A pair that comes into contact during the basic step is then already offered at the pass: if the
+        plugin handles it, no default contact appears in the middle of the step (Webots, which collides
+        once per step, never makes one there either).
+        """
+        body = self._geom_body
+        velocity = data.cvel[body]  # (angular, linear at the tree's centre of mass), world frame
+        lever = np.linalg.norm(probe.geom_xpos - data.subtree_com[self._geom_root], axis=1) + self.scene.model.geom_rbound
+        speed = np.linalg.norm(velocity[:, 3:], axis=1) + np.linalg.norm(velocity[:, :3], axis=1) * lever
+        return 2.0 * self._basic_s * speed
 
     def _keys(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         ngeom = self.scene.model.ngeom
