@@ -26,6 +26,7 @@ function does in wbsim and where it differs from ODE.
 
 from __future__ import annotations
 
+import numbers
 import sys
 from collections.abc import Sequence
 
@@ -69,14 +70,43 @@ RAND_MAX = 2147483647
 
 
 def _vector(x: float | Sequence[float], y: float | None, z: float | None) -> np.ndarray:
-    if y is None and z is None:
-        return np.asarray(x, dtype=float).reshape(3)
-    return np.array([float(x), float(y), float(z)])  # type: ignore[arg-type]
+    try:
+        if y is None and z is None:
+            return np.asarray(x, dtype=float).reshape(3)
+        return np.array([float(x), float(y), float(z)])  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise PluginError(f"expected 3 numbers, got {(x, y, z)!r}.") from None
+
+
+def _floats(values: Sequence[float], count: int, function: str) -> np.ndarray:
+    """``count`` numbers from a sequence (a dQuaternion, a dMatrix3), or a PluginError."""
+    try:
+        array = np.asarray(values, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        array = np.zeros(0)
+    if array.shape != (count,):
+        raise PluginError(f"{function}(): expected {count} numbers, got {values!r}.")
+    return array
+
+
+def _float(value: object, function: str) -> float:
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise PluginError(f"{function}(): expected a number, got {value!r}.") from None
+
+
+def _int(value: object, function: str) -> int:
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    raise PluginError(f"{function}(): expected an int, got {value!r}.")
 
 
 def _fill(result: list[float] | None, values: np.ndarray | list[float]) -> list[float]:
     values = [float(v) for v in values]
     if result is not None:
+        if not isinstance(result, list):
+            raise PluginError(f"the result argument must be a list (ODE's dVector3), not {type(result).__name__}.")
         result[: len(values)] = values
         return result
     return values
@@ -111,6 +141,8 @@ def dWebotsGetBodyFromDEF(DEF: str) -> Body | None:  # noqa: N802, N803 (Webots'
     """The body of the Solid with DEF name (or dotted DEF path) ``DEF``: its body merger, None if there is no
     such Solid, it has no Physics or it does not move."""
     runtime = current_plugin()
+    if DEF is not None and not isinstance(DEF, str):
+        raise PluginError(f"dWebotsGetBodyFromDEF(): the DEF name must be a string, not {DEF!r}.")
     if not DEF:
         runtime.sim.messages.warning("dWebotsGetBodyFromDEF(): invalid NULL or empty DEF argument.")
         return None
@@ -122,6 +154,8 @@ def dWebotsGetGeomFromDEF(DEF: str) -> Geom | None:  # noqa: N802, N803 (Webots'
     """The top-level geom of the boundingObject of the Solid with DEF name (or dotted path) ``DEF`` (a
     primitive, transform or space), None if there is no such Solid or it has no boundingObject."""
     runtime = current_plugin()
+    if DEF is not None and not isinstance(DEF, str):
+        raise PluginError(f"dWebotsGetGeomFromDEF(): the DEF name must be a string, not {DEF!r}.")
     if not DEF:
         runtime.sim.messages.warning("dWebotsGetGeomFromDEF(): invalid NULL or empty DEF argument.")
         return None
@@ -143,16 +177,25 @@ def dWebotsSend(channel: int, buffer: bytes | bytearray | memoryview | str, size
     """Send ``buffer`` (its first ``size`` bytes) to every enabled Receiver on exactly ``channel``, with an
     infinite signal strength and a NaN direction; never to the plugin itself."""
     runtime = current_plugin()
-    data = buffer.encode() if isinstance(buffer, str) else bytes(buffer)
+    channel = _int(channel, "dWebotsSend")
+    if isinstance(buffer, str):
+        data = buffer.encode()
+    elif isinstance(buffer, (bytes, bytearray, memoryview)):
+        data = bytes(buffer)
+    elif buffer is None:
+        data = b""
+    else:  # bytes(5) would send 5 zero bytes: C passes a pointer, Python a buffer
+        raise PluginError(f"dWebotsSend(): the buffer must be bytes, bytearray, memoryview or str, not "
+                          f"{type(buffer).__name__} (pack numbers with struct.pack).")
     if size is not None:
-        data = data[: max(size, 0)]
+        data = data[: max(_int(size, "dWebotsSend"), 0)]
     if not data:
         runtime.sim.messages.warning("dWebotsSend(): invalid argument(s): buffer == NULL or size < 1.")
         return
     bank = runtime.sim.banks.get("radio")
     deliver = getattr(bank, "deliver_from_plugin", None)
     if deliver is not None:
-        deliver(int(channel), data)
+        deliver(channel, data)
 
 
 def dWebotsReceive() -> bytes | None:  # noqa: N802 (Webots' name)
@@ -168,7 +211,10 @@ def dWebotsGetTime() -> float:  # noqa: N802 (Webots' name)
 def dWebotsConsolePrintf(format: str, *args: object) -> None:  # noqa: A002, N802 (C's names)
     """``printf`` to the console (standard output)."""
     current_plugin()
-    text = format % args if args else format
+    try:
+        text = format % args  # always formatted, as printf ("100%%" prints "100%")
+    except (TypeError, ValueError) as error:
+        raise PluginError(f"dWebotsConsolePrintf(): the arguments do not match the format {format!r}: {error}") from None
     sys.stdout.write(text)
     sys.stdout.flush()
 
@@ -183,7 +229,11 @@ def dBodyAddForce(body: Body, fx: float, fy: float, fz: float) -> None:  # noqa:
     forces = current_plugin().forces
     if not isinstance(body, Body):  # inline rather than _body(): plugins call this for every body and step
         _body(body, "dBodyAddForce")
-    forces.add_force(body, float(fx), float(fy), float(fz))
+    try:
+        fx, fy, fz = float(fx), float(fy), float(fz)
+    except (TypeError, ValueError):
+        raise PluginError(f"dBodyAddForce(): expected 3 numbers, got {(fx, fy, fz)!r}.") from None
+    forces.add_force(body, fx, fy, fz)
 
 
 def dBodyAddRelForce(body: Body, fx: float, fy: float, fz: float) -> None:  # noqa: N802
@@ -281,20 +331,22 @@ def dBodySetPosition(body: Body, x: float, y: float, z: float) -> None:  # noqa:
 
 def dBodySetQuaternion(body: Body, q: Sequence[float]) -> None:  # noqa: N802
     """Turn a free body to the orientation ``q`` (w, x, y, z) about its centre of mass."""
-    rot = quat_to_matrix(np.asarray(q, dtype=float))
+    rot = quat_to_matrix(_floats(q, 4, "dBodySetQuaternion"))
     _require_free(_body(body, "dBodySetQuaternion").set_pose(None, rot), "dBodySetQuaternion")
 
 
 def dBodySetRotation(body: Body, R: Sequence[float]) -> None:  # noqa: N802, N803 (ODE's names)
     """Turn a free body to the rotation ``R`` (ODE's 12 numbers) about its centre of mass."""
-    values = list(R)
-    rot = np.array([values[0:3], values[4:7], values[8:11]], dtype=float)
+    values = _floats(R, 12, "dBodySetRotation")  # ODE's dMatrix3: 3 rows of 4
+    rot = np.array([values[0:3], values[4:7], values[8:11]])
     _require_free(_body(body, "dBodySetRotation").set_pose(None, rot), "dBodySetRotation")
 
 
 def dBodyGetMass(body: Body, mass: dMass | None = None) -> dMass:  # noqa: N802
     """The body's mass properties (filled into ``mass`` if given, and returned)."""
     result = _body(body, "dBodyGetMass").mass_properties()
+    if mass is not None and not isinstance(mass, dMass):
+        raise PluginError(f"dBodyGetMass(): the mass argument must be a dMass, not {mass!r}.")
     if mass is not None:
         mass.mass, mass.c, mass.I = result.mass, result.c, result.I
         return mass
@@ -416,6 +468,7 @@ def dSpaceGetNumGeoms(space: Space) -> int:  # noqa: N802
 def dSpaceGetGeom(space: Space, i: int) -> Geom | None:  # noqa: N802
     """The ``i``-th geom of the space (None out of range)."""
     children = _space(space, "dSpaceGetGeom").children
+    i = _int(i, "dSpaceGetGeom")
     return children[i] if 0 <= i < len(children) else None
 
 
@@ -484,7 +537,7 @@ def dGeomRayGet(ray: Ray, start: list[float] | None = None,  # noqa: N802
 
 def dGeomRaySetLength(ray: Ray, length: float) -> None:  # noqa: N802
     """Set the ray's length (m)."""
-    _ray(ray, "dGeomRaySetLength").length = float(length)
+    _ray(ray, "dGeomRaySetLength").length = _float(length, "dGeomRaySetLength")
 
 
 def dGeomRayGetLength(ray: Ray) -> float:  # noqa: N802
@@ -526,8 +579,8 @@ def dCollide(o1: Geom, o2: Geom, flags: int, contact: Sequence[dContact | dConta
 # -- joints -----------------------------------------------------------------------------------------------------
 def dJointCreateContact(world: World, group: JointGroup | None, contact: dContact) -> ContactJoint:  # noqa: N802
     """A contact joint from a copy of ``contact`` (attach it with :func:`dJointAttach`). Made in the collision
-    pass (or in ``step_end``) it acts during the next physics step; made in ``step``, during this one and the
-    next (Webots empties its group only after the following collision pass); without a group, until the end."""
+    pass it acts during the next physics step; made in ``step_end`` or ``step``, during the next two (Webots
+    empties the group they go in only after the following collision pass); without a group, until a reset."""
     runtime = current_plugin()
     if not isinstance(contact, dContact):
         raise PluginError("dJointCreateContact(): the contact must be a dContact.")
@@ -549,13 +602,16 @@ def dJointAttach(joint: ContactJoint, body1: Body | None, body2: Body | None) ->
 def dJointGroupEmpty(group: JointGroup) -> None:  # noqa: N802
     """Destroy every joint of a group."""
     current_plugin()
+    if not isinstance(group, JointGroup):
+        raise PluginError(f"dJointGroupEmpty(): invalid joint group {group!r}.")
     group.joints.clear()
 
 
 # -- random numbers ---------------------------------------------------------------------------------------------
 def dRandInt(n: int) -> int:  # noqa: N802
     """A random integer in [0, n) from the simulation's seeded generator."""
-    return int(current_plugin().sim.rng.integers(0, max(int(n), 1)))
+    runtime = current_plugin()
+    return int(runtime.sim.rng.integers(0, max(_int(n, "dRandInt"), 1)))
 
 
 def dRandReal() -> float:  # noqa: N802

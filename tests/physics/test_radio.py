@@ -504,6 +504,7 @@ def test_channel_zero_packets_reach_the_plugin_whatever_medium_range_or_aperture
     others = ' Emitter { name "b" channel -1 } Emitter { name "c" channel 2 }'
     sim = load(project(world(robot("a", "0 0 0", ir + others),
                              robot("b", "1 0 0", "Receiver { channel -1 }"))))
+    sim.plugin_mailbox.open = True  # as while a plugin runs (without one, channel 0 keeps nothing)
     a = sim.robot("a")
     receiver = sim.robot("b").getDevice("receiver")
     receiver.enable(16)
@@ -518,6 +519,7 @@ def test_channel_zero_packets_reach_the_plugin_whatever_medium_range_or_aperture
 
 def test_the_emitters_channel_field_at_transmission_decides_the_plugin(project, load):
     sim = load(project(world(robot("a", "0 0 0", "Emitter { }"))))
+    sim.plugin_mailbox.open = True  # as while a plugin runs
     a = sim.robot("a")
     emitter = a.getDevice("emitter")
     emitter.setChannel(3)  # the library only: the field stays 0 until a packet is written

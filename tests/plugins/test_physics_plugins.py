@@ -586,3 +586,174 @@ def test_runs_with_a_plugin_are_bit_identical_for_a_seed_and_after_reset(project
     a.reset()
     assert np.array_equal(trajectory(a), first)
     assert np.array_equal(trajectory(load(path, seed=3)), first)
+
+
+def test_random_draws_in_init_and_collide_repeat_after_a_reset(project, load):
+    # Webots resets the seed after the reset's collision pass and before init: init draws again what it
+    # drew at load, and the run goes on from the generator's state after load.
+    source = friction_plugin("friction").replace(
+        "def webots_physics_init():\n", "def webots_physics_init():\n    events.append(rand())\n").replace(
+        "def webots_physics_collide(g1, g2):\n", "def webots_physics_collide(g1, g2):\n    dRandReal()\n").replace(
+        "def webots_physics_step():\n    pass",
+        "def webots_physics_step():\n    dBodyAddForce(box_body, rand() / RAND_MAX, 0, 0)")
+    path = plugin_project(project, FLOOR + box(extra="linearVelocity 1 0 0"), source)
+
+    def trajectory(sim) -> np.ndarray:
+        rows = []
+        for _ in range(40):
+            sim.step()
+            rows.append(sim.data.qpos.copy())
+        return np.array(rows)
+
+    sim = load(path, seed=5)
+    first = trajectory(sim)
+    sim.reset()
+    assert np.array_equal(trajectory(sim), first)
+    draws = sim.plugin.file.namespace["events"]
+    assert len(draws) == 2 and draws[0] == draws[1]
+
+
+def test_any_other_collide_value_on_a_space_makes_no_contact(project, load):
+    # Webots' odeNearCallback: a value other than 0, 1, 2 does not recurse into a space, and it makes no
+    # contacts for a pair with a space; for two plain geoms it means the default contacts.
+    group = ('Group { children [ Pose { translation 0 0 -0.025 children [ Box { size 0.1 0.1 0.05 } ] } '
+             'Pose { translation 0 0 0.025 children [ Box { size 0.1 0.1 0.05 } ] } ] }')
+    robot = (f'DEF BOX Robot {{ translation 0 0 0.05 name "box" controller "<extern>" supervisor TRUE '
+             f'boundingObject {group} physics Physics {{ density -1 mass 1 }} }}')
+    sim = load(plugin_project(project, FLOOR + robot, friction_plugin("three")))
+    sim.run(1.0)
+    assert sim.robot("box").getSelf().getPosition()[2] < -1.0  # fell through
+    sim = load(plugin_project(project, FLOOR + box(), friction_plugin("three"), name="plain"))
+    sim.run(1.0)
+    assert sim.robot("box").getSelf().getPosition()[2] == pytest.approx(0.05, abs=0.002)  # default contacts
+
+
+@pytest.mark.parametrize("value", ["1", 2.0, None, [1]])
+def test_a_collide_value_that_is_not_an_int_is_an_error(project, load, capsys, value):
+    source = friction_plugin("default").replace("    if MODE in (\"default\", \"three\"):",
+                                                f"    return {value!r}\n    if MODE in (\"default\", \"three\"):")
+    sim = load(plugin_project(project, FLOOR + box(), source))
+    sim.run(0.5)
+    err = capsys.readouterr().err
+    assert "webots_physics_collide() must return an int (0, 1 or 2)" in err and repr(value) in err
+    assert sim.failed and not sim.plugin.enabled
+    assert sim.robot("box").getSelf().getPosition()[2] == pytest.approx(0.05, abs=0.002)  # default contacts
+
+
+def test_channel_0_keeps_nothing_without_a_running_plugin(project, load):
+    controller = """
+    from controller import Robot
+    robot = Robot()
+    emitter = robot.getDevice("emitter")
+    while robot.step(16) != -1:
+        emitter.send(bytes(1000))
+    """
+    world = 'Robot { name "talker" controller "talker" children [ Emitter { channel 0 } ] }'
+    sim = load(project(world, controllers={"talker": controller}))
+    sim.run(0.5)
+    assert sim.plugin is None and sim.plugin_mailbox.receive() is None
+
+
+def test_the_cli_exit_status_says_the_plugins_cleanup_failed(project):
+    source = HEADER + """
+    def webots_physics_init():
+        pass
+    def webots_physics_step():
+        pass
+    def webots_physics_cleanup():
+        raise RuntimeError("cleanup failure")
+    """
+    path = plugin_project(project, box(), source)
+    result = subprocess.run([sys.executable, "-m", "wbsim", "run", str(path), "--duration", "0.1", "--no-progress"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert "RuntimeError: cleanup failure" in result.stderr
+
+
+def test_contact_joints_made_in_step_end_hold_for_two_steps(project, load):
+    # Joints made after Webots' buffer swap go in the group emptied only after the next pass: a box on
+    # the floor whose contacts are made in step_end every other step stays up (one step's joints carry
+    # it through the step with none).
+    source = HEADER + """
+    floor = box = box_body = None
+    count = 0
+    def webots_physics_init():
+        global floor, box, box_body
+        floor, box = dWebotsGetGeomFromDEF("FLOOR"), dWebotsGetGeomFromDEF("BOX")
+        box_body = dWebotsGetBodyFromDEF("BOX")
+    def webots_physics_step():
+        pass
+    def webots_physics_collide(g1, g2):
+        return 1 if {g1, g2} == {floor, box} else 0
+    def webots_physics_step_end():
+        global count
+        count += 1
+        if count % 2:
+            return
+        contacts = [dContact() for _ in range(4)]
+        n = dCollide(box, floor, 4, contacts)
+        for c in contacts[:n]:
+            c.surface.mode = dContactSoftCFM
+            c.surface.mu = 1.0
+            c.surface.soft_cfm = 0.001
+            dJointAttach(dJointCreateContact(dBodyGetWorld(box_body), dWebotsGetContactJointGroup(), c), box_body, None)
+    def webots_physics_cleanup():
+        pass
+    """
+    sim = load(plugin_project(project, FLOOR + box("BOX", "0 0 0.0495"), source, info="basicTimeStep 16 physicsDisableTime 0"))
+    sim.run(1.0)
+    assert sim.robot("box").getSelf().getPosition()[2] == pytest.approx(0.05, abs=0.003)
+
+
+def test_a_negative_friction_in_a_plugin_contact_is_zero_as_in_ode(project, load):
+    # ODE's contact joint clamps mu < 0 to 0 (only ContactProperties' -1 means infinite): the box slides on.
+    source = friction_plugin("friction").replace("c.surface.mu = 0.1", "c.surface.mu = -1.0")
+    sim = load(plugin_project(project, FLOOR + box(extra="linearVelocity 1 0 0"), source,
+                              info="basicTimeStep 16 physicsDisableTime 0"))
+    sim.run(0.5)
+    position = sim.robot("box").getSelf().getPosition()
+    assert position[0] == pytest.approx(sim.time_s, rel=0.01) and position[2] == pytest.approx(0.05, abs=0.002)  # 1 m/s on
+
+
+def test_wrong_argument_types_raise_plugin_errors(project, load, capsys):
+    calls = [
+        'dBodyAddForce(box_body, "x", 0, 0)', 'dWebotsGetBodyFromDEF(5)', 'dBodySetRotation(box_body, [1.0] * 9)',
+        'dJointGroupEmpty(None)', 'dBodyGetMass(box_body, 5)', 'dSpaceGetGeom(space, "0")', 'dRandInt("a")',
+        'dBodyGetRelPointPos(box_body, 0, 0, 0, (0, 0, 0))', 'dWebotsSend(1, 5)', 'dWebotsConsolePrintf("%d %d", 1)',
+    ]
+    for i, call in enumerate(calls):
+        source = HEADER + f"""
+        from wbsim.errors import PluginError
+        box_body = space = None
+        def webots_physics_init():
+            global box_body, space
+            box_body = dWebotsGetBodyFromDEF("BOX")
+            space = dWebotsGetGeomFromDEF("BOT")
+        def webots_physics_step():
+            try:
+                {call}
+            except PluginError as error:
+                events.append(str(error))
+        def webots_physics_cleanup():
+            pass
+        """
+        bot = ('DEF BOT Solid { translation 2 0 0.05 name "bot" boundingObject Group { children [ '
+               'Box { size 0.1 0.1 0.1 } ] } }')
+        sim = load(plugin_project(project, FLOOR + box() + bot, source, name=f"p{i}"))
+        sim.step()
+        assert len(sim.plugin.file.namespace["events"]) == 1, (call, capsys.readouterr().err)
+        assert not sim.failed
+
+
+def test_console_printf_always_formats_as_printf(project, load, capsys):
+    source = HEADER + """
+    def webots_physics_init():
+        dWebotsConsolePrintf("100%%\\n")
+        dWebotsConsolePrintf("%d obstacles at %g m\\n", 3, 0.25)
+    def webots_physics_step():
+        pass
+    def webots_physics_cleanup():
+        pass
+    """
+    load(plugin_project(project, box(), source))
+    assert capsys.readouterr().out.splitlines()[:2] == ["100%", "3 obstacles at 0.25 m"]

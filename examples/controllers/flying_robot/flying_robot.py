@@ -22,8 +22,8 @@ ray_state = robot.getDevice("color_receiver")
 announcements.enable(TIME_STEP)
 ray_state.enable(TIME_STEP)
 led = robot.getDevice("led")
-robot.getDevice("lower_rotor").setPosition(float("-inf"))  # turn endlessly, in opposite directions
-robot.getDevice("upper_rotor").setPosition(float("inf"))
+robot.getDevice("lower_rotor").setPosition(float("-inf"))  # turn endlessly (the sign of an infinite target
+robot.getDevice("upper_rotor").setPosition(float("inf"))  # does not matter in Webots: both turn one way)
 
 while robot.step(TIME_STEP) != -1:
     emitter.send(struct.pack("2f", sensors[0].getValue(), sensors[1].getValue()))

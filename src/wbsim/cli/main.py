@@ -161,6 +161,8 @@ def _run(args: argparse.Namespace) -> int:
         status = 1
     finally:
         sim.close()
+    if status == 0 and sim.failed:  # the plugin's webots_physics_cleanup (run by close) may raise too
+        status = 1
     return status
 
 

@@ -101,13 +101,16 @@ def ode_surface_params(mu: float, mu2: float, bounce: float, soft_erp: float, so
     """The MuJoCo parameters of an ODE contact surface (a physics plugin's ``dContact.surface``).
 
     Args:
-        mu, mu2: Coulomb friction in the first and second friction directions (``inf``: no slip).
+        mu, mu2: Coulomb friction in the first and second friction directions (``inf``: no slip; negative
+            or NaN: 0, as ODE's contact joint clamps it; -1 means infinite only in ContactProperties).
         bounce: restitution (0: none).
         soft_erp, soft_cfm: the contact's ERP and CFM.
         physics_dt_s: the MuJoCo time step in seconds.
     """
     def clamp(value: float) -> float:
-        return INFINITE_FRICTION if value < 0 or math.isinf(value) else max(value, 0.0)
+        if math.isinf(value) and value > 0:
+            return INFINITE_FRICTION
+        return value if value > 0 else 0.0  # negative and NaN: 0
 
     stiffness_ratio = (max(soft_erp, 1e-6) / max(soft_cfm, 1e-12)) / (_DEFAULT_ERP / _DEFAULT_CFM)
     zeta = _damping_ratio(bounce)

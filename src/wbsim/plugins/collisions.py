@@ -263,11 +263,14 @@ class Collisions:
     def _dispatch(self, a: Geom, b: Geom, leaves: list[tuple[Primitive, Primitive]],
                   collide: Callable[[Geom, Geom], int], handled: list[int]) -> None:
         result = collide(a, b)
-        if result in HANDLED:
+        spaces = a.is_space() or b.is_space()
+        if result in HANDLED or (result != 0 and spaces):
+            # Any other non-zero value neither recurses into a space nor makes contacts for it (Webots'
+            # odeNearCallback returns for spaces after the plugin); for two plain geoms it means default.
             handled.extend(self._key(x.geom_id, y.geom_id) for x, y in leaves)
             return
-        if result != 0 or not (a.is_space() or b.is_space()):
-            return  # default contacts (any other value does not recurse into spaces, as in Webots)
+        if result != 0 or not spaces:
+            return  # default contacts
         inner: dict[tuple[int, int], tuple[Geom, Geom, list[tuple[Primitive, Primitive]]]] = {}
         for x, y in leaves:
             child_a = _child_holding(a, x) if a.is_space() else a

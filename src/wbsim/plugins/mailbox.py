@@ -18,9 +18,12 @@ class PluginMailbox:
     def __init__(self) -> None:
         self._buffer = bytearray()
         self._read = False
+        self.open = False  # True while a plugin runs: without one, nothing is kept (Webots connects none)
 
     def post(self, data: bytes) -> None:
-        """Append a packet sent by an emitter on channel 0."""
+        """Append a packet sent by an emitter on channel 0 (dropped while no plugin runs)."""
+        if not self.open:
+            return
         if self._read:
             self._buffer.clear()
             self._read = False

@@ -20,10 +20,11 @@ a context variable names it, so plugins of two simulations in one process never 
 from __future__ import annotations
 
 import contextvars
+import numbers
 import sys
 import traceback
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -82,6 +83,7 @@ class PluginRuntime:
         self._sim_ref = weakref.ref(sim)
         self.name = name
         self.file = file
+        self._mailbox = sim.plugin_mailbox
         self.enabled = True
         self.failed = False
         self.phase = "load"
@@ -119,11 +121,22 @@ class PluginRuntime:
             for callback in missing:
                 sim.messages.warning(f"Function {callback}() missing in '{script}'.")
             sim.messages.warning(f"You need to implement this function to activate the '{name}' plugin.")
+            runtime.enabled = False
             return None
         if callable(file.namespace.get("webots_physics_draw")):
             sim.messages.warning(f"In plugin '{name}', webots_physics_draw(int, const char*) is deprecated.")
         runtime.init()
         return runtime
+
+    @property
+    def enabled(self) -> bool:
+        """False once a callback raised, the file could not load, or the simulation closed."""
+        return self._enabled
+
+    @enabled.setter
+    def enabled(self, value: bool) -> None:
+        self._enabled = value
+        self._mailbox.open = value  # channel 0 is kept only for a running plugin
 
     @property
     def sim(self) -> Simulation:
@@ -176,9 +189,10 @@ class PluginRuntime:
         return None if self.phase == "init" else self.collisions.group
 
     def contact_lifetime(self) -> float:
-        """How many basic steps a contact joint made now acts: the next one, or two from ``step`` (Webots'
-        group is emptied only after the following collision pass)."""
-        return 2.0 if self.phase == "step" else 1.0
+        """How many basic steps a contact joint made now acts: the next one from the collision pass, two from
+        ``step`` or ``step_end`` (Webots swaps its groups after the pass: they write into the group emptied
+        only after the following pass)."""
+        return 2.0 if self.phase in ("step", "step_end") else 1.0
 
     # -- Webots' sequence ------------------------------------------------------------------------------
     def init(self) -> None:
@@ -231,12 +245,15 @@ class PluginRuntime:
             except Exception:
                 self._report("webots_physics_collide()")
                 return 0
-            if type(result) is int:
-                return result
+            if isinstance(result, numbers.Integral):
+                return int(result)
+            # C's int return cannot be anything else: a float, a string or a missing return (None) is a
+            # bug of the port that would otherwise silently change the physics.
             try:
-                return int(result)  # type: ignore[call-overload]
-            except (TypeError, ValueError):
-                return 0
+                raise PluginError(f"webots_physics_collide() must return an int (0, 1 or 2), not {result!r}.")
+            except PluginError:
+                self._report("webots_physics_collide()")
+            return 0
 
         token = _CURRENT.set(self)
         previous, self.phase = self.phase, "collide"
@@ -266,10 +283,12 @@ class PluginRuntime:
         """A world reset starts: ``webots_physics_cleanup()``."""
         self.cleanup()
 
-    def after_reset(self) -> None:
-        """After the world reset: a collision pass, then ``webots_physics_init()`` (Webots' order)."""
+    def after_reset(self, reseed: Callable[[], None]) -> None:
+        """After the world reset: a collision pass, the random seed reset (``reseed``), then
+        ``webots_physics_init()`` (Webots' order), so that init draws what it drew at load."""
         self.collisions.clear()
         self.forces.clear()
         self.time_ms = self.sim.time_ms
         self.collision_pass()
+        reseed()
         self._call("webots_physics_init", phase="init", in_folder=True)

@@ -185,6 +185,8 @@ class Simulation:
         # The physics plugin loads and initialises after the scene is built and before controllers start
         # (Webots' order); the initial state above is the one before its init (a reset runs init again).
         self.plugin: PluginRuntime | None = PluginRuntime.load(self)
+        # The generator's state once the plugin has drawn what it draws at load: a reset returns to it.
+        self._rng_after_load = self._rng.bit_generator.state
         self._finder = ControllerFinder()
         self._processes: list[ControllerProcess] = []
         self._finalizer = weakref.finalize(self, _shutdown, self._finder, self._processes)
@@ -447,6 +449,9 @@ class Simulation:
         self.restarts += 1
         self._reset_world(restart_controllers=True)
 
+    def _reseed(self) -> None:
+        self._rng = np.random.Generator(np.random.PCG64(self.seed))
+
     def request_world_reset(self) -> None:
         """Webots' ``simulationReset``: at the end of the current step, reset the world; controllers keep running."""
         self._reset_requested = True
@@ -461,7 +466,7 @@ class Simulation:
         self.step_count = 0
         self.ended = False
         self.exit_status = 0
-        self._rng = np.random.Generator(np.random.PCG64(self.seed))
+        self._reseed()
         for bank in self.banks.values():
             if restart_controllers:
                 bank.reset()
@@ -472,7 +477,10 @@ class Simulation:
         for robot in self.robots:
             robot.custom_data = str(robot.node["customData"])
         if self.plugin is not None:
-            self.plugin.after_reset()
+            self.plugin.after_reset(self._reseed)
+        # Whatever the plugin drew in the reset's collision pass and init, the run goes on from the
+        # generator's state after load: bit-identical to the first run.
+        self._rng.bit_generator.state = self._rng_after_load
         if restart_controllers:
             self._start_controllers()
         else:
