@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from wbsim.devices.distance_sensor.bank import PI_OVER_8
@@ -108,7 +108,7 @@ def _reference_value(kind: str, distances: list[float], weights: list[float], lu
         return distance + (distance / factor - distance) * sensitivity
     if kind == "sonar":
         result = lut_max
-        for d in distances:  # a wall facing the sensor: every hit is within the reflection cone here
+        for d in distances:  # the caller marks hits outside the reflection cone as misses
             if math.isfinite(d) and d < result:
                 result = d
         return result
@@ -118,6 +118,7 @@ def _reference_value(kind: str, distances: list[float], weights: list[float], lu
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(["generic", "infra-red", "sonar"]), st.integers(1, 12), st.floats(0.05, 1.2),
        st.floats(0.3, 3.0), st.floats(0.2, 1.5), st.floats(0.0, 2.0))
+@example("sonar", 2, 1.0, 1.0, 1.0, 0.0)  # rays 0.5 rad off the wall's normal: beyond the sonar's pi/8
 def test_multi_ray_values_follow_webots_formula(project, load, kind, n, aperture, width, wall, sensitivity):
     # A red wall across the +x half-space, only above z = -1 mm in the sensor frame: the rays that point down miss.
     lut_max = 2.0
@@ -131,7 +132,10 @@ def test_multi_ray_values_follow_webots_formula(project, load, kind, n, aperture
     distances = []
     for x, y, z in rays:
         t = (wall - 0.005) / x  # the wall's near face
-        distances.append(t if z * t >= -0.001 and t <= lut_max else math.inf)
+        hit = z * t >= -0.001 and t <= lut_max
+        if kind == "sonar" and math.acos(min(x, 1.0)) >= PI_OVER_8:
+            hit = False  # the wall's normal is -x: a sonar ray at pi/8 or more from it is not reflected back
+        distances.append(t if hit else math.inf)
     factor = 0.8 * 1.0 * (1 - 0.5 * 0.5) + 0.2
     expected = _reference_value(kind, distances, list(ray_weights(rays, aperture, width)), lut_max,
                                 [factor] * n, sensitivity)
