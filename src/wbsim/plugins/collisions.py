@@ -141,7 +141,8 @@ class Collisions:
         self._geom_root = model.body_rootid[model.geom_bodyid]
         self._basic_s = scene.sim.basic_time_step_ms / 1000.0
         self._probe_at: tuple[int, int] | None = None  # (step count, kinematics version) of the probe
-        self._pass_contacts: dict[int, list[int]] = {}  # pair key -> indices in the probe's contact list
+        self._probe_keys = np.zeros(0, dtype=np.int64)  # the pair key of each contact of the probe
+        self._pass_contacts: dict[int, list[int]] | None = None  # pair key -> contact indices, built on demand
         self._handled = np.zeros(0, dtype=np.int64)  # pair keys suppressed during the coming basic step
         # Webots double-buffers its contact groups; what matters is how long a joint acts, which the runtime
         # gives each joint (``steps``), so one group object stands for both buffers.
@@ -186,13 +187,19 @@ class Collisions:
             finally:
                 model.geom_margin[:] = margins
                 model.body_margin[:] = body_margins
-            self._pass_contacts = {}
             geoms = probe.contact.geom[: probe.ncon]
-            keys = self._keys(geoms[:, 0], geoms[:, 1])
-            for index, k in enumerate(keys.tolist()):
-                self._pass_contacts.setdefault(k, []).append(index)
+            self._probe_keys = self._keys(geoms[:, 0], geoms[:, 1])
+            self._pass_contacts = None  # only dCollide needs it: built at its first call
             self._probe_at = key
         return self._probe
+
+    def _contacts_of_pair(self) -> dict[int, list[int]]:
+        """Pair key -> the indices of its contacts in the probe's contact list."""
+        if self._pass_contacts is None:
+            self._pass_contacts = {}
+            for index, k in enumerate(self._probe_keys.tolist()):
+                self._pass_contacts.setdefault(k, []).append(index)
+        return self._pass_contacts
 
     def _reach(self, data: mujoco.MjData, probe: mujoco.MjData) -> np.ndarray:
         """How far each geom can move during the coming basic step at its current speed, doubled (two geoms
@@ -217,7 +224,8 @@ class Collisions:
         """Webots' collision pass: offer every pair in contact to ``collide`` (if the plugin has it) and
         record the suppressed pairs for the next basic step."""
         if collide is None:
-            self._handled = self._handled[:0]
+            if len(self._handled):
+                self._handled = self._handled[:0]
             return
         handled: list[int] = []
         if collide is not None:
@@ -240,11 +248,10 @@ class Collisions:
     def _offer_pairs(self, probe: mujoco.MjData, collide: Callable[[Geom, Geom], int], handled: list[int]) -> None:
         geom_of = self.scene.geom_of
         geoms = probe.contact.geom[: probe.ncon]
-        keys = self._keys(geoms[:, 0], geoms[:, 1])
-        _, first = np.unique(keys, return_index=True)
+        _, first = np.unique(self._probe_keys, return_index=True)
         tops: dict[tuple[int, int], tuple[Geom, Geom, list[tuple[Primitive, Primitive]]]] = {}
-        for index in np.sort(first).tolist():  # each geom pair once, in MuJoCo's order
-            g1, g2 = int(geoms[index, 0]), int(geoms[index, 1])
+        pairs = geoms[np.sort(first)]  # each geom pair once, in MuJoCo's order
+        for g1, g2 in zip(pairs[:, 0].tolist(), pairs[:, 1].tolist()):
             a, b = geom_of[g1], geom_of[g2]
             if a is None or b is None:
                 continue
@@ -328,7 +335,7 @@ class Collisions:
                 types = (int(model.geom_type[la.geom_id]), int(model.geom_type[lb.geom_id]))
                 if types in _PLANE_CYLINDER:
                     found.extend(self._cylinder_plane(probe, la, lb, o1, o2))
-                elif (indices := self._pass_contacts.get(self._key(la.geom_id, lb.geom_id))) is not None:
+                elif (indices := self._contacts_of_pair().get(self._key(la.geom_id, lb.geom_id))) is not None:
                     for i in indices:
                         contact = probe.contact[i]
                         if contact.dist > 0.0:  # near, not touching: ODE's dCollide reports no point
@@ -399,6 +406,9 @@ class Collisions:
         Returns:
             True if the MuJoCo steps must be split (suppressed pairs or contact joints).
         """
+        if not (self.group.joints or self.persistent.joints):  # the usual case: nothing to inject
+            self._injected = self._empty
+            return bool(len(self._handled))
         joints = self.active_joints()
         self._injected = self._build_injected(joints) if joints else self._empty
         for joint in joints:

@@ -84,13 +84,14 @@ class PluginRuntime:
         self.name = name
         self.file = file
         self._mailbox = sim.plugin_mailbox
+        self._mailbox.open = True  # channel 0 is kept only for a running plugin
         self.enabled = True
         self.failed = False
         self.phase = "load"
         self.scene = PluginScene(sim)
         info = sim.world.world_info
         self.collisions = Collisions(self.scene, float(info["ERP"]), float(info["CFM"]))  # type: ignore[arg-type]
-        self.forces = ForceBuffer(sim.model.nbody)
+        self.forces = ForceBuffer(sim.model)
         self.time_ms = sim.time_ms
         self._split = False
 
@@ -121,22 +122,17 @@ class PluginRuntime:
             for callback in missing:
                 sim.messages.warning(f"Function {callback}() missing in '{script}'.")
             sim.messages.warning(f"You need to implement this function to activate the '{name}' plugin.")
-            runtime.enabled = False
+            runtime.disable()
             return None
         if callable(file.namespace.get("webots_physics_draw")):
             sim.messages.warning(f"In plugin '{name}', webots_physics_draw(int, const char*) is deprecated.")
         runtime.init()
         return runtime
 
-    @property
-    def enabled(self) -> bool:
-        """False once a callback raised, the file could not load, or the simulation closed."""
-        return self._enabled
-
-    @enabled.setter
-    def enabled(self, value: bool) -> None:
-        self._enabled = value
-        self._mailbox.open = value  # channel 0 is kept only for a running plugin
+    def disable(self) -> None:
+        """Call no callback any more (an error, or the simulation closes); channel 0 stops being kept."""
+        self.enabled = False
+        self._mailbox.open = False
 
     @property
     def sim(self) -> Simulation:
@@ -158,7 +154,7 @@ class PluginRuntime:
             _CURRENT.reset(token)
 
     def _report(self, where: str) -> None:
-        self.enabled = False
+        self.disable()
         self.failed = True
         print(f"Physics plugin '{self.name}' raised in {where}; it is disabled:", file=sys.stderr)
         traceback.print_exc()
@@ -245,6 +241,8 @@ class PluginRuntime:
             except Exception:
                 self._report("webots_physics_collide()")
                 return 0
+            if type(result) is int:  # the usual case, before the slower ABC check
+                return result
             if isinstance(result, numbers.Integral):
                 return int(result)
             # C's int return cannot be anything else: a float, a string or a missing return (None) is a
@@ -277,7 +275,7 @@ class PluginRuntime:
         """The simulation closes: ``webots_physics_cleanup()`` once, then nothing more is called."""
         if self.enabled:
             self.cleanup()
-        self.enabled = False
+        self.disable()
 
     def before_reset(self) -> None:
         """A world reset starts: ``webots_physics_cleanup()``."""
