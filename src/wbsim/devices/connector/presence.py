@@ -194,14 +194,36 @@ def _grid_pairs(position: np.ndarray, queries: np.ndarray, radius: float) -> tup
     return query_index, order[np.repeat(first[found[hits]], counts) + within]
 
 
+_BAND = 1e-9
+"""Around ``cos(pi - axisTolerance)``, dot products this close are tested with Webots' ``acos`` itself (away
+from it, comparing the cosine gives the same answer as comparing the angle)."""
+
+
+def _anti_parallel(dots: np.ndarray, tolerance: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """Webots' ``angle(x_C, x_O) > pi - axisTolerance`` from the x-axes' dot products, (k,) bool.
+
+    Args:
+        dots: the dot products, clipped to [-1, 1].
+        tolerance: the askers' axis tolerances (rad).
+        limit: ``cos(pi - tolerance)``.
+    """
+    aligned = dots < limit
+    near = np.flatnonzero(np.abs(dots - limit) <= _BAND)
+    if len(near):  # at the edge: the exact test, as Webots computes it
+        aligned[near] = np.arccos(dots[near]) > math.pi - tolerance[near]
+    return aligned
+
+
 def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, query_index: np.ndarray,
-            candidate: np.ndarray) -> np.ndarray:
+            candidate: np.ndarray, screened: bool = False, axis_limit: np.ndarray | None = None) -> np.ndarray:
     """Apply Webots' tests to candidate pairs and keep the closest passing candidate of each query.
 
     Args:
         queries: the rows asking, (q,).
         query_index: for each pair, the index of its asker in ``queries``, (k,).
         candidate: for each pair, the other connector's row, (k,).
+        screened: the pairs are known to be of compatible families and not the asker itself.
+        axis_limit: ``cos(pi - axis_tolerance)`` per connector (n,), if already known.
 
     Returns:
         The detected row for each query, -1 for none, int64 (q,).
@@ -209,16 +231,24 @@ def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, 
     result = np.full(len(queries), -1, dtype=np.int64)
     asker = queries[query_index]
     position = frames.position
-    # Cheap tests first (most candidates are the asker itself or out of reach), then the angles.
-    offset = position[asker] - position[candidate]
+    # Cheap tests first (most candidates are the asker itself or out of reach), then the angles. np.take
+    # gathers rows several times faster than fancy indexing.
+    offset = np.take(position, asker, axis=0) - np.take(position, candidate, axis=0)
     distance2 = _dots(offset, offset)
-    keep = np.flatnonzero((rules.partner[asker] == rules.family[candidate]) & (candidate != asker)
-                          & (distance2 <= rules.distance2[asker]) & (distance2 < _FAR2))
+    near = (distance2 <= np.take(rules.distance2, asker)) & (distance2 < _FAR2)
+    if not screened:
+        near &= (rules.partner[asker] == rules.family[candidate]) & (candidate != asker)
+    keep = np.flatnonzero(near)
     if not len(keep):
         return result
     query_index, candidate, asker, distance2 = query_index[keep], candidate[keep], asker[keep], distance2[keep]
-    aligned = _angles(frames.x_axis[asker], frames.x_axis[candidate]) > math.pi - rules.axis_tolerance[asker]
-    n = rules.rotations[asker]
+    dots = _dots(np.take(frames.x_axis, asker, axis=0), np.take(frames.x_axis, candidate, axis=0))
+    np.maximum(dots, -1.0, out=dots)
+    np.minimum(dots, 1.0, out=dots)
+    tolerance = np.take(rules.axis_tolerance, asker)
+    limit = np.cos(math.pi - tolerance) if axis_limit is None else np.take(axis_limit, asker)
+    aligned = _anti_parallel(dots, tolerance, limit)
+    n = np.take(rules.rotations, asker)
     twisted = np.flatnonzero(aligned & (n > 0))
     if len(twisted):
         alpha = _angles(frames.z_axis[asker[twisted]], frames.z_axis[candidate[twisted]])
@@ -280,6 +310,9 @@ class PresenceSearch:
         self._asker = np.zeros(0, dtype=np.int64)
         self._candidate = np.zeros(0, dtype=np.int64)
         self._wide = np.zeros(0, dtype=bool)
+        self._axis_limit = np.zeros(0)
+        self._queries = np.zeros(0, dtype=np.int64)  # the last queries, and their listed pairs:
+        self._pairs = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))  # (query index, candidate)
         self.builds = 0
 
     def invalidate(self) -> None:
@@ -306,7 +339,9 @@ class PresenceSearch:
         keep = ((rules.partner[asker] == rules.family[candidate]) & (candidate != asker)
                 & (np.einsum("ij,ij->i", offset, offset) <= reach * reach))
         self._asker, self._candidate = asker[keep], candidate[keep]
+        self._axis_limit = np.cos(math.pi - rules.axis_tolerance)
         self._built_at = position.copy()
+        self._queries = np.zeros(0, dtype=np.int64)
         self.builds += 1
 
     def find(self, frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray) -> np.ndarray:
@@ -316,10 +351,13 @@ class PresenceSearch:
             return np.full(0, -1, dtype=np.int64)
         if self._stale(frames.position):
             self._build(frames, rules)
-        slot = np.full(len(frames.position), -1, dtype=np.int64)
-        slot[queries] = np.arange(len(queries))
-        listed = np.flatnonzero(slot[self._asker] >= 0)
-        result = _select(frames, rules, queries, slot[self._asker[listed]], self._candidate[listed])
+        if not np.array_equal(queries, self._queries):  # the same queries step after step: reuse their pairs
+            slot = np.full(len(frames.position), -1, dtype=np.int64)
+            slot[queries] = np.arange(len(queries))
+            listed = np.flatnonzero(slot[self._asker] >= 0)
+            self._queries, self._pairs = queries.copy(), (slot[self._asker[listed]], self._candidate[listed])
+        query_index, candidate = self._pairs
+        result = _select(frames, rules, queries, query_index, candidate, screened=True, axis_limit=self._axis_limit)
         wide = np.flatnonzero(self._wide[queries])
         if len(wide):
             result[wide] = find_peers(frames, rules, queries[wide])
