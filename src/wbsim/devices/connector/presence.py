@@ -214,8 +214,26 @@ def _anti_parallel(dots: np.ndarray, tolerance: np.ndarray, limit: np.ndarray) -
     return aligned
 
 
+@dataclass
+class Guards:
+    """How far the answer of :func:`_select` is from changing: it stays the same while every pair's distance
+    changes by less than ``distance`` (m) and every angle between two connectors' axes by less than
+    ``angle`` (rad). Both 0 when unknown.
+
+    Attributes:
+        distance: the smallest margin of a distance test, or half the gap between a query's two closest
+            passing candidates, m.
+        angle: the smallest margin of an angle test that decides a pair (rad; for the x-axes, a margin in
+            cosine, which bounds the angle's: ``|d cos| <= |d angle|``).
+    """
+
+    distance: float = 0.0
+    angle: float = 0.0
+
+
 def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, query_index: np.ndarray,
-            candidate: np.ndarray, screened: bool = False, axis_limit: np.ndarray | None = None) -> np.ndarray:
+            candidate: np.ndarray, screened: bool = False, axis_limit: np.ndarray | None = None,
+            guards: Guards | None = None) -> np.ndarray:
     """Apply Webots' tests to candidate pairs and keep the closest passing candidate of each query.
 
     Args:
@@ -224,6 +242,7 @@ def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, 
         candidate: for each pair, the other connector's row, (k,).
         screened: the pairs are known to be of compatible families and not the asker itself.
         axis_limit: ``cos(pi - axis_tolerance)`` per connector (n,), if already known.
+        guards: if given, filled with how far the answer is from changing (see :class:`Guards`).
 
     Returns:
         The detected row for each query, -1 for none, int64 (q,).
@@ -239,6 +258,13 @@ def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, 
     if not screened:
         near &= (rules.partner[asker] == rules.family[candidate]) & (candidate != asker)
     keep = np.flatnonzero(near)
+    if guards is not None:
+        # Pairs out of reach stay out while their distance changes by less than their margin; the kept ones
+        # are guarded below by the tests that decide them.
+        margin = np.abs(np.sqrt(distance2) - np.sqrt(np.take(rules.distance2, asker)))
+        guards.distance = float(margin[~near].min()) if len(keep) < len(near) else math.inf
+        guards.angle = math.inf
+        reach = margin[keep]
     if not len(keep):
         return result
     query_index, candidate, asker, distance2 = query_index[keep], candidate[keep], asker[keep], distance2[keep]
@@ -248,16 +274,22 @@ def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, 
     tolerance = np.take(rules.axis_tolerance, asker)
     limit = np.cos(math.pi - tolerance) if axis_limit is None else np.take(axis_limit, asker)
     aligned = _anti_parallel(dots, tolerance, limit)
+    if guards is not None:  # every kept pair: its x-axes test decides it or must keep passing
+        guards.angle = float(np.abs(dots - limit).min())
     n = np.take(rules.rotations, asker)
     twisted = np.flatnonzero(aligned & (n > 0))
     if len(twisted):
-        alpha = _angles(frames.z_axis[asker[twisted]], frames.z_axis[candidate[twisted]])
+        alpha = _angles(np.take(frames.z_axis, asker[twisted], axis=0), np.take(frames.z_axis, candidate[twisted], axis=0))
         n = n[twisted]
         step = 2.0 * math.pi / n
         # The nearest allowed rotation is the only one that can match (the others are farther away).
         beta = np.clip(np.rint(alpha / step), 0, n // 2) * step
-        t = rules.rotation_tolerance[asker[twisted]]
+        t = np.take(rules.rotation_tolerance, asker[twisted])
         aligned[twisted] = (alpha > beta - t) & (alpha < beta + t)
+        if guards is not None:
+            guards.angle = min(guards.angle, float(np.minimum(np.abs(alpha - beta + t), np.abs(alpha - beta - t)).min()))
+    if guards is not None and aligned.any():  # a passing pair must also stay within reach
+        guards.distance = min(guards.distance, float(reach[aligned].min()))
     query_index, candidate, distance2 = query_index[aligned], candidate[aligned], distance2[aligned]
     if not len(candidate):
         return result
@@ -266,8 +298,14 @@ def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, 
         return result
     # The closest per query; on a tie the first in scene order (Webots keeps the first strictly closer one).
     ranked = np.lexsort((candidate, distance2, query_index))
-    first = ranked[np.r_[True, query_index[ranked][1:] != query_index[ranked][:-1]]]
+    starts = np.r_[True, query_index[ranked][1:] != query_index[ranked][:-1]]
+    first = ranked[starts]
     result[query_index[first]] = candidate[first]
+    if guards is not None:  # the winner stays the closest while the gap to the runner-up holds
+        runner = np.flatnonzero(~starts & np.r_[False, starts[:-1]])  # the second of each query with several
+        if len(runner):
+            gap = np.sqrt(distance2[ranked[runner]]) - np.sqrt(distance2[ranked[runner - 1]])
+            guards.distance = min(guards.distance, float(gap.min()) / 2.0)
     return result
 
 
@@ -302,6 +340,7 @@ class PresenceSearch:
 
     Attributes:
         builds: how many times the list was built (for tests and benchmarks).
+        reuses: how many answers were reused because no connector moved enough to change them.
     """
 
     def __init__(self) -> None:
@@ -313,11 +352,36 @@ class PresenceSearch:
         self._axis_limit = np.zeros(0)
         self._queries = np.zeros(0, dtype=np.int64)  # the last queries, and their listed pairs:
         self._pairs = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))  # (query index, candidate)
+        # The last answer for those queries, the frames it was computed from and how far they may move.
+        self._answer: np.ndarray | None = None
+        self._answered_at: ConnectorFrames | None = None
+        self._guards = Guards()
         self.builds = 0
+        self.reuses = 0
 
     def invalidate(self) -> None:
         """Drop the list (the rules changed): the next search rebuilds it."""
         self._built_at = None
+        self._answer = None
+
+    def _still(self, frames: ConnectorFrames) -> bool:
+        """True if no connector moved enough since the last answer to change it (see :class:`Guards`): every
+        pair distance changed by at most twice the largest move, every angle between axes by at most twice
+        the largest turn (a chord ``c`` of a unit vector spans an angle of at most ``c * pi / 2``)."""
+        last = self._answered_at
+        if self._answer is None or last is None:
+            return False
+        guards = self._guards
+        if guards.distance <= 0.0 or guards.angle <= 0.0:
+            return False
+        moved = frames.position - last.position
+        if 2.0 * math.sqrt(float(np.einsum("ij,ij->i", moved, moved).max())) >= guards.distance * (1.0 - 1e-9) - 1e-12:
+            return False
+        turn = 0.0
+        for now, then in ((frames.x_axis, last.x_axis), (frames.z_axis, last.z_axis)):
+            chord = now - then
+            turn = max(turn, float(np.einsum("ij,ij->i", chord, chord).max()))
+        return 2.0 * (math.pi / 2.0) * math.sqrt(turn) < guards.angle * (1.0 - 1e-9) - 1e-12
 
     def _stale(self, position: np.ndarray) -> bool:
         if self._built_at is None or self._built_at.shape != position.shape:
@@ -342,6 +406,7 @@ class PresenceSearch:
         self._axis_limit = np.cos(math.pi - rules.axis_tolerance)
         self._built_at = position.copy()
         self._queries = np.zeros(0, dtype=np.int64)
+        self._answer = None
         self.builds += 1
 
     def find(self, frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray) -> np.ndarray:
@@ -356,8 +421,16 @@ class PresenceSearch:
             slot[queries] = np.arange(len(queries))
             listed = np.flatnonzero(slot[self._asker] >= 0)
             self._queries, self._pairs = queries.copy(), (slot[self._asker[listed]], self._candidate[listed])
-        query_index, candidate = self._pairs
-        result = _select(frames, rules, queries, query_index, candidate, screened=True, axis_limit=self._axis_limit)
+            self._answer = None
+        if self._still(frames):  # nothing moved enough to change the answer: the usual case at rest
+            result = self._answer.copy()  # type: ignore[union-attr]
+            self.reuses += 1
+        else:
+            query_index, candidate = self._pairs
+            result = _select(frames, rules, queries, query_index, candidate, screened=True,
+                             axis_limit=self._axis_limit, guards=self._guards)
+            self._answer = result.copy()
+            self._answered_at = ConnectorFrames(frames.position.copy(), frames.x_axis.copy(), frames.z_axis.copy())
         wide = np.flatnonzero(self._wide[queries])
         if len(wide):
             result[wide] = find_peers(frames, rules, queries[wide])

@@ -265,3 +265,48 @@ def test_one_wide_tolerance_does_not_fill_the_neighbour_list() -> None:
     found = search.find(frames, r, np.arange(n))
     assert found.tolist() == [find_peer_reference(frames, r, row) for row in range(n)]
     assert found[7] >= 0 and len(search._asker) < 10 * n  # not every pair
+
+
+def _turned(axes: np.ndarray, angles: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Each unit row turned by its angle (rad) about a random axis (Rodrigues)."""
+    k = rng.normal(size=axes.shape)
+    k /= np.linalg.norm(k, axis=1, keepdims=True)
+    c, s = np.cos(angles)[:, None], np.sin(angles)[:, None]
+    return axes * c + np.cross(k, axes) * s + k * (np.einsum("ij,ij->i", k, axes)[:, None]) * (1 - c)
+
+
+@settings(max_examples=150, deadline=None)
+@given(worlds(), st.lists(st.tuples(st.sampled_from([0.0, 1e-9, 1e-6, 1e-4, 3e-3]), st.integers(0, 2 ** 31)),
+                          min_size=2, max_size=10))
+def test_answers_reused_at_rest_match_the_reference_as_connectors_jitter(world, moves) -> None:
+    # Small moves and turns of every connector (rest jitter up to a few mm and mrad): whether the last answer
+    # is reused or recomputed, it is the reference loop's.
+    frames, r = world
+    n = len(r.type)
+    search = PresenceSearch()
+    position, x_axis, z_axis = frames.position.copy(), frames.x_axis.copy(), frames.z_axis.copy()
+    queries = np.arange(n)
+    for size, seed in moves:
+        rng = np.random.default_rng(seed)
+        position = position + rng.normal(0.0, size, position.shape)
+        turn = np.abs(rng.normal(0.0, size, n))
+        x_axis = _turned(x_axis, turn, rng)
+        z_axis = _turned(z_axis, turn, rng)
+        moved = ConnectorFrames(position, x_axis, z_axis)
+        expected = [find_peer_reference(moved, r, row) for row in queries]
+        assert search.find(moved, r, queries).tolist() == expected
+
+
+def test_a_resting_raft_reuses_its_answer_until_a_connector_turns_out_of_tolerance() -> None:
+    frames = pair(gap=0.004)
+    r = rules(2)
+    search = PresenceSearch()
+    jitter = np.array([[1e-9, -2e-9, 0.0], [0.0, 1e-9, 3e-9]])
+    for k in range(6):
+        still = ConnectorFrames(frames.position + (k % 2) * jitter, frames.x_axis, frames.z_axis)
+        assert search.find(still, r, np.array([0, 1])).tolist() == [1, 0]
+    assert search.reuses == 5 and search.builds == 1
+    tilted = pair(gap=0.004, tilt=0.25)  # beyond the axis tolerance (0.2 rad): recomputed, no peer
+    assert search.find(tilted, r, np.array([0, 1])).tolist() == [-1, -1] == [
+        find_peer_reference(tilted, r, 0), find_peer_reference(tilted, r, 1)]
+    assert search.reuses == 5
