@@ -664,3 +664,22 @@ def test_an_unlocked_side_held_by_its_peer_adds_no_strength(project, load):
         project, load, 'isLocked TRUE unilateralUnlock FALSE tensileStrength 1000',
         'isLocked TRUE tensileStrength 2', unlock_first=True)
     assert broke_at == pytest.approx(2.0, rel=0.05)
+
+
+@pytest.mark.parametrize(("field", "value"), [("rotationTolerance", 0.1), ("axisTolerance", 0.0),
+                                              ("distanceTolerance", 0.0)])
+def test_a_supervisor_tightening_a_tolerance_changes_presence_at_rest(project, load, field, value):
+    # At rest the last answer is reused (nothing moves): a supervisor's write must still take effect at once.
+    sim = load(project(_facing_pair(10, 'type "active"', 'type "passive"', gap=0.001)))
+    robot = sim.robot("m")
+    connector = robot.getDevice("c")
+    connector.enablePresence(16)
+    for _ in range(5):
+        robot.step(16)
+    assert connector.getPresence() == 1
+    node = robot.getFromDef("M").getField("children").getMFNode(0)
+    field_ref = node.getField(field)
+    field_ref.setSFFloat(value)
+    robot.step(16)
+    robot.step(16)
+    assert connector.getPresence() == 0

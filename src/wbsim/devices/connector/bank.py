@@ -53,8 +53,10 @@ _WAKE = 1e-300
 """A generalised force too small to change any result, applied for one step to wake a sleeping tree
 (MuJoCo wakes a tree with a nonzero applied force; deactivating a weld does not). It goes to
 ``qfrc_applied``, which nothing else changes during a step."""
-_LIST_FIELDS = frozenset({"distanceTolerance", "type", "model"})
-"""The fields the neighbour list depends on (it is rebuilt when a supervisor writes one)."""
+_LIST_FIELDS = frozenset({"distanceTolerance", "axisTolerance", "rotationTolerance", "numberOfRotations", "type",
+                          "model"})
+"""The fields presence depends on: the neighbour list and its last answer are dropped when a supervisor
+writes one."""
 
 
 class ConnectorBank(SampledBank):
