@@ -175,7 +175,7 @@ class ForceBuffer:
         group_mass = np.bincount(weld, weights=mass, minlength=nbody)
         size = np.bincount(weld, minlength=nbody)
         shared = (size[weld] > 1) & (group_mass[weld] > 0)
-        shared[0] = False  # the world body
+        shared &= weld != 0  # the world and the static bodies welded to it take no force
         members = np.flatnonzero(shared)
         roots = weld[members]
         xyz = np.arange(3)

@@ -160,8 +160,19 @@ def _dots(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _angles(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Angles (rad, in [0, pi]) between rows of unit vectors, as Webots' ``unitVectorsAngle``."""
+    """Angles (rad, in [0, pi]) between rows of unit vectors, as Webots' ``unitVectorsAngle`` (numpy's
+    vectorised ``arccos``: it may differ from C's ``acos`` by an ulp, see :func:`_acos`)."""
     return np.arccos(np.clip(_dots(a, b), -1.0, 1.0))
+
+
+def _acos(dots: np.ndarray) -> np.ndarray:
+    """C's ``acos`` (``math.acos``) of a few values in [-1, 1], as Webots computes them: numpy's vectorised
+    ``arccos`` differs from it by an ulp for about one value in ten, which decides tests at their edges."""
+    return np.array([math.acos(d) for d in dots.tolist()])
+
+
+_ALPHA_EDGE = 1e-12
+"""Twist angles this close to an edge of an allowed interval are recomputed with C's ``acos``."""
 
 
 def _grid_pairs(position: np.ndarray, queries: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
@@ -210,7 +221,7 @@ def _anti_parallel(dots: np.ndarray, tolerance: np.ndarray, limit: np.ndarray) -
     aligned = dots < limit
     near = np.flatnonzero(np.abs(dots - limit) <= _BAND)
     if len(near):  # at the edge: the exact test, as Webots computes it
-        aligned[near] = np.arccos(dots[near]) > math.pi - tolerance[near]
+        aligned[near] = _acos(dots[near]) > math.pi - tolerance[near]
     return aligned
 
 
@@ -261,7 +272,9 @@ def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, 
     if guards is not None:
         # Pairs out of reach stay out while their distance changes by less than their margin; the kept ones
         # are guarded below by the tests that decide them.
-        margin = np.abs(np.sqrt(distance2) - np.sqrt(np.take(rules.distance2, asker)))
+        distance = np.sqrt(distance2)
+        margin = np.minimum(np.abs(distance - np.sqrt(np.take(rules.distance2, asker))),
+                            abs(distance - math.sqrt(_FAR2)))
         guards.distance = float(margin[~near].min()) if len(keep) < len(near) else math.inf
         guards.angle = math.inf
         reach = margin[keep]
@@ -279,15 +292,24 @@ def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, 
     n = np.take(rules.rotations, asker)
     twisted = np.flatnonzero(aligned & (n > 0))
     if len(twisted):
-        alpha = _angles(np.take(frames.z_axis, asker[twisted], axis=0), np.take(frames.z_axis, candidate[twisted], axis=0))
+        z_dots = np.clip(_dots(np.take(frames.z_axis, asker[twisted], axis=0),
+                               np.take(frames.z_axis, candidate[twisted], axis=0)), -1.0, 1.0)
+        alpha = np.arccos(z_dots)
         n = n[twisted]
         step = 2.0 * math.pi / n
         # The nearest allowed rotation is the only one that can match (the others are farther away).
         beta = np.clip(np.rint(alpha / step), 0, n // 2) * step
         t = np.take(rules.rotation_tolerance, asker[twisted])
+        edge = np.minimum(np.abs(alpha - beta + t), np.abs(alpha - beta - t))
+        close = np.flatnonzero(edge <= _ALPHA_EDGE)
+        if len(close):  # at an edge: C's acos, as Webots
+            alpha[close] = _acos(z_dots[close])
         aligned[twisted] = (alpha > beta - t) & (alpha < beta + t)
         if guards is not None:
-            guards.angle = min(guards.angle, float(np.minimum(np.abs(alpha - beta + t), np.abs(alpha - beta - t)).min()))
+            # acos is ill-conditioned near 0 and pi: a rounding of the dot product (a few 1e-16) moves the
+            # computed angle by up to about 1e-16 / sin(alpha), which the margin must leave room for.
+            slack = 1e-15 / np.maximum(np.sin(alpha), 1e-8)
+            guards.angle = min(guards.angle, float((edge - 2.0 * slack).min()))
     if guards is not None and aligned.any():  # a passing pair must also stay within reach
         guards.distance = min(guards.distance, float(reach[aligned].min()))
     query_index, candidate, distance2 = query_index[aligned], candidate[aligned], distance2[aligned]

@@ -310,3 +310,66 @@ def test_a_resting_raft_reuses_its_answer_until_a_connector_turns_out_of_toleran
     assert search.find(tilted, r, np.array([0, 1])).tolist() == [-1, -1] == [
         find_peer_reference(tilted, r, 0), find_peer_reference(tilted, r, 1)]
     assert search.reuses == 5
+
+
+def _two(x_axis: np.ndarray, z_axis: np.ndarray, gap: float = 0.004) -> ConnectorFrames:
+    return ConnectorFrames(np.array([[0.0, 0.0, 0.0], [gap, 0.0, 0.0]]), x_axis, z_axis)
+
+
+def test_tolerances_exactly_at_the_angle_use_c_acos_as_webots() -> None:
+    # numpy's vectorised arccos differs from C's acos by an ulp for some inputs: at an edge that decides.
+    rng = np.random.default_rng(1)
+    cases = 0
+    for _ in range(20000):
+        theta = rng.uniform(0.05, 1.0)
+        x = np.array([[1.0, 0.0, 0.0], [-math.cos(theta), math.sin(theta), 0.0]])
+        dot = float(x[0, 0] * x[1, 0] + x[0, 1] * x[1, 1] + x[0, 2] * x[1, 2])
+        if np.arccos(np.array([dot, dot]))[0] == math.acos(dot) or math.pi - (math.pi - math.acos(dot)) != math.acos(dot):
+            continue
+        r = rules(2, axis=math.pi - math.acos(dot), rotations=0)
+        frames = _two(x, np.array([[0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]))
+        assert find_peers(frames, r, np.array([0])).tolist() == [find_peer_reference(frames, r, 0)]
+        assert PresenceSearch().find(frames, r, np.array([0])).tolist() == [find_peer_reference(frames, r, 0)]
+        cases += 1
+        if cases == 3:
+            break
+    for _ in range(20000):
+        alpha = rng.uniform(0.05, 0.7)
+        z = np.array([[0.0, 0.0, 1.0], [0.0, -math.sin(alpha), math.cos(alpha)]])
+        dot = float(z[0, 2] * z[1, 2] + z[0, 1] * z[1, 1])
+        if np.arccos(np.array([dot, dot]))[0] == math.acos(dot):
+            continue
+        r = rules(2, rotation=math.acos(dot), rotations=4)
+        frames = _two(np.array([[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]]), z)
+        assert find_peers(frames, r, np.array([0])).tolist() == [find_peer_reference(frames, r, 0)]
+        cases += 1
+        if cases == 6:
+            break
+    assert cases == 6
+
+
+def test_a_tiny_rotation_tolerance_near_zero_twist_is_not_reused_past_acos_rounding() -> None:
+    # Near alpha = 0, one ulp of the dot product moves acos by ~1e-8 rad: a 1e-13 rad turn can flip the answer.
+    a1 = 1e-6
+    while math.cos(a1) == math.cos(a1 + 1e-13):
+        a1 += 3.7e-14
+    a2 = a1 + 1e-13
+    t = (math.acos(math.cos(a1)) + math.acos(math.cos(a2))) / 2
+    r = rules(2, rotation=t, rotations=4)
+    search = PresenceSearch()
+    for alpha in (a2, a1):
+        frames = _two(np.array([[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]]),
+                      np.array([[0.0, 0.0, 1.0], [0.0, -math.sin(alpha), math.cos(alpha)]]))
+        assert search.find(frames, r, np.array([0])).tolist() == [find_peer_reference(frames, r, 0)]
+
+
+def test_webots_far_limit_is_a_distance_edge_too() -> None:
+    # With tolerances above sqrt(99999.9) m, Webots' initial min2 decides: the answer must follow it.
+    r = rules(2, distance=400.0)
+    search = PresenceSearch()
+    answers = []
+    for gap in (316.3, 316.25, 316.2):
+        frames = _two(np.array([[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]]), np.array([[0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]), gap)
+        answers.append(search.find(frames, r, np.array([0])).tolist()[0])
+        assert answers[-1] == find_peer_reference(frames, r, 0)
+    assert answers == [-1, -1, 1]
