@@ -104,7 +104,7 @@ def test_many_errors_are_all_reported() -> None:
     ]
     assert all(e.location is not None and e.location.file == str(path) for e in errs)
     assert "expected one of 'ENU', 'NUE', 'EUN'" in errs[0].message
-    assert "expected one of BallJoint" in errs[1].message
+    assert "expected one of " in errs[1].message and "BallJoint, " in errs[1].message
     assert "Did you mean 'translation'" in errs[2].message
     assert errs[3].message.startswith("USE R: a Robot node cannot be USEd")
     assert "out of range" in errs[4].message

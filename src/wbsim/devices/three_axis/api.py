@@ -1,0 +1,39 @@
+"""The Webots API base of Accelerometer and Gyro (texts and return values of ``accelerometer.c``/``gyro.c``
+and the Python ``accelerometer.py``/``gyro.py``)."""
+
+from __future__ import annotations
+
+from wbsim.api.device import Sensor
+from wbsim.devices.three_axis.bank import ThreeAxisDevice
+
+__all__ = ["ThreeAxisSensor"]
+
+
+class ThreeAxisSensor(Sensor):
+    """A sensor returning a 3-vector in its own frame (Webots' ``Accelerometer`` and ``Gyro`` share this API).
+
+    Subclasses set ``_C_NAME`` (the C prefix of error messages).
+    """
+
+    _core: ThreeAxisDevice
+
+    def __init__(self, core: ThreeAxisDevice, robot: object) -> None:
+        super().__init__(core, robot)  # type: ignore[arg-type]
+        self._values = core.bank.values  # read directly (updated in place): controllers read IMUs every step
+
+    def getValues(self) -> list[float]:
+        """The last measurement [x, y, z] in the sensor frame, through the lookup table and resolution.
+
+        NaN before the first sample (one period after ``enable``) and for an axis whose ``xAxis``/``yAxis``/
+        ``zAxis`` is FALSE. Reading a disabled sensor prints Webots' error and returns the last values.
+        """
+        if self._periods[self._row] <= 0:
+            self._disabled_error("get_values")
+        return self._values[self._row].tolist()
+
+    def getLookupTable(self) -> list[float]:
+        """The lookup table as a flat list [input, output, noise, input, ...] ([] when empty, the default)."""
+        return [value for row in self._core.lookup_table for value in row]
+
+    value = property(getValues)
+    lookup_table = property(getLookupTable)

@@ -1,0 +1,289 @@
+"""The sampling of three-axis sensors (Accelerometer, Gyro), vectorised over every sensor of a kind.
+
+After each basic step (``DEVICES_SAMPLE`` phase), for the sensors due on Webots' ``WbSensor`` schedule
+(:mod:`wbsim.devices.sampling`), in one pass per sample group:
+
+1. the poses and velocities of the state reached by the step (``refresh_kinematics``: Webots reads its
+   ODE bodies after the physics step), once per step;
+2. the measured vector in the sensor frame, for the sensors whose body exists (:meth:`ThreeAxisBank.measure`,
+   the kind's part);
+3. each *enabled* axis through the sensor's lookup table (clamped, interpolated, relative Gaussian noise from
+   the simulation's seeded generator, drawn in sensor then axis order), then the resolution
+   (``(int)(v / r + 0.5) * r``); a disabled axis reads NaN (``WbAccelerometer::computeValue``,
+   ``WbGyro::computeValue``);
+4. sensors without a body read the kind's :attr:`ThreeAxisBank.no_body_value`, with the kind's warning once.
+
+Values are NaN until the first sample (the controller library's initial values).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from wbsim.devices.kind import BankContext
+from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
+from wbsim.devices.resolution import quantize
+from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
+from wbsim.devices.three_axis.compile import ThreeAxisBinding
+from wbsim.devices.three_axis.schema import AXIS_FIELDS, repaired_fields
+
+__all__ = ["ThreeAxisBank", "ThreeAxisDevice", "MeasurePlan", "local_vectors"]
+
+
+def local_vectors(rotations: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """World vectors expressed in rotated frames: ``R_k^T v_k`` (Webots' ``vector * matrix()``).
+
+    Args:
+        rotations: frame orientations, (k, 9) row-major as MuJoCo's ``site_xmat`` (or (k, 3, 3)).
+        vectors: world-frame vectors, (k, 3).
+
+    Returns:
+        (k, 3): each vector's components along its frame's x, y and z axes.
+    """
+    return np.einsum("kji,kj->ki", rotations.reshape(-1, 3, 3), vectors)
+
+
+@dataclass(frozen=True, eq=False)
+class MeasurePlan:
+    """The sensors of one sample group that have a body, with their MuJoCo ids gathered once.
+
+    Attributes:
+        rows: their bank rows, (k,).
+        sites: their frame sites, (k,).
+        bodies: the bodies they read, (k,).
+        roots: those bodies' tree roots (``cvel`` reference point ``subtree_com[root]``), (k,).
+    """
+
+    rows: np.ndarray
+    sites: np.ndarray
+    bodies: np.ndarray
+    roots: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class _Plan:
+    """One sample group: what is measured, where the enabled axes go, their tables and resolutions."""
+
+    measure: MeasurePlan
+    no_body: np.ndarray  # bank rows without a body
+    inputs: np.ndarray  # flat indices into the (k, 3) measurement of the enabled axes
+    out_rows: np.ndarray  # bank row of each input
+    out_cols: np.ndarray  # axis of each input
+    lookups: LookupPlan
+    identity: bool  # every table is empty: the outputs are the inputs (Webots' default)
+    resolution: np.ndarray  # of each input
+    quantized: bool
+    disabled_rows: np.ndarray  # bank row and axis of the disabled axes of sensors with a body
+    disabled_cols: np.ndarray
+
+
+class ThreeAxisBank(SampledBank):
+    """State and sampling of every sensor of one three-axis kind (row ``i`` is ``bindings[i]``).
+
+    Subclasses implement :meth:`measure` and set :attr:`no_body_value` and :attr:`no_body_warning`.
+
+    Args:
+        bindings: the sensors, in scene order.
+        context: the simulation's model, time step, generator, clock and kinematics refresh.
+
+    Attributes:
+        values: the last sampled values, (n, 3); NaN before the first sample and for disabled axes.
+        axes: ``xAxis``, ``yAxis``, ``zAxis`` of each sensor, (n, 3) bool.
+        resolution: each sensor's resolution (-1: infinite), (n,).
+        lookup_tables: the current (input, output, noise) rows of each sensor.
+        gravity: the world's gravity vector (m/s^2, world frame), (3,).
+    """
+
+    no_body_value = float("nan")
+    """What a sensor without a body reads on every axis."""
+    no_body_warning = ""
+    """Webots' warning for a sensor without a body (printed once per sensor)."""
+    core_class: type[ThreeAxisDevice]
+    """The kind's core device class (set by the subclass)."""
+
+    def __init__(self, bindings: tuple[ThreeAxisBinding, ...], context: BankContext) -> None:
+        super().__init__(bindings, context)
+        self.bindings: tuple[ThreeAxisBinding, ...] = bindings
+        self._sites = np.array([b.site_id for b in bindings], dtype=np.int64)
+        self._bodies = np.array([b.body_id for b in bindings], dtype=np.int64)
+        self._roots = np.array([b.root_id for b in bindings], dtype=np.int64)
+        self.gravity = np.array(bindings[0].gravity if bindings else (0.0, 0.0, 0.0), dtype=float)
+        # Updated in place (never replaced), so API objects may keep references to them.
+        self.values = np.full((self.n, 3), np.nan)
+        self.axes = np.ones((self.n, 3), dtype=bool)
+        self.resolution = np.full(self.n, -1.0)
+        self.lookup_tables = [b.lookup_table for b in bindings]
+        self.tables = LookupTables(self.lookup_tables)
+        self._warned = np.zeros(self.n, dtype=bool)
+        self._restore_fields()
+
+    def core(self, row: int) -> ThreeAxisDevice:
+        """The core device of row ``row``."""
+        return self.core_class(self, row, self._name(row), self.context.now_step)
+
+    def _name(self, row: int) -> str:
+        return str(self.bindings[row].node["name"])
+
+    # -- fields -------------------------------------------------------------------------------------
+    def _restore_fields(self) -> None:
+        """Every field back to the world file's values (a world reset restores what supervisors wrote)."""
+        for row, binding in enumerate(self.bindings):
+            if self.lookup_tables[row] != binding.lookup_table:
+                self.lookup_tables[row] = binding.lookup_table
+                self.tables.set_table(row, binding.lookup_table)
+        self.axes[:] = [b.axes for b in self.bindings] if self.n else np.ones((0, 3), dtype=bool)
+        self.resolution[:] = [b.resolution for b in self.bindings]
+        self._forget_plans()
+
+    def _forget_plans(self) -> None:
+        for group in self.schedule.groups:
+            group.cache = None
+
+    def field_changed(self, row: int, name: str, value: object) -> object | None:
+        """A supervisor wrote ``lookupTable``, ``resolution`` (repaired as Webots does, with its warning) or an
+        axis field: applied from the next sample (Webots reads them when it computes a value).
+
+        Returns:
+            The value the field now holds, or None for fields the sensor does not use.
+        """
+        applied: object
+        if name == "lookupTable":
+            table = tuple(tuple(float(v) for v in item) for item in value)  # type: ignore[union-attr]
+            for message in lookup_warnings(table):
+                self.context.warn(f"{self._name(row)}: {message}")
+            self.lookup_tables[row] = table  # type: ignore[call-overload]
+            self.tables.set_table(row, table)
+            applied = table
+        elif name == "resolution":
+            number, message = repaired_fields()["resolution"].repaired(float(value))  # type: ignore[arg-type]
+            if message is not None:
+                self.context.warn(f"{self._name(row)}: {message}")
+            self.resolution[row] = number
+            applied = float(number)
+        elif name in AXIS_FIELDS:
+            self.axes[row, AXIS_FIELDS.index(name)] = bool(value)
+            applied = bool(value)
+        else:
+            return None
+        group = self.schedule.group_of(row)
+        if group is not None:
+            group.cache = None  # its plan holds the old table, resolution or axes
+        return applied
+
+    # -- resets -------------------------------------------------------------------------------------
+    def reset(self) -> None:
+        """All sensors disabled, values NaN, fields as loaded (as right after loading)."""
+        self._restore_fields()
+        self.values[:] = np.nan
+        self._warned[:] = False
+        self.schedule.reset()
+
+    def restart(self) -> None:
+        """After a world reset (``simulationReset``): enabled sensors stay enabled and sample after the first
+        step; the last values stay readable until then; written fields are restored."""
+        self._restore_fields()
+        self.schedule.restart()
+
+    # -- per step -----------------------------------------------------------------------------------
+    def sample(self, data: mujoco.MjData, step: int) -> None:
+        """Compute the values of the sensors due after basic step ``step``."""
+        due = self.schedule.due(step)
+        if not due:
+            return
+        self.context.refresh_kinematics()
+        for group in due:
+            plan = group.cache
+            if plan is None:
+                plan = group.cache = self._plan(group)
+            assert isinstance(plan, _Plan)
+            self._compute(data, plan, step)
+
+    def measure(self, data: mujoco.MjData, plan: MeasurePlan, step: int) -> np.ndarray:
+        """The raw vectors of the sensors of ``plan`` in their own frames, (k, 3), from the current state.
+
+        Called once per sample of each group, with the kinematics refreshed; ``step`` is the basic step
+        after which they sample.
+        """
+        raise NotImplementedError
+
+    def _compute(self, data: mujoco.MjData, plan: _Plan, step: int) -> None:
+        values = self.values
+        if len(plan.no_body):
+            values[plan.no_body] = self.no_body_value
+            fresh = plan.no_body[~self._warned[plan.no_body]]
+            for row in fresh.tolist():
+                self.context.warn(f"{self._name(row)}: {self.no_body_warning}")
+            self._warned[fresh] = True
+        if not len(plan.measure.rows):
+            return
+        raw = self.measure(data, plan.measure, step)
+        if len(plan.inputs):
+            outputs = raw.reshape(-1)[plan.inputs]
+            if not plan.identity:
+                outputs = plan.lookups.lookup(outputs, self.context.rng() if plan.lookups.noisy else None)
+            if plan.quantized:
+                outputs = quantize(outputs, plan.resolution)
+            values[plan.out_rows, plan.out_cols] = outputs
+        if len(plan.disabled_rows):
+            values[plan.disabled_rows, plan.disabled_cols] = np.nan
+
+    def _plan(self, group: SampleGroup) -> _Plan:
+        rows = group.rows
+        has_body = self._bodies[rows] >= 0
+        measured = rows[has_body]
+        axes = self.axes[measured]  # (k, 3)
+        inputs = np.flatnonzero(axes.reshape(-1))
+        out_rows = measured[inputs // 3]
+        resolution = self.resolution[out_rows]
+        disabled = np.flatnonzero(~axes.reshape(-1))
+        return _Plan(
+            measure=MeasurePlan(rows=measured, sites=self._sites[measured], bodies=self._bodies[measured],
+                                roots=self._roots[measured]),
+            no_body=rows[~has_body],
+            inputs=inputs,
+            out_rows=out_rows,
+            out_cols=inputs % 3,
+            lookups=self.tables.prepare(out_rows),
+            identity=bool(self.tables.empty[out_rows].all()),
+            resolution=resolution,
+            quantized=bool((resolution > 0).any()),
+            disabled_rows=measured[disabled // 3],
+            disabled_cols=disabled % 3,
+        )
+
+
+@dataclass
+class ThreeAxisDevice(SampledDevice):
+    """One Accelerometer or Gyro (snake_case core API; the Webots API class wraps it). Each kind subclasses it
+    to set :attr:`kind`."""
+
+    kind: str = ""
+
+    @property
+    def values(self) -> list[float]:
+        """The last sampled vector [x, y, z] in the sensor frame (lookup table and resolution applied); NaN
+        before the first sample and for disabled axes."""
+        return self.bank.values[self.index].tolist()
+
+    @property
+    def lookup_table(self) -> tuple[tuple[float, float, float], ...]:
+        """The (input, output, noise) rows of the current lookup table (empty: raw values)."""
+        return self.bank.lookup_tables[self.index]
+
+    @property
+    def axes(self) -> tuple[bool, bool, bool]:
+        """Which axes are computed (``xAxis``, ``yAxis``, ``zAxis``)."""
+        return tuple(bool(a) for a in self.bank.axes[self.index])  # type: ignore[return-value]
+
+    @property
+    def resolution(self) -> float:
+        """The ``resolution`` field (-1: infinite)."""
+        return float(self.bank.resolution[self.index])
+
+    @property
+    def has_body(self) -> bool:
+        """Whether Webots has a body for the sensor to read (else it reads the kind's no-body value)."""
+        return bool(self.bank.bindings[self.index].body_id >= 0)
