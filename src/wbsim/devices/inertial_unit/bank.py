@@ -1,0 +1,161 @@
+"""InertialUnits with Webots semantics (``WbInertialUnit::computeValue``), vectorised over every sensor.
+
+After a basic step, for the sensors due (Webots' ``WbSensor`` schedule, :mod:`wbsim.devices.sampling`):
+
+1. ``e`` is the sensor's rotation in the world frame (``site_xmat`` of all the sensors due, one gather);
+2. with ``noise != 0``: ``e = e * Rx(a) Ry(b) Rz(c)`` with ``a, b, c`` drawn from ``N(0, (noise * pi)^2)``
+   (the simulation's seeded generator, three draws per noisy sensor in row order);
+3. with a disabled axis: ``e`` is rebuilt from its axis-angle with components zeroed
+   (:func:`~wbsim.devices.inertial_unit.attitude.drop_axes`);
+4. the quaternion of ``e`` (Webots' ``toQuaternion``), each component discretised by ``resolution``;
+5. roll, pitch and yaw from that quaternion, as the controller library computes them (ENU or NUE).
+
+Values are NaN until the first sample.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from wbsim.devices.inertial_unit.attitude import drop_axes, euler_matrices, product, quaternions, roll_pitch_yaw
+from wbsim.devices.inertial_unit.compile import InertialUnitBinding
+from wbsim.devices.inertial_unit.schema import resolution_field
+from wbsim.devices.kind import BankContext
+from wbsim.devices.resolution import quantize
+from wbsim.devices.sampling import SampledBank, SampledDevice
+
+__all__ = ["InertialUnitBank", "InertialUnit"]
+
+_AXES = {"xAxis": 0, "yAxis": 1, "zAxis": 2}
+
+
+class InertialUnitBank(SampledBank):
+    """State and sampling of all InertialUnits of one simulation (row ``i`` is ``bindings[i]``).
+
+    Args:
+        bindings: the sensors, in scene order.
+        context: the simulation's model, generator, clock and kinematics refresh.
+
+    Attributes:
+        quaternion: the last sampled orientation of each sensor, (n, 4) ``[x, y, z, w]``; NaN before the first
+            sample.
+        roll_pitch_yaw: the angles derived from it (rad), (n, 3).
+        noise: the ``noise`` fields (units of pi rad), (n,).
+        axes: the ``xAxis``, ``yAxis``, ``zAxis`` fields, (n, 3) bool.
+        resolution: the ``resolution`` fields (-1: none), (n,).
+        nue: the world is NUE (Webots' NUE angle convention).
+    """
+
+    def __init__(self, bindings: tuple[InertialUnitBinding, ...], context: BankContext) -> None:
+        super().__init__(bindings, context)
+        self.bindings: tuple[InertialUnitBinding, ...] = bindings
+        n = self.n
+        self._sites = np.array([b.site_id for b in bindings], dtype=np.int64)
+        self.nue = bool(bindings[0].nue) if n else False
+        # Updated in place (never replaced), so API objects may keep references to them.
+        self.quaternion = np.full((n, 4), np.nan)
+        self.roll_pitch_yaw = np.full((n, 3), np.nan)
+        self.noise = np.zeros(n)
+        self.axes = np.ones((n, 3), dtype=bool)
+        self.resolution = np.full(n, -1.0)
+        self._restore_fields()
+
+    def core(self, row: int) -> InertialUnit:
+        """The core InertialUnit of row ``row``."""
+        return InertialUnit(self, row, str(self.bindings[row].node["name"]), self.context.now_step)
+
+    # -- fields -------------------------------------------------------------------------------------
+    def _restore_fields(self) -> None:
+        """Every field back to the world file's values (a world reset restores what supervisors wrote)."""
+        for row, binding in enumerate(self.bindings):
+            node = binding.node
+            self.noise[row] = float(node["noise"])  # type: ignore[arg-type]
+            self.axes[row] = [bool(node[name]) for name in _AXES]
+            self.resolution[row] = float(node["resolution"])  # type: ignore[arg-type]
+
+    def field_changed(self, row: int, name: str, value: object) -> object | None:
+        """A supervisor wrote ``noise``, an axis flag or ``resolution``: used from the next sample (with
+        Webots' repair of an invalid resolution).
+
+        Returns:
+            The value the field now holds, or None for fields the sensor does not use.
+        """
+        if name == "noise":
+            self.noise[row] = float(value)  # type: ignore[arg-type]
+            return float(value)  # type: ignore[arg-type]
+        if name in _AXES:
+            self.axes[row, _AXES[name]] = bool(value)
+            return bool(value)
+        if name == "resolution":
+            number, message = resolution_field().repaired(float(value))  # type: ignore[arg-type]
+            if message is not None:
+                self.context.warn(f"{self.bindings[row].node['name']}: {message}")
+            self.resolution[row] = number
+            return number
+        return None
+
+    # -- resets ---------------------------------------------------------------------------------------
+    def reset(self) -> None:
+        """All sensors disabled, values NaN, fields as in the world file (as after loading)."""
+        self.schedule.reset()
+        self._restore_fields()
+        self.quaternion[:] = np.nan
+        self.roll_pitch_yaw[:] = np.nan
+
+    def restart(self) -> None:
+        """After a world reset: fields as in the world file; enabled sensors stay enabled and sample after the
+        first step; the last values stay readable until then."""
+        self.schedule.restart()
+        self._restore_fields()
+
+    # -- per step -----------------------------------------------------------------------------------
+    def sample(self, data: mujoco.MjData, step: int) -> None:
+        """Compute the attitude of the sensors due after basic step ``step`` (module docstring)."""
+        groups = self.schedule.due(step)
+        if not groups:
+            return
+        rows = groups[0].rows if len(groups) == 1 else np.concatenate([g.rows for g in groups])
+        self.context.refresh_kinematics()
+        e = data.site_xmat[self._sites[rows]].reshape(-1, 3, 3)  # a gathered copy
+        noise = self.noise[rows]
+        noisy = noise != 0.0
+        if noisy.any():
+            sigma = noise[noisy] * math.pi
+            draws = self.context.rng().standard_normal((int(noisy.sum()), 3))
+            e[noisy] = product(e[noisy], euler_matrices(sigma[:, None] * draws))
+        axes = self.axes[rows]
+        partial = ~axes.all(axis=1)
+        if partial.any():
+            e[partial] = drop_axes(e[partial], axes[partial])
+        q = quaternions(e)
+        resolution = self.resolution[rows]
+        if (resolution > 0.0).any():  # Webots: != -1 (other values are repaired to -1)
+            q = quantize(q, resolution[:, None])
+        self.quaternion[rows] = q
+        self.roll_pitch_yaw[rows] = roll_pitch_yaw(q, self.nue)
+
+
+@dataclass
+class InertialUnit(SampledDevice):
+    """One InertialUnit (snake_case core API; the Webots ``InertialUnit`` class wraps it)."""
+
+    kind: str = "inertial_unit"
+
+    @property
+    def quaternion(self) -> list[float]:
+        """The last sampled orientation ``[x, y, z, w]`` in the world frame; NaN before the first sample."""
+        return self.bank.quaternion[self.index].tolist()
+
+    @property
+    def roll_pitch_yaw(self) -> list[float]:
+        """The last roll, pitch and yaw (rad, Webots' convention for the world's coordinate system)."""
+        return self.bank.roll_pitch_yaw[self.index].tolist()
+
+    @property
+    def noise(self) -> float:
+        """The ``noise`` field (standard deviation in units of pi rad)."""
+        return float(self.bank.noise[self.index])
