@@ -25,6 +25,12 @@ KIND_MODULES: tuple[str, ...] = (
     "wbsim.devices.distance_sensor",
     "wbsim.devices.led",
     "wbsim.devices.radio",
+    "wbsim.devices.inertial_unit",
+    "wbsim.devices.compass",
+    "wbsim.devices.gps",
+    "wbsim.devices.altimeter",
+    "wbsim.devices.accelerometer",
+    "wbsim.devices.gyro",
 )
 """The modules defining a ``KIND``, in the order banks run within a phase."""
 

@@ -81,7 +81,7 @@ def _light(name: str, extra: list[FieldSpec]) -> NodeSchema:
 # so that worlds using them still load. Kinds say where they may appear.
 _UNSUPPORTED: dict[str, str] = {
     **dict.fromkeys(
-        "Accelerometer Altimeter Camera Charger Compass Display GPS Gyro InertialUnit "
+        "Camera Charger Display "
         "Lidar LightSensor Microphone Pen Radar Radio RangeFinder Speaker Track VacuumGripper "
         "Fluid Propeller Skin SolidReference DifferentialWheels".split(),
         "solid",
@@ -122,8 +122,8 @@ def _table() -> list[NodeSchema]:
             _f("defaultDamping", T.SFNode, None, node_kinds=frozenset({"damping"})),
             _ign("inkEvaporation", T.SFFloat, 0.0),
             _f("coordinateSystem", T.SFString, "ENU", choices=("ENU", "NUE", "EUN")),
-            _ign("gpsCoordinateSystem", T.SFString, "local", choices=("local", "WGS84")),
-            _ign("gpsReference", T.SFVec3f, (0.0, 0.0, 0.0)),
+            _f("gpsCoordinateSystem", T.SFString, "local", choices=("local", "WGS84")),
+            _f("gpsReference", T.SFVec3f, (0.0, 0.0, 0.0), unit="m, or deg deg m"),
             _ign("lineScale", T.SFFloat, 0.1),
             _ign("dragForceScale", T.SFFloat, 30.0),
             _ign("dragTorqueScale", T.SFFloat, 5.0),

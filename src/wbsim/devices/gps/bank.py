@@ -1,0 +1,219 @@
+"""GPS devices with Webots semantics (``WbGps``), vectorised over every GPS of a world.
+
+After each basic step, every GPS due (Webots' sampling rules, :mod:`wbsim.devices.sampling`) is sampled at
+once from MuJoCo's current state:
+
+- **Position.** Its origin's world position ``p`` (``site_xpos``), plus the reference of the world's
+  :class:`~wbsim.devices.gps.geo.GpsFrame` (``gpsReference``; for ``WGS84`` the reference's UTM east/north
+  and altitude on the world's E/N/U axes), plus ``accuracy * n`` per axis, then the ``resolution``
+  (Webots' discretisation), then for ``WGS84`` the projection back to (latitude, longitude, altitude).
+- **Noise** (a Gauss-Markov process per axis): ``n <- r n + sqrt(1 - r^2) g`` with ``g`` standard normal from
+  the simulation's seeded generator and ``r = noiseCorrelation ** (dt / 1 s)``, ``dt`` the time since the
+  last sample (``r = 0`` when ``noiseCorrelation`` is 0); ``n`` starts at 0, so a correlation of 1 keeps
+  it at 0, as in Webots.
+- **Speed vector.** For a GPS on a body moving under physics, the velocity of its origin point
+  (``v + w x (p - c)`` from MuJoCo's ``cvel`` about the tree's centre of mass ``c``, Webots'
+  ``dBodyGetPointVel``); otherwise ``(p - p_prev) / dt``, NaN at the first sample (no previous position).
+- **Speed.** The vector's norm, times ``1 + speedNoise * g`` when ``speedNoise > 0``, then ``speedResolution``.
+
+Values are NaN until the first sample, one period after ``enable``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from wbsim.devices.gps.compile import GpsBinding
+from wbsim.devices.gps.geo import WGS84, GpsFrame
+from wbsim.devices.gps.schema import repaired_fields
+from wbsim.devices.kind import BankContext
+from wbsim.devices.resolution import quantize
+from wbsim.devices.sampling import SampledBank, SampledDevice
+
+__all__ = ["GpsBank", "GPS", "FIELDS"]
+
+FIELDS = {"accuracy": "accuracy", "noiseCorrelation": "noise_correlation", "resolution": "resolution",
+          "speedNoise": "speed_noise", "speedResolution": "speed_resolution"}
+"""The GPS fields the bank uses: Webots field name -> bank attribute (one value per GPS)."""
+
+
+class GpsBank(SampledBank):
+    """State and sampling of all GPS devices of one simulation (row ``i`` is ``bindings[i]``).
+
+    Args:
+        bindings: the devices, in scene order.
+        context: the simulation's model, data, generator, clock and kinematics refresh.
+
+    Attributes:
+        values: the last measured positions, (n, 3): world x, y, z (m) for ``LOCAL``, (latitude deg,
+            longitude deg, altitude m) for ``WGS84``; NaN before the first sample.
+        speed: the last measured speeds (m/s), (n,).
+        speed_vector: the last measured velocities in world axes (m/s), (n, 3).
+        accuracy, noise_correlation, resolution, speed_noise, speed_resolution: the fields, (n,).
+        noise: the current Gauss-Markov noise state of each axis, (n, 3) (in units of ``accuracy``).
+        frame: the world's GPS frame; ``coordinate_system``: ``LOCAL`` or ``WGS84``.
+    """
+
+    def __init__(self, bindings: tuple[GpsBinding, ...], context: BankContext) -> None:
+        super().__init__(bindings, context)
+        self.bindings: tuple[GpsBinding, ...] = bindings
+        n = self.n
+        model = context.model
+        self.frame = bindings[0].frame if bindings else GpsFrame()
+        self.coordinate_system = self.frame.system
+        self._reference = self.frame.metric_reference()
+        self._sites = np.array([b.site_id for b in bindings], dtype=np.int64)
+        bodies = np.array([b.body_id for b in bindings], dtype=np.int64)
+        self._bodies = bodies
+        self._roots = np.asarray(model.body_rootid)[bodies] if n else bodies
+        self._dynamic = np.array([b.dynamic for b in bindings], dtype=bool)
+        # Updated in place (never replaced), so API objects may keep references to them.
+        self.values = np.full((n, 3), np.nan)
+        self.speed = np.full(n, np.nan)
+        self.speed_vector = np.full((n, 3), np.nan)
+        self.noise = np.zeros((n, 3))
+        self.accuracy = np.zeros(n)
+        self.noise_correlation = np.zeros(n)
+        self.resolution = np.full(n, -1.0)
+        self.speed_noise = np.zeros(n)
+        self.speed_resolution = np.full(n, -1.0)
+        self._previous = np.full((n, 3), np.nan)  # the origin at the last sample (world, m)
+        self._last = np.full(n, -math.inf)  # the basic step of the last sample or enable (Webots' lastUpdate)
+        self._restore_fields()
+
+    def core(self, row: int) -> GPS:
+        """The core GPS of row ``row``."""
+        return GPS(self, row, str(self.bindings[row].node["name"]), self.context.now_step)
+
+    # -- fields -------------------------------------------------------------------------------------
+    def _restore_fields(self) -> None:
+        """Every field back to the world file's values (a world reset restores what supervisors wrote)."""
+        for row, binding in enumerate(self.bindings):
+            for name, attribute in FIELDS.items():
+                getattr(self, attribute)[row] = float(binding.node[name])  # type: ignore[arg-type]
+
+    def field_changed(self, row: int, name: str, value: object) -> object | None:
+        """A supervisor wrote a field: used from the next sample, with Webots' repairs and warnings.
+
+        Returns:
+            The value the field now holds, or None for fields the GPS does not use.
+        """
+        if name not in FIELDS:
+            return None
+        number = float(value)  # type: ignore[arg-type]
+        if name in repaired_fields():
+            number, message = repaired_fields()[name].repaired(number)  # type: ignore[assignment]
+            if message is not None:
+                self.context.warn(f"{self.bindings[row].node['name']}: {message}")
+        getattr(self, FIELDS[name])[row] = number
+        return number
+
+    def enable(self, row: int, period_ms: int, now_step: int) -> None:
+        """Enable (period > 0) or disable (0) GPS ``row`` at basic step ``now_step`` (its timer restarts)."""
+        super().enable(row, period_ms, now_step)
+        self._last[row] = now_step
+
+    # -- resets ---------------------------------------------------------------------------------------
+    def reset(self) -> None:
+        """All devices disabled, values NaN, noise 0, fields as in the world file (as after loading)."""
+        self.schedule.reset()
+        self._restore_fields()
+        for array in (self.values, self.speed, self.speed_vector, self._previous):
+            array[...] = np.nan
+        self.noise[...] = 0.0
+        self._last[:] = -math.inf
+
+    def restart(self) -> None:
+        """After a world reset (``WbGps::reset``, ``WbSensor::reset``): fields as in the world file; enabled
+        devices stay enabled and sample after the first step, with no previous position and an infinite
+        time since the last sample; the last values stay readable until then."""
+        self.schedule.restart()
+        self._restore_fields()
+        self._previous[...] = np.nan
+        self._last[:] = -math.inf
+
+    # -- per step -----------------------------------------------------------------------------------
+    def sample(self, data: mujoco.MjData, step: int) -> None:
+        """Measure the devices due after basic step ``step``."""
+        groups = self.schedule.due(step)
+        if not groups:
+            return
+        rows = groups[0].rows if len(groups) == 1 else np.concatenate([g.rows for g in groups])
+        self.context.refresh_kinematics()
+        position = data.site_xpos[self._sites[rows]]
+        elapsed_s = (step - self._last[rows]) * (self.context.basic_time_step_ms / 1000.0)
+        rng = None
+        metric = position + self._reference
+        accuracy = self.accuracy[rows]
+        noisy = accuracy != 0.0
+        if noisy.any():
+            rng = self.context.rng()
+            noisy_rows = rows[noisy]
+            correlation = self.noise_correlation[noisy_rows]
+            with np.errstate(over="ignore", invalid="ignore"):
+                ratio = np.where(correlation != 0.0, correlation ** elapsed_s[noisy], 0.0)
+            draws = rng.standard_normal((len(noisy_rows), 3))
+            state = ratio[:, None] * self.noise[noisy_rows] + np.sqrt(1.0 - ratio**2)[:, None] * draws
+            self.noise[noisy_rows] = state
+            metric[noisy] += accuracy[noisy, None] * state
+        metric = quantize(metric, self.resolution[rows, None])
+        self.values[rows] = self.frame.geodetic(metric) if self.coordinate_system == WGS84 else metric
+        velocity = self._velocity(data, rows, position, elapsed_s)
+        self._previous[rows] = position
+        self.speed_vector[rows] = velocity
+        speed = np.linalg.norm(velocity, axis=1)
+        speed_noise = self.speed_noise[rows]
+        shaken = speed_noise > 0.0
+        if shaken.any():
+            if rng is None:
+                rng = self.context.rng()
+            speed[shaken] *= 1.0 + speed_noise[shaken] * rng.standard_normal(int(shaken.sum()))
+        self.speed[rows] = quantize(speed, self.speed_resolution[rows])
+        self._last[rows] = step
+
+    def _velocity(self, data: mujoco.MjData, rows: np.ndarray, position: np.ndarray,
+                  elapsed_s: np.ndarray) -> np.ndarray:
+        """The velocity (m/s, world) of each device origin in ``rows``: the point velocity on a moving body,
+        else the displacement since the last sample over its interval."""
+        dynamic = self._dynamic[rows]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            velocity = (position - self._previous[rows]) / elapsed_s[:, None]
+        if dynamic.any():
+            bodies = self._bodies[rows[dynamic]]
+            twist = data.cvel[bodies]  # [angular; linear at the tree's centre of mass], world axes
+            lever = position[dynamic] - data.subtree_com[self._roots[rows[dynamic]]]
+            velocity[dynamic] = twist[:, 3:] + np.cross(twist[:, :3], lever)
+        return velocity
+
+
+@dataclass
+class GPS(SampledDevice):
+    """One GPS (snake_case core API; the Webots ``GPS`` class wraps it)."""
+
+    kind: str = "gps"
+
+    @property
+    def values(self) -> list[float]:
+        """The last measured position (``LOCAL``: world x, y, z in m; ``WGS84``: latitude, longitude in deg and
+        altitude in m); NaN before the first sample."""
+        return self.bank.values[self.index].tolist()
+
+    @property
+    def speed(self) -> float:
+        """The last measured speed (m/s)."""
+        return float(self.bank.speed[self.index])
+
+    @property
+    def speed_vector(self) -> list[float]:
+        """The last measured velocity of the GPS origin in world axes (m/s)."""
+        return self.bank.speed_vector[self.index].tolist()
+
+    @property
+    def coordinate_system(self) -> int:
+        """``LOCAL`` (0) or ``WGS84`` (1), from WorldInfo ``gpsCoordinateSystem``."""
+        return int(self.bank.coordinate_system)
+
