@@ -5,7 +5,9 @@ DistanceSensors around its body, 45 degrees apart, each casting 3 rays (aperture
 sensors of neighbouring rovers see each other, so the rays reach the narrow phase, not only the broad
 one. Its controller drives the rover in arcs (as ``sim_bench.py``) and, with ``--sensors on``, enables
 the 8 sensors with the basic time step and reads all of them every step; with ``--sensors off`` it never
-enables them. ``--type`` picks the sensor type of every sensor (generic by default; infra-red rays are
+enables them. ``--imu`` adds an Accelerometer, a Gyro, an InertialUnit, a Compass and a GPS to each rover,
+enabled and read with the distance sensors (the sensors issue's combined benchmark). ``--type`` picks the
+sensor type of every sensor (generic by default; infra-red rays are
 cast after the physics step instead of before it).
 
 Measured with paired alternating blocks (see ``paired.py``): the median ratio of step times
@@ -44,8 +46,11 @@ left.setPosition(float("inf")); right.setPosition(float("inf"))
 ls.enable(step); rs.enable(step)
 sensing = "--sensors" in sys.argv and sys.argv[sys.argv.index("--sensors") + 1] == "on"
 sensors = [robot.getDevice("ds%d" % i) for i in range(8)]
+imu = []
+if "--imu" in sys.argv:  # the IMU set and the GPS, read every step too
+    imu = [robot.getDevice(name) for name in ("accelerometer", "gyro", "inertial unit", "compass", "gps")]
 if sensing:
-    for sensor in sensors:
+    for sensor in sensors + imu:
         sensor.enable(step)
 near = 0.0
 while robot.step(step) != -1:
@@ -54,15 +59,28 @@ while robot.step(step) != -1:
         a = b = 0.0
     if sensing:
         near = max(sensor.getValue() for sensor in sensors)
+        if imu:
+            readings = (imu[0].getValues(), imu[1].getValues(), imu[2].getRollPitchYaw(), imu[3].getValues(),
+                        imu[4].getValues(), imu[4].getSpeed())
     turn = ((a - b) % 6.0) - 3.0
     left.setVelocity(6.0 - 0.3 * turn)
     right.setVelocity(6.0 + 0.3 * turn)
 """
 
 
-def _sensors(kind: str, reach: float) -> str:
-    """A ring of 8 DistanceSensors around the rover body, 3 rays each, ``reach`` m range."""
-    blocks = []
+IMU = """    Accelerometer { translation 0 0 0.03 }
+    Gyro { translation 0 0 0.03 }
+    InertialUnit { translation 0 0 0.03 }
+    Compass { translation 0 0 0.03 }
+    GPS { translation 0 0 0.03 }
+"""
+"""The IMU set and the GPS of ``--imu`` (issue 11's combined benchmark)."""
+IMU_KINDS = ("accelerometer", "gyro", "inertial_unit", "compass", "gps")
+
+
+def _sensors(kind: str, reach: float, imu: bool = False) -> str:
+    """A ring of 8 DistanceSensors around the rover body, 3 rays each, ``reach`` m range (and the IMU set)."""
+    blocks = [IMU] if imu else []
     for i in range(8):
         angle = i * math.pi / 4
         x, y = 0.085 * math.cos(angle), 0.06 * math.sin(angle)
@@ -72,14 +90,14 @@ def _sensors(kind: str, reach: float) -> str:
     return "".join(blocks)
 
 
-def _rover_world(robots: int, kind: str, reach: float) -> str:
+def _rover_world(robots: int, kind: str, reach: float, imu: bool = False) -> str:
     """The demo floor with ``robots`` rovers (without the arena walls), each with 8 DistanceSensors."""
     text = DEMO.read_text()
     head = re.sub(r"DEF WALL_\w+ Solid \{.*?\n\}\n", "", text[: text.index("DEF ROVER Robot {")], flags=re.S)
     head = head.replace("size 4 4", "size 40 40")
     rover = text[text.index("DEF ROVER Robot {"):]
     rover = rover.replace('controller "drive_pattern"', 'controller "bench_distance"')
-    rover = rover.replace("    DEF CASTER Solid {", _sensors(kind, reach) + "    DEF CASTER Solid {")
+    rover = rover.replace("    DEF CASTER Solid {", _sensors(kind, reach, imu) + "    DEF CASTER Solid {")
     side = max(1, int(robots**0.5 + 0.999))
     blocks = []
     for i in range(robots):
@@ -90,11 +108,14 @@ def _rover_world(robots: int, kind: str, reach: float) -> str:
     return head + "\n".join(blocks)
 
 
-def make_project(root: Path, robots: int, sensors: str, kind: str = "generic", reach: float = 1.0) -> Path:
-    """A project with the benchmark world and controller; ``sensors`` is "on" or "off"."""
+def make_project(root: Path, robots: int, sensors: str, kind: str = "generic", reach: float = 1.0,
+                 imu: bool = False) -> Path:
+    """A project with the benchmark world and controller; ``sensors`` is "on" or "off"; ``imu`` adds an
+    Accelerometer, Gyro, InertialUnit, Compass and GPS to each rover."""
     (root / "worlds").mkdir(parents=True, exist_ok=True)
-    world = _rover_world(robots, kind, reach).replace('controllerArgs [ "--side" "0.5" "--laps" "1" "--bumps" "3" ]',
-                                               f'controllerArgs [ "--sensors" "{sensors}" ]')
+    extra = ' "--imu"' if imu else ""
+    world = _rover_world(robots, kind, reach, imu).replace(
+        'controllerArgs [ "--side" "0.5" "--laps" "1" "--bumps" "3" ]', f'controllerArgs [ "--sensors" "{sensors}"{extra} ]')
     path = root / "worlds" / "bench.wbt"
     path.write_text(world)
     controller = root / "controllers" / "bench_distance"
@@ -119,15 +140,20 @@ def main() -> int:
     parser.add_argument("--robots", type=int, default=20)
     parser.add_argument("--type", default="generic", choices=("generic", "infra-red", "sonar", "laser"))
     parser.add_argument("--range", type=float, default=1.0, help="the sensors' range (m)")
+    parser.add_argument("--imu", action="store_true", help="also an IMU set and a GPS per rover, read every step")
     args = parser.parse_args()
     pairs, steps = (10, 30) if args.quick else (40, 50)
     print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {args.robots} rovers x 8 {args.type} "
-          f"DistanceSensors x {1 if args.type == 'laser' else 3} rays; {pairs} pairs of {steps}-step blocks")
+          f"DistanceSensors x {1 if args.type == 'laser' else 3} rays{' + IMU set + GPS' if args.imu else ''}; "
+          f"{pairs} pairs of {steps}-step blocks")
     with tempfile.TemporaryDirectory() as tmp:
-        sims = {name: _load(make_project(Path(tmp) / name, args.robots, name, args.type, args.range)) for name in ("on", "off")}
+        sims = {name: _load(make_project(Path(tmp) / name, args.robots, name, args.type, args.range, args.imu))
+                for name in ("on", "off")}
         bank = sims["on"].banks["distance_sensor"]
         assert bank.n == 8 * args.robots and (bank.period_ms > 0).all(), "the sensors should be enabled"
         assert (sims["off"].banks["distance_sensor"].period_ms == 0).all()
+        for kind in IMU_KINDS if args.imu else ():
+            assert (sims["on"].banks[kind].period_ms > 0).all() and sims["on"].banks[kind].n == args.robots, kind
         seen = int((bank.values > 0).sum())
 
         def block(name: str):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -95,5 +96,18 @@ def test_distance_sensor_bench_worlds_have_eight_sensors_per_rover_enabled_or_no
     assert (bank.values > 0).sum() >= 12  # the floor or the other rover, within 1 m
     on.step()
     off.step()
+    on.close()
+    off.close()
+
+
+def test_distance_sensor_bench_imu_worlds_enable_the_imu_set_and_gps(tmp_path):
+    on = distance_sensor_bench._load(distance_sensor_bench.make_project(tmp_path / "on", 2, "on", imu=True))
+    off = distance_sensor_bench._load(distance_sensor_bench.make_project(tmp_path / "off", 2, "off", imu=True))
+    for kind in distance_sensor_bench.IMU_KINDS:
+        assert on.banks[kind].n == 2 and (on.banks[kind].period_ms > 0).all(), kind
+        assert (off.banks[kind].period_ms == 0).all(), kind
+    on.step()
+    off.step()
+    assert np.isfinite(on.banks["gps"].values).all() and np.isnan(off.banks["gps"].values).all()
     on.close()
     off.close()
