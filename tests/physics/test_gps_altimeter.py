@@ -76,3 +76,37 @@ Robot { translation 0 0 1 name "r" controller "<extern>" linearVelocity 3 4 0
         assert gps.getValues() == pytest.approx([3.0 * t, 4.0 * t, 1.0], abs=1e-9)
     assert math.isclose(gps.getSpeedVector()[0], 3.0, abs_tol=1e-12)
     sim.close()
+
+
+def test_a_gps_moved_by_a_kinematic_joint_reads_displacement_over_time():
+    # A robot without Physics: its motorised hinge moves the endPoint kinematically, which has no ODE body in
+    # Webots, so the speed is the chord travelled since the last sample over the time (NaN first), not the
+    # point's velocity (10 m/s here, on a 1 m arm at 10 rad/s).
+    sim = _sim("""
+WorldInfo { basicTimeStep 16 }
+Robot { name "r" controller "<extern>"
+  children [
+    HingeJoint { jointParameters HingeJointParameters { axis 0 0 1 }
+      device [ RotationalMotor { name "m" maxVelocity 10 maxTorque 10000 } ]
+      endPoint Solid { children [ GPS { translation 1 0 0 } ] } }
+  ] }""")
+    robot = sim.robot("r")
+    motor = robot.getDevice("m")
+    motor.setPosition(math.inf)
+    motor.setVelocity(10.0)
+    for _ in range(5):
+        robot.step(16)
+    gps = robot.getDevice("gps")
+    gps.enable(64)
+    previous = None
+    for _ in range(3):
+        robot.step(64)
+        position = np.array(gps.getValues())
+        if previous is None:
+            assert math.isnan(gps.getSpeed())
+        else:
+            chord = 2.0 * math.sin(10.0 * 0.064 / 2.0)  # the arm turns 0.64 rad per sample
+            assert gps.getSpeed() == pytest.approx(np.linalg.norm(position - previous) / 0.064, rel=1e-9)
+            assert gps.getSpeed() == pytest.approx(chord / 0.064, rel=1e-6)
+        previous = position
+    sim.close()

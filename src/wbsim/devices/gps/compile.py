@@ -93,9 +93,14 @@ class GpsCompiler(SiteDeviceCompiler):
     def bindings(self, ctx: CompileContext, model: mujoco.MjModel) -> tuple[GpsBinding, ...]:
         """One :class:`GpsBinding` per GPS, in scene order."""
         frame = GpsFrame.of(ctx.world_info)
+        # Webots reads the body of the Solid above the GPS, which exists only under Physics: a body moved by a
+        # kinematic joint (a robot without Physics) has none, and its speed is a finite difference.
+        with_physics = {slot.body_name for slot in ctx.solids if slot.owns_body and slot.has_physics}
         result = []
         for device in self.devices:
             site = self.site_id(ctx, model, device)
             body = int(model.site_bodyid[site])
-            result.append(GpsBinding(device.node, site, body, bool(device.slot.dynamic) and body != 0, frame))
+            slot = device.slot
+            physical = bool(slot.dynamic) and body != 0 and (slot.has_physics or slot.owner in with_physics)
+            result.append(GpsBinding(device.node, site, body, physical, frame))
         return tuple(result)
