@@ -282,3 +282,44 @@ def test_world_reset_forgets_the_previous_position_and_supervisor_writes(project
     sim.reset()
     bank = sim.banks["gps"]
     assert np.isnan(bank.values).all() and bank.period_ms[0] == 0 and not bank.noise.any()
+
+
+def test_speed_resolution_rounds_an_off_grid_speed_after_its_noise(project, load):
+    # 2.1 m/s is off the 0.25 grid: (int)(2.1 / 0.25 + 0.5) * 0.25 = 2.0; with speed noise the rounding comes
+    # last, so every reading is on the grid.
+    devices = 'GPS { name "exact" speedResolution 0.25 } GPS { name "noisy" speedNoise 0.3 speedResolution 0.25 }'
+    sim = load(project(_world(devices, robot="translation 0 0 1.3 linearVelocity 2.1 0 0", body=PHYSICS)))
+    robot, (exact, noisy) = _gps(sim, "exact", "noisy")
+    readings = []
+    for _ in range(30):
+        robot.step(16)
+        assert exact.getSpeed() == 2.0
+        readings.append(noisy.getSpeed())
+    grid = np.array(readings) / 0.25
+    assert np.array_equal(grid, np.round(grid)) and len(set(readings)) > 2
+
+
+def test_accuracy_noise_comes_before_the_resolution(project, load):
+    # Webots adds the noise to the position, then rounds: every value is on the 0.5 grid, and the seeded draws
+    # give exactly (int)((p + accuracy g) / r + 0.5) * r.
+    sim = load(project(_world('GPS { accuracy 0.4 resolution 0.5 }', robot="translation 1.1 2.2 3.3")), seed=3)
+    draws = np.random.Generator(np.random.PCG64())
+    draws.bit_generator.state = sim.rng.bit_generator.state
+    robot, (gps,) = _gps(sim, "gps")
+    for _ in range(10):
+        robot.step(16)
+        noisy = np.array([1.1, 2.2, 3.3]) + 0.4 * draws.standard_normal(3)
+        expected = [math.trunc(v / 0.5 + 0.5) * 0.5 for v in noisy]  # C's (int) truncates toward zero
+        assert gps.getValues() == pytest.approx(expected, abs=1e-12)
+
+
+def test_finite_difference_divides_by_the_time_since_the_last_sample(project, load):
+    # A 20 ms period with 16 ms steps samples every 32 ms; after a disable and a new enable, the first
+    # difference spans the time since the last sample taken before it.
+    sim = load(project(_world('GPS { }', robot="translation 0 0 0")))
+    robot, (gps,) = _gps(sim, "gps", period=20)
+    field = robot.getSelf().getField("translation")
+    robot.step(32)
+    field.setSFVec3f([0.064, 0.0, 0.0])
+    robot.step(32)
+    assert gps.getSpeed() == pytest.approx(0.064 / 0.032, rel=1e-9)
