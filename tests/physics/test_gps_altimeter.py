@@ -110,3 +110,25 @@ Robot { name "r" controller "<extern>"
             assert gps.getSpeed() == pytest.approx(chord / 0.064, rel=1e-6)
         previous = position
     sim.close()
+
+
+def test_a_gps_in_a_solid_without_physics_reads_displacement_over_time_even_on_a_moving_body():
+    # Webots reads upperSolid()->bodyMerger(), NULL for a Solid without Physics even when a Solid with Physics
+    # carries it: a GPS 1 m off the axis of a robot spinning at 10 rad/s reads the chord over the period.
+    sim = _sim("""
+WorldInfo { basicTimeStep 16 gravity 0 }
+Robot { name "r" controller "<extern>" angularVelocity 0 0 10
+  children [ Solid { children [ GPS { translation 1 0 0 } ] } GPS { name "direct" translation 1 0 0 } ]
+  physics Physics { density -1 mass 1 centerOfMass [ 0 0 0 ] inertiaMatrix [ 1 1 1 0 0 0 ] }
+  boundingObject Sphere { radius 0.1 } }""")
+    robot = sim.robot("r")
+    inner, direct = robot.getDevice("gps"), robot.getDevice("direct")
+    inner.enable(64)
+    direct.enable(64)
+    robot.step(64)
+    assert math.isnan(inner.getSpeed()) and direct.getSpeed() == pytest.approx(10.0, rel=1e-6)
+    for _ in range(2):
+        robot.step(64)
+        assert inner.getSpeed() == pytest.approx(2.0 * math.sin(10.0 * 0.064 / 2.0) / 0.064, rel=1e-6)
+        assert direct.getSpeed() == pytest.approx(10.0, rel=1e-6)  # the robot's own body: the point velocity
+    sim.close()

@@ -190,3 +190,58 @@ def test_a_gyro_reads_an_initial_spin_without_gravity_in_the_sensor_frame(projec
         robot.step(16)
         # Rotated +90 deg about y, the sensor's x axis is world -z: it reads (-3, 0, 0).
         assert gyro.getValues() == pytest.approx([-omega[2], 0.0, 0.0], abs=1e-9)
+
+
+@pytest.mark.parametrize("period", [16, 64])
+def test_an_off_axis_accelerometer_on_a_spinning_body_reads_the_chord_of_its_velocity(project, load, period):
+    # Zero gravity, a body spinning at w about z, the sensor r off the axis along its x-axis: over a period T its
+    # point velocity turns by w T, so Webots' finite difference reads (v - v_prev) / T in the sensor frame:
+    # (-w r sin(wT) / T, w r (1 - cos(wT)) / T, 0) expressed in the frame that turned with it.
+    w, r = 3.0, 0.2
+    world = "WorldInfo { basicTimeStep 16 gravity 0 }\n" + _robot(
+        f"Accelerometer {{ translation {r} 0 0 }}", translation="0 0 1", extra=f"angularVelocity 0 0 {w}")
+    sim = load(project(world))
+    robot = sim.robot("bot")
+    sensor = robot.getDevice("accelerometer")
+    sensor.enable(period)
+    _steps(robot, 2 * period // 16)
+    t = period / 1000.0
+    for _ in range(3):
+        _steps(robot, period // 16)
+        # v_now = w r (0, 1) in the sensor frame, v_prev the same vector turned back by w T.
+        expected = [-w * r * math.sin(w * t) / t, w * r * (1 - math.cos(w * t)) / t, 0.0]
+        assert sensor.getValues() == pytest.approx(expected, abs=1e-6)
+
+
+def test_sensors_under_a_solid_without_physics_have_no_body_as_in_webots(project, load, capfd):
+    # Webots: a Solid without Physics is kinematic and has no body merger, even when a Solid with Physics
+    # carries it: the Accelerometer reads NaN, the Gyro zeros, each with Webots' warning.
+    world = "WorldInfo { basicTimeStep 16 }\n" + _robot(
+        "Solid { children [ Accelerometer { } Gyro { } ] }", translation="0 0 100", extra="angularVelocity 0 0 1")
+    sim = load(project(world))
+    robot = sim.robot("bot")
+    accelerometer, gyro = robot.getDevice("accelerometer"), robot.getDevice("gyro")
+    accelerometer.enable(16)
+    gyro.enable(16)
+    _steps(robot, 3)
+    assert all(math.isnan(v) for v in accelerometer.getValues())
+    assert gyro.getValues() == [0.0, 0.0, 0.0]
+    out = capfd.readouterr()
+    text = out.out + out.err + "\n".join(sim.messages.recent)
+    assert "Parent of Accelerometer node has no physics" in text and "requires a 'physics' field" in text
+
+
+def test_reset_forgets_the_previous_velocity(project, load):
+    # After Simulation.reset() the accelerometer starts afresh: its first sample on a body coasting at 1 m/s
+    # (zero gravity) reads v / T from a previous velocity of 0, as after loading.
+    world = "WorldInfo { basicTimeStep 16 gravity 0 }\n" + _robot(
+        "Accelerometer { }", translation="0 0 1", extra="linearVelocity 1 0 0")
+    sim = load(project(world))
+    for _ in range(2):
+        robot = sim.robot("bot")
+        sensor = robot.getDevice("accelerometer")
+        sensor.enable(16)
+        robot.step(16)
+        assert sensor.getValues() == pytest.approx([1.0 / 0.016, 0.0, 0.0], rel=1e-9)
+        _steps(robot, 5)
+        sim.reset()

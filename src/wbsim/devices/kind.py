@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from wbsim.world.schema import NodeSchema
 
 __all__ = [
+    "upper_solid",
     "DeviceKind",
     "DeviceCompiler",
     "DeviceBank",
@@ -284,3 +285,11 @@ def lazy(target: str) -> Callable[..., Any]:
 
     call.__qualname__ = call.__name__ = f"lazy({target})"
     return call
+
+
+def upper_solid(node: WbNode) -> WbNode | None:
+    """The nearest Solid-derived node above ``node`` (Webots' ``upperSolid()``), or None at the top level."""
+    parent = node.parent
+    while parent is not None and not parent.is_a("solid"):
+        parent = parent.parent
+    return parent

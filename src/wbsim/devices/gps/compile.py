@@ -19,7 +19,7 @@ import mujoco
 from wbsim.compile.context import CompileContext
 from wbsim.compile.slots import BodyRequest, DeviceSlot, SolidSlot
 from wbsim.devices.gps.geo import GpsFrame
-from wbsim.devices.kind import BodyPlan, DeviceCompiler
+from wbsim.devices.kind import BodyPlan, DeviceCompiler, upper_solid
 from wbsim.world.model import WbNode
 
 __all__ = ["GpsBinding", "GpsCompiler", "SiteDeviceCompiler", "SiteDevice"]
@@ -93,14 +93,17 @@ class GpsCompiler(SiteDeviceCompiler):
     def bindings(self, ctx: CompileContext, model: mujoco.MjModel) -> tuple[GpsBinding, ...]:
         """One :class:`GpsBinding` per GPS, in scene order."""
         frame = GpsFrame.of(ctx.world_info)
-        # Webots reads the body of the Solid above the GPS, which exists only under Physics: a body moved by a
-        # kinematic joint (a robot without Physics) has none, and its speed is a finite difference.
-        with_physics = {slot.body_name for slot in ctx.solids if slot.owns_body and slot.has_physics}
+        # Webots reads the body of the Solid above the GPS (``upperSolid()->bodyMerger()``), which exists only if
+        # that Solid has Physics: a Solid without (kinematic, static, or carried by one with Physics) has none,
+        # and the speed is then a finite difference.
+        physics = {id(slot.node) for slot in ctx.solids if slot.has_physics}
         result = []
         for device in self.devices:
             site = self.site_id(ctx, model, device)
             body = int(model.site_bodyid[site])
             slot = device.slot
-            physical = bool(slot.dynamic) and body != 0 and (slot.has_physics or slot.owner in with_physics)
+            upper = upper_solid(device.node)
+            physical = bool(slot.dynamic) and body != 0 and (
+                slot.has_physics or (upper is not None and id(upper) in physics))
             result.append(GpsBinding(device.node, site, body, physical, frame))
         return tuple(result)

@@ -6,8 +6,8 @@
 - **Motion body.** Webots reads an ODE body: the Accelerometer the body of its *upper Solid* (the nearest
   Solid above it, ``upperSolid()->bodyMerger()``), at the sensor's position; the Gyro its own body if it
   has Physics, else its upper Solid's (``body()``, then ``upperSolidBody()``). In Webots a Solid has such a
-  body when it has Physics or is merged into an ancestor that has (it moves with it). wbsim resolves that
-  Solid's MuJoCo body once here; -1 when Webots has none (a static or kinematic parent without Physics),
+  body only when it has Physics itself: one without is kinematic (``bodyMerger()`` is NULL), even when a
+  Solid with Physics carries it. wbsim resolves that Solid's MuJoCo body once here; -1 when Webots has none,
   for which each kind has Webots' answer (NaN for the Accelerometer, 0 for the Gyro, with Webots' warning).
 """
 
@@ -19,7 +19,7 @@ import mujoco
 
 from wbsim.compile.context import CompileContext
 from wbsim.compile.slots import BodyRequest, DeviceSlot, SolidSlot
-from wbsim.devices.kind import BodyPlan, DeviceCompiler
+from wbsim.devices.kind import BodyPlan, DeviceCompiler, upper_solid
 from wbsim.devices.lookup_table import lookup_warnings
 from wbsim.devices.three_axis.schema import AXIS_FIELDS
 from wbsim.world.model import WbNode
@@ -62,14 +62,6 @@ class _Sensor:
     site: str
 
 
-def upper_solid(node: WbNode) -> WbNode | None:
-    """The nearest Solid-derived node above ``node`` (Webots' ``upperSolid()``), or None at the top level."""
-    parent = node.parent
-    while parent is not None and not parent.is_a("solid"):
-        parent = parent.parent
-    return parent
-
-
 class ThreeAxisCompiler(DeviceCompiler):
     """Claims the sensor nodes of one kind, marks their frames and resolves the body each one reads.
 
@@ -104,8 +96,10 @@ class ThreeAxisCompiler(DeviceCompiler):
             return ctx.solid_binding(sensor.slot).body_id
         upper = upper_solid(sensor.node)
         slot = slots.get(id(upper)) if upper is not None else None
-        if slot is None or not (slot.has_physics or slot.dynamic):
-            return -1  # Webots: no ODE body above the sensor
+        if slot is None or not slot.has_physics:
+            # Webots: a Solid without Physics is kinematic and has no body (``bodyMerger()`` is NULL), even
+            # inside a Solid with Physics that carries it.
+            return -1
         return ctx.solid_binding(slot).body_id
 
     def bindings(self, ctx: CompileContext, model: mujoco.MjModel) -> tuple[ThreeAxisBinding, ...]:
