@@ -244,3 +244,63 @@ Robot { name "r" controller "<extern>" children [
     m = _rot("x", float(sim.data.qpos[0])) @ _rot("z", 0.3)  # the hinge's angle after the step, then the unit's
     assert unit.getQuaternion() == pytest.approx(_webots_quaternion(m), abs=1e-12)
     assert unit.getRollPitchYaw() == pytest.approx(_zyx(m), abs=1e-12)
+
+
+def _rot(axis: str, angle: float) -> np.ndarray:
+    c, s = math.cos(angle), math.sin(angle)
+    return {"x": np.array([[1, 0, 0], [0, c, -s], [0, s, c]]), "y": np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]]),
+            "z": np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])}[axis]
+
+
+def test_values_follow_the_pose_after_the_physics_step(project, load):
+    # A hinge spinning freely at 2 rad/s (zero gravity): after every step yaw and the compass heading equal the
+    # hinge angle of that step (read after the physics, not one physics step late).
+    world = """
+WorldInfo { basicTimeStep 16 gravity 0 }
+Robot { name "r" controller "<extern>" children [
+  HingeJoint { jointParameters HingeJointParameters { axis 0 0 1 }
+    endPoint Solid { children [ InertialUnit { } Compass { } ] physics Physics { }
+                     boundingObject Box { size 0.1 0.1 0.1 } } } ] }
+"""
+    sim = load(project(world))
+    robot = sim.robot("r")
+    unit, compass = robot.getDevice("inertial unit"), robot.getDevice("compass")
+    unit.enable(16)
+    compass.enable(16)
+    sim.data.qvel[0] = 2.0
+    for _ in range(3):
+        robot.step(16)
+        angle = float(sim.data.qpos[0])
+        assert unit.getRollPitchYaw()[2] == pytest.approx(angle, abs=1e-12)
+        north = compass.getValues()  # north (+y) in the sensor frame, turned by -angle
+        assert north[:2] == pytest.approx([math.sin(angle), math.cos(angle)], abs=1e-12)
+
+
+def test_noise_turns_the_sensor_frame_by_seeded_gaussian_angles(project, load):
+    # Webots: e = R * Rx(a) Ry(b) Rz(c), with a, b, c = noise * pi * N(0, 1) drawn in that order.
+    world = ('WorldInfo { basicTimeStep 16 randomSeed 7 } Robot { name "r" controller "<extern>" children [ '
+             'InertialUnit { rotation 0 1 0 1.2 noise 0.1 } ] }')
+    sim = load(project(world))
+    robot = sim.robot("r")
+    unit = robot.getDevice("inertial unit")
+    unit.enable(16)
+    draws = np.random.Generator(np.random.PCG64())
+    draws.bit_generator.state = sim.rng.bit_generator.state
+    robot.step(16)
+    a, b, c = 0.1 * math.pi * draws.standard_normal(3)
+    m = _rot("y", 1.2) @ _rot("x", a) @ _rot("y", b) @ _rot("z", c)
+    expected = [math.atan2(m[2, 1], m[2, 2]), math.asin(-m[2, 0]), math.atan2(m[1, 0], m[0, 0])]
+    assert unit.getRollPitchYaw() == pytest.approx(expected, abs=1e-12)
+
+
+def test_eun_worlds_use_the_enu_formulas_as_webots(project, load):
+    # Webots' controller library has formulas for NUE and, for any other system, ENU's: in an EUN world a turn
+    # about y (up) reads as pitch.
+    world = ('WorldInfo { basicTimeStep 16 coordinateSystem "EUN" } Robot { name "r" controller "<extern>" '
+             'rotation 0 1 0 0.5 children [ InertialUnit { } ] }')
+    sim = load(project(world))
+    robot = sim.robot("r")
+    unit = robot.getDevice("inertial unit")
+    unit.enable(16)
+    robot.step(16)
+    assert unit.getRollPitchYaw() == pytest.approx([0.0, 0.5, 0.0], abs=1e-12)
