@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import connector_bench  # noqa: E402
 import distance_sensor_bench  # noqa: E402
+import lidar_bench  # noqa: E402
 import paired  # noqa: E402
 import plugin_bench  # noqa: E402
 import sim_bench  # noqa: E402
@@ -111,3 +112,18 @@ def test_distance_sensor_bench_imu_worlds_enable_the_imu_set_and_gps(tmp_path):
     assert np.isfinite(on.banks["gps"].values).all() and np.isnan(off.banks["gps"].values).all()
     on.close()
     off.close()
+
+
+def test_lidar_bench_world_has_a_360_by_4_lidar_and_its_blocks_run(tmp_path):
+    path = lidar_bench.make_project(tmp_path)
+    on_sim, on = lidar_bench.block(path, True, 2)
+    off_sim, off = lidar_bench.block(path, False, 2)
+    on()
+    off()
+    on_bank, off_bank = on_sim.banks["lidar"], off_sim.banks["lidar"]
+    assert on_bank.images[0].shape == (1440,) and (on_bank.period_ms > 0).all() and (off_bank.period_ms == 0).all()
+    assert np.isfinite(on_bank.images[0]).mean() > 0.9  # the floor, the obstacles, the walls (upper rays pass over
+    # the corners)
+    assert (off_bank.images[0] == 0).all()
+    on_sim.close()
+    off_sim.close()

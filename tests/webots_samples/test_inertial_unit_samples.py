@@ -7,9 +7,8 @@ controller is the sample's Python controller: it picks random roll/pitch/yaw tar
 to the three motors and waits until ``getRollPitchYaw`` reads each target within 0.01 rad, printing
 "reached target after N simulation steps".
 
-One adaptation: the sample's links have no Physics (Webots moves such chained joint endPoints kinematically);
-wbsim rejects a joint endPoint without Physics under a moving link, so each link gets a Physics node (the
-motors' position control then moves them dynamically, as fast as their default 10 rad/s allows).
+The links have no Physics, as in the sample: Webots moves such chained joint endPoints kinematically
+(each motor sets its joint's position, at its velocity and acceleration limits), and so does wbsim.
 
 What the sample's documentation says, checked: the inertial unit reports the attitude the arm is driven to,
 as roll, pitch and yaw about the world's x, y and z axes (ENU), so every target is reached; and at each
@@ -55,19 +54,16 @@ DEF ROBOT Robot {
                     ]
                     name "roll link"
                     boundingObject Pose { translation 0 0 -0.06 children [ Box { size 0.02 0.06 0.02 } ] }
-                    physics Physics { }
                   }
                 }
               ]
               name "pitch link"
               boundingObject Pose { translation 0 -0.15 0 children [ Box { size 0.03 0.3 0.04 } ] }
-              physics Physics { }
             }
           }
         ]
         name "yaw link"
         boundingObject Pose { translation 0 0 0.18 children [ Cylinder { height 0.3 radius 0.04 } ] }
-        physics Physics { }
       }
     }
   ]

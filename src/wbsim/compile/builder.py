@@ -12,6 +12,10 @@ Webots' rules applied here:
 - Joints are defined in the frame where the joint node sits; the endPoint pose in the file is the pose
   at the joint's ``position``, which becomes MuJoCo's ``ref``; stops are absolute positions; springs rest
   at position 0.
+- A joint endPoint without Physics under a static Solid or under another such endPoint (chains of them, as
+  in Webots' ``inertial_unit.wbt`` sample) is kinematic: its motor moves it (``wbsim.devices.motor``), and
+  it does not touch static Solids or other kinematic ones (Webots gives none of them an ODE body). Under a
+  Solid with Physics it is a load error.
 - Mass: ``density`` times the boundingObject volume, or ``mass`` spread over it; inertia from the same
   primitives; ``centerOfMass`` moves the mass distribution; ``inertiaMatrix`` (with ``mass``) overrides.
 - Devices are compiled by their device kinds (:mod:`wbsim.devices.registry`): the builder hands each
@@ -35,7 +39,7 @@ from wbsim.compile.contacts import ContactParams, contact_params
 from wbsim.compile.context import CompileContext
 from wbsim.compile.frames import Frame
 from wbsim.compile.geometry import GeomDescription, bounding_geoms
-from wbsim.compile.slots import BodyRequest, JointSlot, SolidSlot
+from wbsim.compile.slots import BodyRequest, ChildSlot, JointSlot, SolidSlot
 from wbsim.devices.kind import BodyPlan, DeviceCompiler, DeviceKind
 from wbsim.devices.registry import device_kinds, kinds_by_node_type
 from wbsim.errors import CompileError, WorldError, WorldLoadError
@@ -131,7 +135,9 @@ class _Body:
     """A MuJoCo body being built, with what its children need to know.
 
     ``world_frame`` is the body's pose in the world for static bodies (None for moving ones): a static
-    device made a mocap body is hung from the world at that pose composed with its own.
+    device made a mocap body is hung from the world at that pose composed with its own. ``kinematic`` marks a
+    moving body without Physics: a joint endPoint without Physics (Webots moves it kinematically, with its
+    joint's motor) and the Solids without Physics it carries; such a body may hold further kinematic joints.
     """
 
     spec: mujoco.MjsBody
@@ -141,6 +147,12 @@ class _Body:
     robot: _Robot | None
     is_world: bool = False
     world_frame: Frame | None = None
+    kinematic: bool = False
+
+    @property
+    def has_physics(self) -> bool:
+        """True if the body moves under physics (Webots' Solid with Physics, or a Solid carried by one)."""
+        return self.dynamic and not self.kinematic
 
 
 @dataclass
@@ -204,6 +216,7 @@ class _Builder:
         self.damping: list[tuple[str, float, float]] = []  # (owner body, linear, angular) per dynamic body
         self._geom_descriptions: dict[str, GeomDescription] = {}
         self._kinematic_joints: list[str] = []
+        self._kinematic_bodies: set[str] = set()  # bodies moved by kinematic joints only (no Physics)
 
     # -- helpers ----------------------------------------------------------------------------------
     def _name(self, prefix: str) -> str:
@@ -242,6 +255,11 @@ class _Builder:
                 frame = frame @ Frame.from_webots(node["translation"], node["rotation"])  # type: ignore[arg-type]
             for child in node["children"]:  # type: ignore[union-attr]
                 self._visit(child, parent, frame)
+        elif (kind := kinds_by_node_type().get(node.type_name)) is not None and kind.placement == "child":
+            # A non-Solid device in a children field (a Propeller): it rides on the enclosing body at ``frame``.
+            slot = ChildSlot(node, parent.name, tuple(frame.pos.tolist()), tuple(frame.quat.tolist()),  # type: ignore[arg-type]
+                             parent.dynamic, parent.robot.node if parent.robot is not None else None)
+            self._add_device(kind, node, slot, parent.robot)
         # Shapes, lights and world nodes have no physical effect.
 
     def _solid(self, node: WbNode, parent: _Body, frame: Frame, joint: tuple[str, dict] | None) -> SolidSlot:
@@ -270,10 +288,12 @@ class _Builder:
         else:
             body = parent.spec.add_body(name=name, pos=frame.pos.tolist(), quat=frame.quat.tolist())
         free_joint = ""
+        kinematic = False
         if joint is not None:
             dynamic = True
             owns_body = True
             owner = name
+            kinematic = not has_physics  # moved by its joint's motor only, as Webots does
         elif has_physics and not parent.dynamic:
             if parent.is_world:
                 free_joint = self._name("free")
@@ -288,6 +308,7 @@ class _Builder:
             dynamic, owner = True, name if owns_body else parent.owner
         else:
             dynamic, owns_body, owner = parent.dynamic, False, parent.owner
+            kinematic = parent.kinematic
             self._warn_no_physics(node, parent, plan)
         robot = parent.robot
         if node.is_a("robot"):
@@ -312,7 +333,9 @@ class _Builder:
         world_frame = None
         if not dynamic and parent.world_frame is not None:
             world_frame = parent.world_frame @ frame
-        this = _Body(body, name, dynamic, owner, robot, world_frame=world_frame)
+        if kinematic:
+            self._kinematic_bodies.add(name)
+        this = _Body(body, name, dynamic, owner, robot, world_frame=world_frame, kinematic=kinematic)
         slot = SolidSlot(
             node=node, body_name=name, body_spec=body, has_physics=has_physics, dynamic=dynamic,
             owns_body=owns_body, owner=owner, free_joint=free_joint,
@@ -365,14 +388,20 @@ class _Builder:
         return slot
 
     def _warn_no_physics(self, node: WbNode, parent: _Body, plan: BodyPlan) -> None:
-        """Warn about a boundingObject without Physics under a dynamic parent, unless the kind expects it."""
-        if parent.dynamic and node["boundingObject"] is not None and not plan.allow_no_physics_in_dynamic_parent:
+        """Warn about a boundingObject without Physics under a parent with Physics, unless the kind expects it.
+
+        A Solid without Physics carried by a kinematic endPoint is kinematic too: its geoms move with that
+        endPoint as in Webots, so there is nothing to warn about.
+        """
+        if (parent.has_physics and node["boundingObject"] is not None
+                and not plan.allow_no_physics_in_dynamic_parent):
             self.warnings.append(WorldWarning(
                 "This Solid has no Physics but its parent does: Webots would let its boundingObject collide "
                 "without effect; wbsim attaches it to the parent's body with no mass, so it does collide.",
                 node.location, node.path))
 
-    def _add_device(self, kind: DeviceKind, node: WbNode, slot: JointSlot | SolidSlot, robot: _Robot | None) -> None:
+    def _add_device(self, kind: DeviceKind, node: WbNode, slot: JointSlot | SolidSlot | ChildSlot,
+                    robot: _Robot | None) -> None:
         """Hand a device node to its kind's compiler and list it among its robot's devices."""
         if not self.compilers[kind.name].add(self.context, node, slot):
             return
@@ -539,7 +568,9 @@ class _Builder:
                                               node.path))
             return
         kinematic = not isinstance(end_point["physics"], WbNode)
-        if kinematic and parent.dynamic:
+        # Under a static parent or a kinematic one (a chain of endPoints without Physics, as in Webots' sample
+        # inertial_unit.wbt), an endPoint without Physics is moved kinematically relative to its parent.
+        if kinematic and parent.has_physics:
             self._error("The endPoint of a joint under a Solid with Physics must have a Physics node too "
                         "(Webots would make it kinematic and ignore its collisions).", end_point)
             return
@@ -622,7 +653,9 @@ class _Builder:
 
     # -- contacts -----------------------------------------------------------------------------------
     def contacts(self) -> None:
-        """Exclusions for same-robot pairs without selfCollision, and explicit pairs for material pairs."""
+        """Exclusions for same-robot pairs without selfCollision and for pairs of Solids Webots gives no body
+        (static or kinematic, see :meth:`_kinematic_exclusions`), and explicit pairs for material pairs."""
+        excluded: set[frozenset[str]] = set()
         for robot in self.robots:
             if robot.outermost is not robot or bool(robot.node["selfCollision"]):
                 continue
@@ -630,11 +663,14 @@ class _Builder:
             for i, a in enumerate(bodies):
                 for b in bodies[i + 1 :]:
                     self.spec.add_exclude(bodyname1=a, bodyname2=b)
+                    excluded.add(frozenset((a, b)))
+        self._kinematic_exclusions(excluded)
         special = [n for n in self.contact_nodes if {str(n["material1"]), str(n["material2"])} != {"default"}]
         if not special:
             return
         geoms = [(g, m, s) for s in self.solids for g, m in s.geoms]
-        static = {s.body_name for s in self.solids if not s.dynamic}
+        # Static and kinematic Solids have no ODE body in Webots: two of them never touch.
+        static = {s.body_name for s in self.solids if not s.dynamic} | self._kinematic_bodies
         weld = {s.body_name: (s.owner or "world") for s in self.solids}
         robot_of: dict[str, _Robot | None] = {}
         for slot in self.solids:
@@ -670,6 +706,29 @@ class _Builder:
                     pair.friction = list(params.friction)
                     pair.solref = list(params.solref)
                     pair.solimp = list(params.solimp)
+
+    def _kinematic_exclusions(self, excluded: set[frozenset[str]]) -> None:
+        """No contact between a kinematic body and a static or another kinematic body.
+
+        Webots gives a Solid without Physics no ODE body, also when a joint moves it kinematically, and ODE
+        makes no contact between two geoms without body: a kinematic link passes through static solids and
+        other kinematic links, while it pushes bodies with Physics (through their contact with the static
+        environment). In MuJoCo a kinematic body has a joint (of huge armature) and would be stopped by a
+        static geom, whose soft contact scales with that armature; these body pairs are therefore excluded.
+        Bumpers on either side see no contact then, as between two static Solids (see touch_sensor.md).
+        """
+        with_geoms = {s.body_name for s in self.solids if s.geoms}
+        kinematic = sorted(self._kinematic_bodies & with_geoms)
+        if not kinematic:
+            return
+        bodyless = sorted({s.body_name for s in self.solids if s.geoms and not s.dynamic} | set(kinematic))
+        for a in kinematic:
+            for b in bodyless:
+                key = frozenset((a, b))
+                if a == b or key in excluded:
+                    continue
+                excluded.add(key)
+                self.spec.add_exclude(bodyname1=a, bodyname2=b)
 
     # -- finish ---------------------------------------------------------------------------------------
     def finish(self, model: mujoco.MjModel) -> Bindings:

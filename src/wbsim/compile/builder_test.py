@@ -447,6 +447,76 @@ def test_kinematic_end_point_under_static_parent() -> None:
     assert k.dynamic and c.model.body_mass[k.body_id] > 0
 
 
+KINEMATIC_CHAIN = """Robot { children [ HingeJoint { jointParameters HingeJointParameters { axis 0 0 1 }
+  device [ RotationalMotor { name "m1" } PositionSensor { name "s1" } ]
+  endPoint DEF A Solid { children [ HingeJoint { jointParameters HingeJointParameters { axis 0 1 0 }
+    device [ RotationalMotor { name "m2" } ]
+    endPoint DEF B Solid { name "b" } } ] name "a" } } ] controller "<extern>" }"""
+
+
+def test_chained_kinematic_end_points_compile_as_nested_kinematic_joints() -> None:
+    # Webots' inertial_unit.wbt sample: endPoints without Physics chained under a Robot without Physics.
+    c = compiled_of(KINEMATIC_CHAIN)
+    first, second = joint(c, 0), joint(c, 1)
+    assert first.kinematic and second.kinematic
+    a, b = solid(c, "A"), solid(c, "B")
+    assert first.end_point is a and second.end_point is b
+    assert c.model.body_parentid[b.body_id] == a.body_id  # each joint moves its endPoint relative to the previous
+    assert c.model.jnt_bodyid[second.joint_id] == b.body_id
+    for j in (first, second):  # kinematic joints carry the huge armature wbsim moves them with
+        assert c.model.dof_armature[j.dof_adr] > 1e3
+    assert not c.warnings
+
+
+@pytest.mark.parametrize("parent", [
+    "Robot { physics Physics { } children [ {joint} ] }",  # a jointless parent with Physics
+    "Robot { children [ HingeJoint { endPoint Solid { physics Physics { } children [ {joint} ] } } ] }",
+    "Robot { children [ HingeJoint { endPoint Solid { children [ Solid { physics Physics { } children [ {joint} ] } ] } } ] }",
+])
+def test_end_point_without_physics_under_a_parent_with_physics_is_still_refused(parent: str) -> None:
+    inner = "HingeJoint { endPoint DEF K Solid { } }"
+    text, errors = compile_errors(parent.replace("{joint}", inner))
+    assert [e.message for e in errors] == ["The endPoint of a joint under a Solid with Physics must have a Physics "
+                                           "node too (Webots would make it kinematic and ignore its collisions)."]
+    assert (errors[0].location.line, errors[0].location.column) == location_of(text, "Solid { } }")
+
+
+def test_physics_end_point_under_a_kinematic_link_is_dynamic() -> None:
+    c = compiled_of("""Robot { children [ HingeJoint { endPoint Solid { children [
+        HingeJoint { endPoint DEF P Solid { physics Physics { } boundingObject Sphere { radius 0.1 } } } ] } } ] }""")
+    assert joint(c, 0).kinematic and not joint(c, 1).kinematic
+    assert c.model.body_mass[solid(c, "P").body_id] == pytest.approx(1000 * 4 / 3 * math.pi * 0.001)
+
+
+def test_kinematic_links_do_not_touch_static_or_kinematic_solids() -> None:
+    # Webots gives Solids without Physics no ODE body, and ODE makes no contact between two bodyless geoms: the
+    # links (A, B, and a Solid C riding on B) pass through the static wall W and another robot's kinematic link O;
+    # they still push a Solid with Physics (D).
+    box = "boundingObject Box { size 0.1 0.1 0.1 }"
+    c = compiled_of(f"""
+      DEF W Solid {{ {box} }}
+      DEF D Solid {{ translation 0 0 1 {box} physics Physics {{ }} }}
+      Robot {{ name "o" children [ HingeJoint {{ endPoint DEF O Solid {{ {box} }} }} ] }}
+      Robot {{ selfCollision TRUE children [ HingeJoint {{ endPoint DEF A Solid {{ {box} children [
+        HingeJoint {{ endPoint DEF B Solid {{ {box} children [ DEF C Solid {{ translation 0 0 0.5 {box} }} ] }} }} ]
+      }} }} ] }}""")
+    model, data = c.model, mujoco.MjData(c.model)
+    mujoco.mj_forward(model, data)
+    touching = {frozenset((int(model.geom_bodyid[k.geom1]), int(model.geom_bodyid[k.geom2]))) for k in data.contact}
+    body = {name: solid(c, name).body_id for name in "WDOABC"}
+    for link in "ABCO":
+        assert frozenset((body[link], body["W"])) not in touching
+    for a_, b_ in (("A", "O"), ("B", "O"), ("C", "O"), ("A", "C")):
+        assert frozenset((body[a_], body[b_])) not in touching
+    assert solid(c, "C").body_id != solid(c, "B").body_id  # C rides B: kinematic too
+    assert frozenset((body["D"], body["W"])) not in touching  # (1 m apart)
+    # D against the kinematic links is a real contact: move D onto B and check.
+    data.qpos[model.jnt_qposadr[solid(c, "D").free_joint_id] + 2] = 0.5
+    mujoco.mj_forward(model, data)
+    touching = {frozenset((int(model.geom_bodyid[k.geom1]), int(model.geom_bodyid[k.geom2]))) for k in data.contact}
+    assert frozenset((body["D"], body["C"])) in touching
+
+
 # --- WorldInfo --------------------------------------------------------------------------------------------
 
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from wbsim.world.model import WbNode
 
-__all__ = ["JointSlot", "SolidSlot", "DeviceSlot", "BodyRequest"]
+__all__ = ["JointSlot", "SolidSlot", "ChildSlot", "DeviceSlot", "BodyRequest"]
 
 
 @dataclass(eq=False)
@@ -88,8 +88,31 @@ class SolidSlot:
     site_name: str = ""
 
 
-DeviceSlot = JointSlot | SolidSlot
-"""Where a device node was met: its joint (joint devices) or its own Solid slot (Solid devices)."""
+@dataclass(eq=False)
+class ChildSlot:
+    """A non-Solid device node met in a ``children`` field (placement ``"child"``, e.g. a Propeller): the
+    MuJoCo body it rides on and its frame in that body.
+
+    Attributes:
+        node: the device node.
+        body_name: the MuJoCo body of the enclosing Solid ("world" at the top level).
+        pos: the node's origin in the body frame (3,), m: the Poses between the Solid and the node composed.
+        quat: the node's orientation in the body frame (w, x, y, z).
+        dynamic: True if the body moves under physics.
+        robot_node: the innermost Robot containing the node, or None.
+    """
+
+    node: WbNode
+    body_name: str
+    pos: tuple[float, float, float]
+    quat: tuple[float, float, float, float]
+    dynamic: bool
+    robot_node: WbNode | None = None
+
+
+DeviceSlot = JointSlot | SolidSlot | ChildSlot
+"""Where a device node was met: its joint (joint devices), its own Solid slot (Solid devices) or, for a
+non-Solid node in a ``children`` field, the body it rides on (``ChildSlot``)."""
 
 
 @dataclass(frozen=True)

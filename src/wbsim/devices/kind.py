@@ -50,8 +50,9 @@ __all__ = [
     "lazy",
 ]
 
-Placement = Literal["joint", "solid"]
-"""Where a kind's nodes sit: in a joint's ``device`` field, or as Solid-derived nodes in the tree."""
+Placement = Literal["joint", "solid", "child"]
+"""Where a kind's nodes sit: in a joint's ``device`` field, as Solid-derived nodes in the tree, or as
+non-Solid nodes in a ``children`` field (``"child"``: a Propeller; handed over with a ``ChildSlot``)."""
 
 
 @dataclass(frozen=True)
@@ -246,7 +247,8 @@ class DeviceKind:
         name: the snake_case key, e.g. ``"touch_sensor"`` (``Bindings.devices[name]``,
             ``Simulation.banks[name]``).
         node_types: the Webots node types this kind simulates.
-        placement: ``"joint"`` (in a joint's ``device`` field) or ``"solid"`` (Solid-derived nodes).
+        placement: ``"joint"`` (in a joint's ``device`` field), ``"solid"`` (Solid-derived nodes) or
+            ``"child"`` (non-Solid nodes in a ``children`` field, e.g. Propeller).
         schemas: returns the node schemas of ``node_types``.
         compiler: makes the per-compilation :class:`DeviceCompiler`.
         bank: makes the runtime bank: ``bank(bindings, context)``.

@@ -31,6 +31,8 @@ KIND_MODULES: tuple[str, ...] = (
     "wbsim.devices.altimeter",
     "wbsim.devices.accelerometer",
     "wbsim.devices.gyro",
+    "wbsim.devices.lidar",
+    "wbsim.devices.propeller",
 )
 """The modules defining a ``KIND``, in the order banks run within a phase."""
 

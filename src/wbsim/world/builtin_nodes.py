@@ -82,8 +82,8 @@ def _light(name: str, extra: list[FieldSpec]) -> NodeSchema:
 _UNSUPPORTED: dict[str, str] = {
     **dict.fromkeys(
         "Camera Charger Display "
-        "Lidar LightSensor Microphone Pen Radar Radio RangeFinder Speaker Track VacuumGripper "
-        "Fluid Propeller Skin SolidReference DifferentialWheels".split(),
+        "LightSensor Microphone Pen Radar Radio RangeFinder Speaker Track VacuumGripper "
+        "Fluid Skin SolidReference DifferentialWheels".split(),
         "solid",
     ),
     **dict.fromkeys("Hinge2Joint TransmissionJoint".split(), "joint"),

@@ -40,13 +40,15 @@ def loc(line: int, column: int, file: str = F) -> SourceLocation:
     return SourceLocation(file, line, column)
 
 
-def listed(*names: str) -> str:
+def listed(*names: str, children: bool = True) -> str:
     """How the checker lists ``names`` plus every registered Solid-derived device node type (fields taking
-    Solids accept them), up to the last of ``names`` in its sorted order: what such a list starts with, so the
-    tests do not change whenever a device kind is added."""
+    Solids accept them) and, for ``children`` fields and the world, the non-Solid child devices (Propeller), up to
+    the last of ``names`` in its sorted order: what such a list starts with, so the tests do not change whenever a
+    device kind is added."""
     from wbsim.devices.registry import device_kinds
 
-    devices = {t for kind in device_kinds() if kind.placement == "solid" for t in kind.node_types}
+    placements = ("solid", "child") if children else ("solid",)
+    devices = {t for kind in device_kinds() if kind.placement in placements for t in kind.node_types}
     ordered = sorted(set(names) | devices)
     return ", ".join(ordered[: ordered.index(max(names)) + 1])
 
@@ -314,7 +316,7 @@ def test_misplaced_geometry_in_children_lists_valid_nodes() -> None:
         ("Solid { boundingObject Solid { } }", "Solid", "field 'boundingObject' of Solid",
          "Box, Capsule, Cylinder, ElevationGrid, Group, IndexedFaceSet, Plane, Pose, Shape, Sphere, Transform"),
         ("HingeJoint { endPoint Box { } }", "Box", "field 'endPoint' of HingeJoint",
-         listed("Connector", "DistanceSensor", "Emitter", "LED", "Receiver", "Robot", "Solid")),
+         listed("Connector", "DistanceSensor", "Emitter", "LED", "Receiver", "Robot", "Solid", children=False)),
         ("HingeJoint { device [ LinearMotor { } ] }", "LinearMotor", "field 'device' of HingeJoint",
          "PositionSensor, RotationalMotor"),
         ("SliderJoint { jointParameters HingeJointParameters { } }", "HingeJointParameters",

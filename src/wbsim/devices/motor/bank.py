@@ -242,6 +242,7 @@ class MotorBank(DeviceBank):
                     data.qvel[self.dof_adr[i]] = 0.0
                     continue
             elif abs(target - pos) < 1e-6:
+                self.current_velocity[i] = 0.0  # Webots stops: the next move ramps up from rest again
                 data.qvel[self.dof_adr[i]] = 0.0
                 continue
             acc = self.acceleration[i]
