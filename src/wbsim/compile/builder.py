@@ -275,6 +275,12 @@ class _Builder:
                 top_level=parent.is_world))
         if kind is not None and plan.frame_only and self._can_be_frame_only(node, has_physics, joint):
             return self._frame_only_solid(node, parent, frame, kind, plan)
+        if has_physics and parent.kinematic:
+            self.warnings.append(WorldWarning(
+                "This Solid has Physics but is carried by a joint endPoint without Physics (moved kinematically): "
+                "Webots attaches it to the static world instead, so it does not follow the link; wbsim carries it "
+                "with the link, and its contacts with static Solids can stop the link's motor.",
+                node.location, node.path))
         name = self._name("b")
         self.body_paths[name] = node.path
         self.parent_of[name] = parent.name
@@ -714,21 +720,19 @@ class _Builder:
         makes no contact between two geoms without body: a kinematic link passes through static solids and
         other kinematic links, while it pushes bodies with Physics (through their contact with the static
         environment). In MuJoCo a kinematic body has a joint (of huge armature) and would be stopped by a
-        static geom, whose soft contact scales with that armature; these body pairs are therefore excluded.
-        Bumpers on either side see no contact then, as between two static Solids (see touch_sensor.md).
+        static geom, whose soft contact scales with that armature. So, in worlds with kinematic links, the
+        geoms of every body-less Solid (static or kinematic) get ``contype`` 0 and keep ``conaffinity`` 1:
+        they meet the geoms of bodies with Physics (``contype`` 1) and never each other, at no cost per pair
+        (the explicit material pairs skip body-less pairs too). Bumpers on either side see no contact then, as
+        between two static Solids (see touch_sensor.md).
         """
-        with_geoms = {s.body_name for s in self.solids if s.geoms}
-        kinematic = sorted(self._kinematic_bodies & with_geoms)
-        if not kinematic:
+        del excluded  # body-pair exclusions would grow with kinematic x static bodies; contype needs none
+        if not self._kinematic_bodies & {s.body_name for s in self.solids if s.geoms}:
             return
-        bodyless = sorted({s.body_name for s in self.solids if s.geoms and not s.dynamic} | set(kinematic))
-        for a in kinematic:
-            for b in bodyless:
-                key = frozenset((a, b))
-                if a == b or key in excluded:
-                    continue
-                excluded.add(key)
-                self.spec.add_exclude(bodyname1=a, bodyname2=b)
+        for slot in self.solids:
+            if slot.geoms and (not slot.dynamic or slot.body_name in self._kinematic_bodies):
+                for geom, _ in slot.geoms:
+                    self.spec.geom(geom).contype = 0
 
     # -- finish ---------------------------------------------------------------------------------------
     def finish(self, model: mujoco.MjModel) -> Bindings:

@@ -58,6 +58,13 @@ def test_defaults_need_no_repair():
     (dict(vertical_field_of_view=4.0), dict(vertical_field_of_view=math.pi),
      ["Invalid 'verticalFieldOfView' changed to 3.14159. The value should be 3.14159 or less."]),
     (dict(noise=-0.1), dict(noise=0.0), ["Invalid 'noise' changed to 0. The value should be non-negative."]),
+    # WbAbstractCamera's rules, before the lidar's (a zero field of view would leave no pixel).
+    (dict(field_of_view=0.0), dict(field_of_view=0.7854),
+     ["Invalid 'fieldOfView' changed to 0.7854. The value should be positive."]),
+    (dict(field_of_view=4.0, planar=True), dict(field_of_view=0.7854),
+     ["Invalid 'fieldOfView' changed to 0.7854. The field of view is limited to pi if the 'projection' field is "
+      "\"planar\"."]),
+    (dict(field_of_view=4.0), dict(field_of_view=4.0), []),  # cylindrical: up to a full turn
 ])
 def test_repairs_follow_webots_order_and_texts(fields, expected, texts):
     repaired, messages = repair(LidarSettings(**fields), "fixed")

@@ -91,6 +91,14 @@ def repair(s: LidarSettings, type_value: str) -> tuple[LidarSettings, list[tuple
         The repaired settings and the warnings as (field name, Webots' text).
     """
     out: list[tuple[str, str]] = []
+    # WbAbstractCamera::updateFieldOfView (before the Lidar's own repairs)
+    if s.field_of_view <= 0:
+        out.append(("fieldOfView", _invalid("fieldOfView", 0.7854, "positive")))
+        s = replace(s, field_of_view=0.7854)
+    elif s.planar and s.field_of_view > math.pi:
+        out.append(("fieldOfView", "Invalid 'fieldOfView' changed to 0.7854. The field of view is limited to pi if "
+                                   "the 'projection' field is \"planar\"."))
+        s = replace(s, field_of_view=0.7854)
     # updateNear
     if s.near <= 0:
         out.append(("near", _invalid("near", 0.01, "positive")))

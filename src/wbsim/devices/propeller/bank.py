@@ -116,6 +116,7 @@ class PropellerBank(DeviceBank):
         self.shaft_torque[:] = 0.0
         self.axial_velocity[:] = 0.0
         self._touched = None  # a reset restores the whole MjData: nothing of ours is left in it
+        self._warned[:] = False  # the missing-Physics warning may be printed again
 
     def mark_dirty(self) -> None:
         """A motor command changed (the motor core calls this); propellers read their commands every step."""
