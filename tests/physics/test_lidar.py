@@ -287,3 +287,24 @@ def test_world_reset_stops_the_point_cloud_and_rests_the_head(project, load):
     assert core.head_angle == pytest.approx(-2 * math.pi * 5 * 0.016)
     after = lidar.getRangeImage()
     assert after[35:49] == image[35:49] and all(v != 0.0 for v in image[35:49])  # swept before the reset, kept
+
+
+def test_rotating_point_times_are_stamped_at_the_start_of_the_step(project, load):
+    # Webots fills a rotating lidar's points in postPhysicsStep, before the clock advances: after the third
+    # 16 ms step the columns swept then read 0.032 - j * 0.016 / width.
+    lidars = 'Lidar { type "rotating" horizontalResolution 64 numberOfLayers 1 maxRange 5 defaultFrequency 5 }'
+    sim = load(project(_world(lidars, WALL)))
+    robot = sim.robot("r")
+    lidar = robot.getDevice("lidar")
+    lidar.enable(16)
+    lidar.enablePointCloud()
+    bank = sim.banks["lidar"]
+    settings = sim.bindings.devices["lidar"][0].settings
+    for _ in range(2):
+        robot.step(16)
+    before = float(bank.core(0).head_angle)
+    robot.step(16)
+    swept = sweep_columns(settings, before, float(bank.core(0).head_angle))
+    times = np.array([q.time for q in lidar.getPointCloud()])
+    width = bank._scans[0].width  # Webots' camera width: the time step is spread over its columns
+    np.testing.assert_allclose(times[swept], 0.032 - swept * 0.016 / width, atol=1e-7)

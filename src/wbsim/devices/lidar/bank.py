@@ -158,11 +158,14 @@ class LidarBank(SampledBank):
             for row in group.rows.tolist():
                 scan = self._scans[row]
                 columns = None
+                stamp_s = now_s
                 if self.rotating[row]:
                     previous = float(self.head_angle[row])
                     self.head_angle[row] = previous - 2.0 * math.pi * float(self.frequency[row]) * dt_s
                     columns = sweep_columns(scan.settings, previous, float(self.head_angle[row]))
-                self._scan(data, row, scan, columns, now_s)
+                    # Webots copies a rotating lidar's columns in postPhysicsStep, before the clock advances.
+                    stamp_s = now_s - dt_s
+                self._scan(data, row, scan, columns, stamp_s)
 
     def _scan(self, data: mujoco.MjData, row: int, scan: _Scan, columns: np.ndarray | None, now_s: float) -> None:
         """Cast the rays of lidar ``row`` (all, or the given columns of every layer) and store their values."""
