@@ -194,3 +194,15 @@ def test_no_thrust_without_physics_and_webots_warning_once(make_sim, where) -> N
                         "ancestors to enable thrust and torque effect."]
     assert sim.banks["propeller"].thrust[0] == 0.0 and not sim.data.xfrc_applied.any()
     assert not sim.data.qvel.any()
+
+
+def test_the_axial_velocity_is_read_after_each_step_as_the_drone_speeds_up(make_sim) -> None:
+    # With t2 > 0 the thrust depends on the axial velocity V, which changes every step: each step's thrust uses
+    # V at the start of that step (the state after the previous physics step, refreshed), as Webots does.
+    t1, t2, w, v0 = 0.001, 0.002, 100.0, 2.0
+    sim = make_sim(*_drone(_propeller(t=f"{t1} {t2}"), f"linearVelocity 0 0 {v0}", gravity=0.0))
+    _, _, qvel = _spin(sim, w, 5)
+    start = np.r_[v0, qvel[:-1, 2]]
+    thrust = t1 * w * w - t2 * w * start
+    np.testing.assert_allclose(qvel[:, 2] - start, thrust / MASS * TS, rtol=1e-9)
+    assert qvel[-1, 2] > v0 + 0.5  # it did speed up, so V changed from step to step
