@@ -221,3 +221,28 @@ def test_kinematic_chain_is_deterministic_after_reset(project, load):
     first = run()
     sim.reset()
     assert np.array_equal(run(), first)
+
+
+def test_a_kinematic_link_sweeps_through_a_static_wall_and_pushes_a_box_with_physics(project, load):
+    # Webots: the link (no Physics) has no body: it passes through the static wall and reaches its target, and
+    # it moves the box (Physics) out of its way.
+    world = """
+WorldInfo { basicTimeStep 16 }
+Solid { name "floor" boundingObject Plane { size 10 10 } }
+DEF WALL Solid { translation 0.6 0.3 0.1 name "wall" boundingObject Box { size 0.05 0.05 0.2 } }
+DEF BOX Solid { translation 0.4 0.25 0.05 name "box" boundingObject Box { size 0.1 0.1 0.1 } physics Physics { } }
+Robot { name "arm" controller "<extern>" children [ HingeJoint { jointParameters HingeJointParameters { axis 0 0 1 }
+  device [ RotationalMotor { name "m" maxVelocity 2 } PositionSensor { name "s" } ]
+  endPoint DEF LINK Solid { translation 0.35 0 0.05 name "link" boundingObject Box { size 0.7 0.05 0.05 } } } ] }
+"""
+    sim = load(project(world))
+    robot = sim.robot("arm")
+    sensor = robot.getDevice("s")
+    sensor.enable(16)
+    robot.getDevice("m").setPosition(1.2)
+    for _ in range(60):
+        robot.step(16)
+    assert sensor.getValue() == pytest.approx(1.2, abs=1e-5)  # never held back by the wall
+    box = sim.data.xpos[sim.bindings.solid(sim.node("BOX")).body_id]
+    # The box started where the link sweeps (0.32 m from the hinge, 0.9 rad round): it was pushed away.
+    assert math.hypot(box[0] - 0.4, box[1] - 0.25) > 0.1
