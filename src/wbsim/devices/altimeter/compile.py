@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import mujoco
 
 from wbsim.compile.context import CompileContext
-from wbsim.devices.gps.compile import SiteDeviceCompiler
 from wbsim.devices.gps.geo import GpsFrame
+from wbsim.devices.site_device import SiteDeviceCompiler
 from wbsim.world.model import WbNode
 
 __all__ = ["AltimeterBinding", "AltimeterCompiler"]

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import mujoco
 
 from wbsim.compile.context import CompileContext
-from wbsim.compile.slots import BodyRequest, DeviceSlot, SolidSlot
-from wbsim.devices.kind import BodyPlan, DeviceCompiler
+from wbsim.compile.slots import DeviceSlot
 from wbsim.devices.lookup_table import lookup_warnings
+from wbsim.devices.site_device import SiteDeviceCompiler
 from wbsim.world.model import WbNode
 
 __all__ = ["CompassBinding", "CompassCompiler", "north_axis"]
@@ -43,33 +43,23 @@ class CompassBinding:
     lookup_table: tuple[tuple[float, float, float], ...]
 
 
-class CompassCompiler(DeviceCompiler):
+class CompassCompiler(SiteDeviceCompiler):
     """Claims Compass nodes and marks their frames with sites."""
 
-    def __init__(self) -> None:
-        self._sensors: list[tuple[WbNode, str, int]] = []
-
-    def plan_body(self, node: WbNode, request: BodyRequest) -> BodyPlan:
-        """A compass needs only its frame unless it has Physics or Solids below it."""
-        return BodyPlan(frame_only=True, allow_no_physics_in_dynamic_parent=True)
+    site_prefix = "compass"
 
     def add(self, ctx: CompileContext, node: WbNode, slot: DeviceSlot) -> bool:
         """Claim a Compass, with Webots' warning for an unsorted lookup table."""
-        assert isinstance(slot, SolidSlot)
         for message in lookup_warnings(node["lookupTable"]):  # type: ignore[arg-type]
             ctx.warn(message, node, "lookupTable")
-        site = slot.site_name
-        if not site:
-            site = ctx.fresh_name("compass")
-            slot.body_spec.add_site(name=site)
-        self._sensors.append((node, site, north_axis(str(ctx.world_info["coordinateSystem"]))))
-        return True
+        return super().add(ctx, node, slot)
 
     def bindings(self, ctx: CompileContext, model: mujoco.MjModel) -> tuple[CompassBinding, ...]:
         """One :class:`CompassBinding` per Compass, in scene order."""
+        north = north_axis(str(ctx.world_info["coordinateSystem"]))
         result = []
-        for node, site, north in self._sensors:
-            table = tuple(tuple(float(v) for v in row) for row in node["lookupTable"])  # type: ignore[union-attr]
-            result.append(CompassBinding(node, ctx.element_id(model, mujoco.mjtObj.mjOBJ_SITE, site), north,
+        for device in self.devices:
+            table = tuple(tuple(float(v) for v in row) for row in device.node["lookupTable"])  # type: ignore[union-attr]
+            result.append(CompassBinding(device.node, self.site_id(ctx, model, device), north,
                                          table))  # type: ignore[arg-type]
         return tuple(result)

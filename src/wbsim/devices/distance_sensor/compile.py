@@ -29,6 +29,7 @@ from wbsim.devices.distance_sensor.caster import RayTargets
 from wbsim.devices.distance_sensor.schema import LASER, SONAR, TYPE_NAMES, type_code
 from wbsim.devices.kind import BodyPlan, DeviceCompiler
 from wbsim.devices.lookup_table import lookup_warnings
+from wbsim.devices.site_device import mark_site
 from wbsim.world.model import WbNode
 
 __all__ = ["DistanceSensorBinding", "DistanceSensorCompiler", "surface_of", "infra_red_factor"]
@@ -194,11 +195,7 @@ class DistanceSensorCompiler(DeviceCompiler):
             rays = 1
         for message in lookup_warnings(node["lookupTable"]):  # type: ignore[arg-type]
             ctx.warn(message, node, "lookupTable")
-        site = slot.site_name
-        if not site:  # the sensor kept a body of its own: mark its origin
-            site = ctx.fresh_name("dss")
-            slot.body_spec.add_site(name=site)
-        self._sensors.append(_Sensor(node, slot, site, code, rays))
+        self._sensors.append(_Sensor(node, slot, mark_site(ctx, slot, "dss"), code, rays))
         return True
 
     def bindings(self, ctx: CompileContext, model: mujoco.MjModel) -> tuple[DistanceSensorBinding, ...]:

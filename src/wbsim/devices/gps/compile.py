@@ -2,12 +2,12 @@
 
 A GPS is only a frame: without Physics and without Solids below it, it is a site on the enclosing body
 (``BodyPlan.frame_only``); otherwise it keeps its own body and gets a site at its origin. The bank reads
-every GPS position from ``site_xpos`` at once. :class:`SiteDeviceCompiler` does this for any device that
-needs only its origin (the Altimeter too).
+every GPS position from ``site_xpos`` at once (:class:`~wbsim.devices.site_device.SiteDeviceCompiler`).
 
-The speed follows ``WbGps::refreshSensorIfNeeded``: a GPS whose body moves under physics (it or an ancestor
-has Physics, Webots' ``bodyMerger``) reads the velocity of its origin point on that body; any other GPS (a
-static or supervisor-moved robot) divides its displacement by the time since its last sample.
+The speed follows ``WbGps::refreshSensorIfNeeded``: a GPS whose upper Solid (or itself) has Physics (Webots'
+``upperSolid()->bodyMerger()``; a Solid without Physics has no body) reads the velocity of its origin point on
+that body; any other GPS (a static, supervisor-moved or kinematic robot, a Solid without Physics) divides its
+displacement by the time since its last sample.
 """
 
 from __future__ import annotations
@@ -17,52 +17,12 @@ from dataclasses import dataclass
 import mujoco
 
 from wbsim.compile.context import CompileContext
-from wbsim.compile.slots import BodyRequest, DeviceSlot, SolidSlot
 from wbsim.devices.gps.geo import GpsFrame
-from wbsim.devices.kind import BodyPlan, DeviceCompiler, upper_solid
+from wbsim.devices.kind import upper_solid
+from wbsim.devices.site_device import SiteDeviceCompiler
 from wbsim.world.model import WbNode
 
-__all__ = ["GpsBinding", "GpsCompiler", "SiteDeviceCompiler", "SiteDevice"]
-
-
-@dataclass(frozen=True, slots=True)
-class SiteDevice:
-    """A device claimed by a :class:`SiteDeviceCompiler`: its node, its slot and the site at its origin."""
-
-    node: WbNode
-    slot: SolidSlot
-    site: str
-
-
-class SiteDeviceCompiler(DeviceCompiler):
-    """Claims Solid devices that need only their origin, and marks it with a site.
-
-    Subclasses set :attr:`site_prefix` and build their bindings from :attr:`devices` in ``bindings``.
-    """
-
-    site_prefix = "device"
-
-    def __init__(self) -> None:
-        self.devices: list[SiteDevice] = []
-
-    def plan_body(self, node: WbNode, request: BodyRequest) -> BodyPlan:
-        """Only a frame (a site) unless the device has Physics or Solids below it."""
-        return BodyPlan(frame_only=True, allow_no_physics_in_dynamic_parent=True)
-
-    def add(self, ctx: CompileContext, node: WbNode, slot: DeviceSlot) -> bool:
-        """Claim the device and mark its origin with a site."""
-        assert isinstance(slot, SolidSlot)
-        site = slot.site_name
-        if not site:  # the device kept a body of its own: mark its origin
-            site = ctx.fresh_name(self.site_prefix)
-            slot.body_spec.add_site(name=site)
-        self.devices.append(SiteDevice(node, slot, site))
-        return True
-
-    @staticmethod
-    def site_id(ctx: CompileContext, model: mujoco.MjModel, device: SiteDevice) -> int:
-        """The compiled id of a device's site."""
-        return ctx.element_id(model, mujoco.mjtObj.mjOBJ_SITE, device.site)
+__all__ = ["GpsBinding", "GpsCompiler"]
 
 
 @dataclass(frozen=True, slots=True)

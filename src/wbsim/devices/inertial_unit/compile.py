@@ -13,8 +13,7 @@ from dataclasses import dataclass
 import mujoco
 
 from wbsim.compile.context import CompileContext
-from wbsim.compile.slots import BodyRequest, DeviceSlot, SolidSlot
-from wbsim.devices.kind import BodyPlan, DeviceCompiler
+from wbsim.devices.site_device import SiteDeviceCompiler
 from wbsim.world.model import WbNode
 
 __all__ = ["InertialUnitBinding", "InertialUnitCompiler"]
@@ -35,27 +34,12 @@ class InertialUnitBinding:
     nue: bool
 
 
-class InertialUnitCompiler(DeviceCompiler):
+class InertialUnitCompiler(SiteDeviceCompiler):
     """Claims InertialUnit nodes and marks their frames with sites."""
 
-    def __init__(self) -> None:
-        self._sensors: list[tuple[WbNode, str, bool]] = []
-
-    def plan_body(self, node: WbNode, request: BodyRequest) -> BodyPlan:
-        """An inertial unit needs only its frame unless it has Physics or Solids below it."""
-        return BodyPlan(frame_only=True, allow_no_physics_in_dynamic_parent=True)
-
-    def add(self, ctx: CompileContext, node: WbNode, slot: DeviceSlot) -> bool:
-        """Claim an InertialUnit (a site at its origin when it kept a body of its own)."""
-        assert isinstance(slot, SolidSlot)
-        site = slot.site_name
-        if not site:
-            site = ctx.fresh_name("imu")
-            slot.body_spec.add_site(name=site)
-        self._sensors.append((node, site, str(ctx.world_info["coordinateSystem"]) == "NUE"))
-        return True
+    site_prefix = "imu"
 
     def bindings(self, ctx: CompileContext, model: mujoco.MjModel) -> tuple[InertialUnitBinding, ...]:
         """One :class:`InertialUnitBinding` per InertialUnit, in scene order."""
-        return tuple(InertialUnitBinding(node, ctx.element_id(model, mujoco.mjtObj.mjOBJ_SITE, site), nue)
-                     for node, site, nue in self._sensors)
+        nue = str(ctx.world_info["coordinateSystem"]) == "NUE"
+        return tuple(InertialUnitBinding(device.node, self.site_id(ctx, model, device), nue) for device in self.devices)

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 import mujoco
 
 from wbsim.compile.context import CompileContext
-from wbsim.compile.slots import BodyRequest, DeviceSlot, SolidSlot
-from wbsim.devices.kind import BodyPlan, DeviceCompiler, upper_solid
+from wbsim.compile.slots import DeviceSlot, SolidSlot
+from wbsim.devices.kind import upper_solid
 from wbsim.devices.lookup_table import lookup_warnings
+from wbsim.devices.site_device import SiteDevice, SiteDeviceCompiler
 from wbsim.devices.three_axis.schema import AXIS_FIELDS
 from wbsim.world.model import WbNode
 
@@ -55,14 +56,7 @@ class ThreeAxisBinding:
     gravity: tuple[float, float, float]
 
 
-@dataclass(eq=False)
-class _Sensor:
-    node: WbNode
-    slot: SolidSlot
-    site: str
-
-
-class ThreeAxisCompiler(DeviceCompiler):
+class ThreeAxisCompiler(SiteDeviceCompiler):
     """Claims the sensor nodes of one kind, marks their frames and resolves the body each one reads.
 
     Subclasses set :attr:`site_prefix` and :attr:`reads_own_body` (the Gyro reads its own body when it has
@@ -72,26 +66,13 @@ class ThreeAxisCompiler(DeviceCompiler):
     site_prefix = "tas"
     reads_own_body = False
 
-    def __init__(self) -> None:
-        self._sensors: list[_Sensor] = []
-
-    def plan_body(self, node: WbNode, request: BodyRequest) -> BodyPlan:
-        """The sensor needs only its frame (a site) unless it has Physics or Solids below it."""
-        return BodyPlan(frame_only=True, allow_no_physics_in_dynamic_parent=True)
-
     def add(self, ctx: CompileContext, node: WbNode, slot: DeviceSlot) -> bool:
         """Claim a sensor node, with Webots' load-time warning about an unsorted lookup table."""
-        assert isinstance(slot, SolidSlot)
         for message in lookup_warnings(node["lookupTable"]):  # type: ignore[arg-type]
             ctx.warn(message, node, "lookupTable")
-        site = slot.site_name
-        if not site:  # the sensor kept a body of its own: mark its origin
-            site = ctx.fresh_name(self.site_prefix)
-            slot.body_spec.add_site(name=site)
-        self._sensors.append(_Sensor(node, slot, site))
-        return True
+        return super().add(ctx, node, slot)
 
-    def _motion_body(self, ctx: CompileContext, sensor: _Sensor, slots: dict[int, SolidSlot]) -> int:
+    def _motion_body(self, ctx: CompileContext, sensor: SiteDevice, slots: dict[int, SolidSlot]) -> int:
         if self.reads_own_body and sensor.slot.has_physics:
             return ctx.solid_binding(sensor.slot).body_id
         upper = upper_solid(sensor.node)
@@ -107,12 +88,12 @@ class ThreeAxisCompiler(DeviceCompiler):
         slots = {id(slot.node): slot for slot in ctx.solids}
         gravity = tuple(float(g) for g in model.opt.gravity)  # WorldInfo's, before any physics plugin runs
         result = []
-        for sensor in self._sensors:
+        for sensor in self.devices:
             body = self._motion_body(ctx, sensor, slots)
             table = tuple(tuple(float(v) for v in row) for row in sensor.node["lookupTable"])  # type: ignore[union-attr]
             result.append(ThreeAxisBinding(
                 node=sensor.node,
-                site_id=ctx.element_id(model, mujoco.mjtObj.mjOBJ_SITE, sensor.site),
+                site_id=self.site_id(ctx, model, sensor),
                 body_id=body,
                 root_id=int(model.body_rootid[body]) if body >= 0 else -1,
                 lookup_table=table,  # type: ignore[arg-type]
