@@ -155,6 +155,13 @@ class SampleSchedule:
         self._update_next_any()
         return due
 
+    def due_rows(self, step: int) -> np.ndarray | None:
+        """The rows of every group due after basic step ``step`` (see :meth:`due`), int64 (k,), or None."""
+        due = self.due(step)
+        if not due:
+            return None
+        return due[0].rows if len(due) == 1 else np.concatenate([group.rows for group in due])
+
     @property
     def groups(self) -> tuple[SampleGroup, ...]:
         """The current groups of enabled devices."""

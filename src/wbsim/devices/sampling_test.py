@@ -150,3 +150,13 @@ def test_moving_one_device_clears_only_its_groups_caches():
     schedule.enable(1, 20, now_step=0)  # row 1 joins row 2's schedule
     assert first[(0, 1)].cache is None and first[(2,)].cache is None
     assert sorted(tuple(g.rows.tolist()) for g in schedule.groups) == [(0,), (1, 2)]
+
+
+def test_due_rows_gathers_the_rows_of_every_group_due():
+    schedule = SampleSchedule(4, 16.0)
+    schedule.enable(0, 16, 0)
+    schedule.enable(2, 32, 0)
+    schedule.enable(3, 32, 0)
+    assert schedule.due_rows(0) is None
+    assert schedule.due_rows(1).tolist() == [0]
+    assert sorted(schedule.due_rows(2).tolist()) == [0, 2, 3]  # two groups due at once

@@ -6,6 +6,7 @@ schemas of their own node types (see :mod:`wbsim.devices.kind`).
 
 from __future__ import annotations
 
+import functools
 import math
 
 from wbsim.world.fieldtypes import FieldType as T
@@ -23,6 +24,7 @@ __all__ = [
     "BOUNDING_KINDS",
     "SOUNDS_URL",
     "simulated_field",
+    "resolution_field",
     "visual_field",
     "ignored_field",
     "node_schema",
@@ -50,6 +52,16 @@ SOUNDS_URL = "webots://projects/default/worlds/sounds/"
 def simulated_field(name: str, type_: T, default: object, **kw: object) -> FieldSpec:
     """A field wbsim uses (see :class:`FieldSpec` for the keywords)."""
     return FieldSpec(name, type_, default, **kw)  # type: ignore[arg-type]
+
+
+@functools.cache
+def resolution_field(name: str = "resolution", unit: str = "") -> FieldSpec:
+    """A sensor's resolution field (default -1: infinite) with Webots' repair, also applied to supervisor writes:
+    0 or a negative value other than -1 becomes -1 (``WbFieldChecker::resetDoubleIfNonPositiveAndNotDisabled``)."""
+    return simulated_field(name, T.SFFloat, -1.0, bounds=MINUS_ONE_OR_POSITIVE, on_violation="replace",
+                           replacement=-1.0, unit=unit,
+                           violation_message=f"Invalid '{name}' changed to -1. The value should be either -1 or "
+                                             "positive.")
 
 
 def visual_field(name: str, type_: T, default: object, **kw: object) -> FieldSpec:

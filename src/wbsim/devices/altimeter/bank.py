@@ -95,10 +95,9 @@ class AltimeterBank(SampledBank):
 
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Measure the altimeters due after basic step ``step``."""
-        groups = self.schedule.due(step)
-        if not groups:
+        rows = self.schedule.due_rows(step)
+        if rows is None:
             return
-        rows = groups[0].rows if len(groups) == 1 else np.concatenate([g.rows for g in groups])
         self.context.refresh_kinematics()
         altitude = data.site_xpos[self._sites[rows], self._up] + self._reference
         accuracy = self.accuracy[rows]

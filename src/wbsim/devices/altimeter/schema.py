@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from wbsim.world.fieldtypes import FieldType as T
 from wbsim.world.schema import FieldSpec, NodeSchema
-from wbsim.world.schema_kit import MINUS_ONE_OR_POSITIVE, NON_NEGATIVE, node_schema, simulated_field, solid_fields
+from wbsim.world.schema_kit import NON_NEGATIVE, node_schema, resolution_field, simulated_field, solid_fields
 
 __all__ = ["schemas", "RESOLUTION"]
 
-RESOLUTION: FieldSpec = simulated_field(
-    "resolution", T.SFFloat, -1.0, bounds=MINUS_ONE_OR_POSITIVE, on_violation="replace", replacement=-1.0, unit="m",
-    violation_message="Invalid 'resolution' changed to -1. The value should be either -1 or positive.")
+RESOLUTION: FieldSpec = resolution_field(unit="m")
 """The ``resolution`` field, with Webots' repair (also used for supervisor writes)."""
 
 

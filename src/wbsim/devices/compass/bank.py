@@ -21,11 +21,11 @@ import mujoco
 import numpy as np
 
 from wbsim.devices.compass.compile import CompassBinding
-from wbsim.devices.compass.schema import resolution_field
 from wbsim.devices.kind import BankContext
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
+from wbsim.world.schema_kit import resolution_field
 
 __all__ = ["CompassBank", "Compass"]
 

@@ -7,22 +7,11 @@ becomes -1 with Webots' warning.
 
 from __future__ import annotations
 
-import functools
-
 from wbsim.world.fieldtypes import FieldType as T
-from wbsim.world.schema import FieldSpec, NodeSchema
-from wbsim.world.schema_kit import MINUS_ONE_OR_POSITIVE, node_schema, simulated_field, solid_fields
+from wbsim.world.schema import NodeSchema
+from wbsim.world.schema_kit import node_schema, resolution_field, simulated_field, solid_fields
 
-__all__ = ["schemas", "resolution_field"]
-
-
-@functools.cache
-def resolution_field() -> FieldSpec:
-    """The ``resolution`` field with Webots' repair (also applied to supervisor writes)."""
-    return simulated_field("resolution", T.SFFloat, -1.0, bounds=MINUS_ONE_OR_POSITIVE, on_violation="replace",
-                           replacement=-1.0,
-                           violation_message="Invalid 'resolution' changed to -1. The value should be either -1 or "
-                                             "positive.")
+__all__ = ["schemas"]
 
 
 def schemas() -> list[NodeSchema]:

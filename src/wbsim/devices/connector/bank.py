@@ -432,9 +432,8 @@ class ConnectorBank(SampledBank):
         if len(self._woken):
             data.qfrc_applied[self._woken] -= _WAKE
             self._woken = self._woken[:0]
-        due = self.schedule.due(step)
-        if due:
-            rows = np.concatenate([group.rows for group in due]) if len(due) > 1 else due[0].rows
+        rows = self.schedule.due_rows(step)
+        if rows is not None:
             peer, kind = self.peer[rows], self.rules.type[rows]
             values = (peer >= 0).astype(np.int64)
             ask = (peer < 0) & (kind != PASSIVE)

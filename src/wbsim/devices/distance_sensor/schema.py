@@ -17,8 +17,7 @@ from types import MappingProxyType
 
 from wbsim.world.fieldtypes import FieldType as T
 from wbsim.world.schema import Bounds, FieldSpec, NodeSchema
-from wbsim.world.schema_kit import MINUS_ONE_OR_POSITIVE, NON_NEGATIVE, POSITIVE, node_schema, simulated_field, \
-    solid_fields
+from wbsim.world.schema_kit import NON_NEGATIVE, POSITIVE, node_schema, resolution_field, simulated_field, solid_fields
 
 __all__ = ["schemas", "GENERIC", "INFRA_RED", "SONAR", "LASER", "TYPE_NAMES", "DEFAULT_LOOKUP_TABLE", "type_code",
            "repaired_fields"]
@@ -56,10 +55,7 @@ def _repaired_fields() -> list[FieldSpec]:
                                           "non-negative.", unit="rad"),
         simulated_field("gaussianWidth", T.SFFloat, 1.0, bounds=POSITIVE, on_violation="replace", replacement=1.0,
                         violation_message="Invalid 'gaussianWidth' changed to 1. The value should be positive."),
-        simulated_field("resolution", T.SFFloat, -1.0, bounds=MINUS_ONE_OR_POSITIVE, on_violation="replace",
-                        replacement=-1.0,
-                        violation_message="Invalid 'resolution' changed to -1. The value should be either -1 or "
-                                          "positive."),
+        resolution_field(),
         simulated_field("redColorSensitivity", T.SFFloat, 1.0, bounds=NON_NEGATIVE, on_violation="negate",
                         violation_message="Invalid 'redColorSensitivity' changed to {replacement:g}. The value "
                                           "should be non-negative."),

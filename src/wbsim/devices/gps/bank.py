@@ -139,10 +139,9 @@ class GpsBank(SampledBank):
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Measure the devices due after basic step ``step``."""
-        groups = self.schedule.due(step)
-        if not groups:
+        rows = self.schedule.due_rows(step)
+        if rows is None:
             return
-        rows = groups[0].rows if len(groups) == 1 else np.concatenate([g.rows for g in groups])
         self.context.refresh_kinematics()
         position = data.site_xpos[self._sites[rows]]
         elapsed_s = (step - self._last[rows]) * (self.context.basic_time_step_ms / 1000.0)

@@ -15,8 +15,8 @@ from types import MappingProxyType
 
 from wbsim.world.fieldtypes import FieldType as T
 from wbsim.world.schema import FieldSpec, NodeSchema
-from wbsim.world.schema_kit import MINUS_ONE_OR_POSITIVE, NON_NEGATIVE, UNIT, ignored_field, node_schema, \
-    simulated_field, solid_fields
+from wbsim.world.schema_kit import NON_NEGATIVE, UNIT, ignored_field, node_schema, resolution_field, simulated_field, \
+    solid_fields
 
 __all__ = ["schemas", "repaired_fields", "TYPES"]
 
@@ -24,22 +24,15 @@ TYPES = ("satellite", "laser")
 """The values of ``type`` (Webots ignores the field)."""
 
 
-def _resolution(name: str) -> FieldSpec:
-    return simulated_field(name, T.SFFloat, -1.0, bounds=MINUS_ONE_OR_POSITIVE, on_violation="replace",
-                           replacement=-1.0, unit="m" if name == "resolution" else "m/s",
-                           violation_message=f"Invalid '{name}' changed to -1. The value should be either -1 or "
-                                             "positive.")
-
-
 def _repaired_fields() -> list[FieldSpec]:
     return [
         simulated_field("noiseCorrelation", T.SFFloat, 0.0, bounds=UNIT, on_violation="replace", replacement=0.0,
                         violation_message="Invalid 'noiseCorrelation' changed to 0. The value should be in range "
                                           "[0, 1]."),
-        _resolution("resolution"),
+        resolution_field(unit="m"),
         simulated_field("speedNoise", T.SFFloat, 0.0, bounds=NON_NEGATIVE, on_violation="replace", replacement=0.0,
                         violation_message="Invalid 'speedNoise' changed to 0. The value should be non-negative."),
-        _resolution("speedResolution"),
+        resolution_field("speedResolution", "m/s"),
     ]
 
 

@@ -23,10 +23,10 @@ import numpy as np
 
 from wbsim.devices.inertial_unit.attitude import drop_axes, euler_matrices, product, quaternions, roll_pitch_yaw
 from wbsim.devices.inertial_unit.compile import InertialUnitBinding
-from wbsim.devices.inertial_unit.schema import resolution_field
 from wbsim.devices.kind import BankContext
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice
+from wbsim.world.schema_kit import resolution_field
 
 __all__ = ["InertialUnitBank", "InertialUnit"]
 
@@ -115,10 +115,9 @@ class InertialUnitBank(SampledBank):
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the attitude of the sensors due after basic step ``step`` (module docstring)."""
-        groups = self.schedule.due(step)
-        if not groups:
+        rows = self.schedule.due_rows(step)
+        if rows is None:
             return
-        rows = groups[0].rows if len(groups) == 1 else np.concatenate([g.rows for g in groups])
         self.context.refresh_kinematics()
         e = data.site_xmat[self._sites[rows]].reshape(-1, 3, 3)  # a gathered copy
         noise = self.noise[rows]

@@ -8,7 +8,7 @@ from types import MappingProxyType
 
 from wbsim.world.fieldtypes import FieldType as T
 from wbsim.world.schema import FieldSpec, NodeSchema
-from wbsim.world.schema_kit import MINUS_ONE_OR_POSITIVE, node_schema, simulated_field, solid_fields
+from wbsim.world.schema_kit import node_schema, resolution_field, simulated_field, solid_fields
 
 __all__ = ["three_axis_schema", "repaired_fields", "AXIS_FIELDS"]
 
@@ -20,10 +20,7 @@ AXIS_FIELDS = ("xAxis", "yAxis", "zAxis")
 def repaired_fields() -> Mapping[str, FieldSpec]:
     """The numeric fields Webots repairs, by name: ``resolution`` (0 or negative other than -1 becomes -1,
     ``WbFieldChecker::resetDoubleIfNonPositiveAndNotDisabled``), for supervisor writes at run time."""
-    resolution = simulated_field(
-        "resolution", T.SFFloat, -1.0, bounds=MINUS_ONE_OR_POSITIVE, on_violation="replace", replacement=-1.0,
-        violation_message="Invalid 'resolution' changed to -1. The value should be either -1 or positive.")
-    return MappingProxyType({"resolution": resolution})
+    return MappingProxyType({"resolution": resolution_field()})
 
 
 def three_axis_schema(type_name: str, default_name: str, unit: str) -> NodeSchema:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from wbsim.world.fieldtypes import FieldType as T
 from wbsim.world.schema import NodeSchema
-from wbsim.world.schema_kit import MINUS_ONE_OR_POSITIVE, node_schema, simulated_field, solid_fields
+from wbsim.world.schema_kit import node_schema, resolution_field, simulated_field, solid_fields
 
 __all__ = ["schemas", "TYPES", "DEFAULT_LOOKUP_TABLE"]
 
@@ -24,9 +24,6 @@ def schemas() -> list[NodeSchema]:
                             replacement="bumper", violation_message='Unknown \'type\': "{value}". Set to "bumper"'),
             simulated_field("lookupTable", T.MFVec3f, DEFAULT_LOOKUP_TABLE, unit="N -> output, noise"),
             # WbFieldChecker::resetDoubleIfNonPositiveAndNotDisabled.
-            simulated_field("resolution", T.SFFloat, -1.0, bounds=MINUS_ONE_OR_POSITIVE, on_violation="replace",
-                            replacement=-1.0,
-                            violation_message="Invalid 'resolution' changed to -1. The value should be either -1 "
-                                              "or positive."),
+            resolution_field(),
         ]),
     ]
