@@ -27,6 +27,7 @@ import numpy as np
 
 from wbsim.devices.kind import BankContext, BankDevice, DeviceBank
 from wbsim.devices.motor.compile import MotorBinding
+from wbsim.devices.motor.kinematic import kinematic_control
 from wbsim.devices.sampling import SampleSchedule
 
 __all__ = ["MotorBank", "Motor", "control_law"]
@@ -230,34 +231,15 @@ class MotorBank(DeviceBank):
             self._kinematic(data)
 
     def _kinematic(self, data: mujoco.MjData) -> None:
-        """Webots' runKinematicControl: move the joint toward its target, ramping the velocity."""
-        ts = self.ts
-        for i in np.nonzero(self.kinematic)[0]:
-            pos = float(data.qpos[self.qpos_adr[i]])
-            target, vt, cur = self.target_position[i], self.target_velocity[i], self.current_velocity[i]
-            lo, hi = self.min_position[i], self.max_position[i]
-            if math.isinf(target):
-                if lo != hi and ((pos >= hi and vt >= 0) or (pos <= lo and vt <= 0)):
-                    self.current_velocity[i] = 0.0
-                    data.qvel[self.dof_adr[i]] = 0.0
-                    continue
-            elif abs(target - pos) < 1e-6:
-                self.current_velocity[i] = 0.0  # Webots stops: the next move ramps up from rest again
-                data.qvel[self.dof_adr[i]] = 0.0
-                continue
-            acc = self.acceleration[i]
-            if acc == -1.0 or acc > self.available[i]:
-                acc = self.available[i]  # Webots uses the available torque as the acceleration (rad/s^2)
-            if abs(vt - cur) > 1e-6:
-                cur = min(cur + acc * ts, vt) if vt > cur else max(cur - acc * ts, vt)
-            self.current_velocity[i] = cur
-            if math.isinf(target):
-                new = pos + (cur if target > 0 else -cur) * ts
-            elif target > pos:
-                new = min(pos + cur * ts, target)
-            else:
-                new = max(pos - cur * ts, target)
-            data.qvel[self.dof_adr[i]] = (new - pos) / ts
+        """Webots' runKinematicControl for every kinematic joint: move it toward its target, ramping the
+        velocity (the joint's velocity for this step carries it there)."""
+        idx = self._kinematic_idx
+        position = data.qpos[self.qpos_adr[idx]]
+        _, current, new_position = kinematic_control(
+            position, self.target_position[idx], self.target_velocity[idx], self.current_velocity[idx],
+            self.acceleration[idx], self.available[idx], self.min_position[idx], self.max_position[idx], self.ts)
+        self.current_velocity[idx] = current
+        data.qvel[self.dof_adr[idx]] = (new_position - position) / self.ts
 
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Refresh the force/torque feedback of motors whose sampling period elapsed at ``step``."""

@@ -1,7 +1,7 @@
 """Propellers at run time: their motors' ramp and the thrust and torque they apply, for all at once.
 
 In ``DEVICES_ACTUATE`` (Webots' ``prePhysicsStep``), the bank runs the motors' kinematic control
-(:func:`physics.kinematic_control`), then, for the spinning propellers whose Solid has Physics, reads the
+(:func:`wbsim.devices.motor.kinematic.kinematic_control`), then, for the spinning propellers whose Solid has Physics, reads the
 current poses and velocities (one refresh of MuJoCo's kinematics, shared with the sensors), computes thrust
 and torque (:func:`physics.thrust_and_torque`) and adds the equivalent wrenches to ``xfrc_applied`` of their
 bodies. They act for the whole basic step, i.e. for every MuJoCo step of it, as Webots applies them once per
@@ -24,7 +24,8 @@ import numpy as np
 from wbsim.devices.kind import BankContext, DeviceBank
 from wbsim.devices.motor.bank import Motor
 from wbsim.devices.propeller.compile import PropellerBinding, normalized_axis
-from wbsim.devices.propeller.physics import kinematic_control, point_velocity, thrust_and_torque, wrench_about
+from wbsim.devices.motor.kinematic import kinematic_control
+from wbsim.devices.propeller.physics import point_velocity, thrust_and_torque, wrench_about
 from wbsim.devices.sampling import SampleSchedule
 from wbsim.world.model import WbNode
 
