@@ -21,19 +21,15 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 
 import mujoco
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from paired import paired_ratios  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
-DEMO = REPO / "examples" / "worlds" / "demo.wbt"
+from rovers import CASTER, load_warm, rover_world, write_project  # noqa: E402
 
 CONTROLLER = """
 import sys
@@ -90,48 +86,14 @@ def _sensors(kind: str, reach: float, imu: bool = False) -> str:
     return "".join(blocks)
 
 
-def _rover_world(robots: int, kind: str, reach: float, imu: bool = False) -> str:
-    """The demo floor with ``robots`` rovers (without the arena walls), each with 8 DistanceSensors."""
-    text = DEMO.read_text()
-    head = re.sub(r"DEF WALL_\w+ Solid \{.*?\n\}\n", "", text[: text.index("DEF ROVER Robot {")], flags=re.S)
-    head = head.replace("size 4 4", "size 40 40")
-    rover = text[text.index("DEF ROVER Robot {"):]
-    rover = rover.replace('controller "drive_pattern"', 'controller "bench_distance"')
-    rover = rover.replace("    DEF CASTER Solid {", _sensors(kind, reach, imu) + "    DEF CASTER Solid {")
-    side = max(1, int(robots**0.5 + 0.999))
-    blocks = []
-    for i in range(robots):
-        block = rover.replace("translation 0 0 0.033", f"translation {(i % side) * 0.6 - 3.0} {(i // side) * 0.6 - 3.0} 0.033", 1)
-        block = block.replace('name "rover"', f'name "rover {i}"', 1)
-        block = re.sub(r"\b(DEF|USE) (\w+)", lambda m: f"{m.group(1)} {m.group(2)}_{i}", block)
-        blocks.append(block)
-    return head + "\n".join(blocks)
-
-
 def make_project(root: Path, robots: int, sensors: str, kind: str = "generic", reach: float = 1.0,
                  imu: bool = False) -> Path:
-    """A project with the benchmark world and controller; ``sensors`` is "on" or "off"; ``imu`` adds an
-    Accelerometer, Gyro, InertialUnit, Compass and GPS to each rover."""
-    (root / "worlds").mkdir(parents=True, exist_ok=True)
-    extra = ' "--imu"' if imu else ""
-    world = _rover_world(robots, kind, reach, imu).replace(
-        'controllerArgs [ "--side" "0.5" "--laps" "1" "--bumps" "3" ]', f'controllerArgs [ "--sensors" "{sensors}"{extra} ]')
-    path = root / "worlds" / "bench.wbt"
-    path.write_text(world)
-    controller = root / "controllers" / "bench_distance"
-    controller.mkdir(parents=True, exist_ok=True)
-    (controller / "bench_distance.py").write_text(CONTROLLER)
-    return path
-
-
-def _load(path: Path):
-    from wbsim.sim.simulation import load_world
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        sim = load_world(path)
-    sim.run(0.5)  # warm up: controllers started, sensors enabled, robots landed
-    return sim
+    """A project with the benchmark world and controller: ``robots`` rovers (without the arena walls), each
+    with 8 DistanceSensors; ``sensors`` is "on" or "off"; ``imu`` adds an Accelerometer, Gyro, InertialUnit,
+    Compass and GPS to each rover."""
+    args = f'"--sensors" "{sensors}"' + (' "--imu"' if imu else "")
+    world = rover_world(robots, "bench_distance", _sensors(kind, reach, imu) + CASTER, args)
+    return write_project(root, world, "bench_distance", CONTROLLER)
 
 
 def main() -> int:
@@ -147,7 +109,7 @@ def main() -> int:
           f"DistanceSensors x {1 if args.type == 'laser' else 3} rays{' + IMU set + GPS' if args.imu else ''}; "
           f"{pairs} pairs of {steps}-step blocks")
     with tempfile.TemporaryDirectory() as tmp:
-        sims = {name: _load(make_project(Path(tmp) / name, args.robots, name, args.type, args.range, args.imu))
+        sims = {name: load_warm(make_project(Path(tmp) / name, args.robots, name, args.type, args.range, args.imu))
                 for name in ("on", "off")}
         bank = sims["on"].banks["distance_sensor"]
         assert bank.n == 8 * args.robots and (bank.period_ms > 0).all(), "the sensors should be enabled"

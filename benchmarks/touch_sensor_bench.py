@@ -20,16 +20,13 @@ import argparse
 import re
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 
 import mujoco
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from paired import paired_ratios  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
-DEMO = REPO / "examples" / "worlds" / "demo.wbt"
+from rovers import load_warm, rover_world, write_project  # noqa: E402
 
 CONTROLLER = """
 import sys
@@ -78,23 +75,10 @@ EXTRA_SENSORS = """
 """
 
 
-def _rover_world(robots: int, plain: bool) -> str:
-    """The demo floor with ``robots`` rovers (without the arena walls), each with 4 TouchSensors (or Solids)."""
-    text = DEMO.read_text()
-    head = re.sub(r"DEF WALL_\w+ Solid \{.*?\n\}\n", "", text[: text.index("DEF ROVER Robot {")], flags=re.S)
-    head = head.replace("size 4 4", "size 40 40")
-    rover = text[text.index("DEF ROVER Robot {"):]
-    rover = rover.replace('controller "drive_pattern"', 'controller "bench_touch"')
-    rover = rover.replace("    DEF CASTER Solid {", EXTRA_SENSORS + "    DEF CASTER TouchSensor {\n      type \"force-3d\"")
-    rover = rover.replace('name "caster"', 'name "caster"')
-    side = max(1, int(robots**0.5 + 0.999))
-    blocks = []
-    for i in range(robots):
-        block = rover.replace("translation 0 0 0.033", f"translation {(i % side) * 0.6 - 3.0} {(i // side) * 0.6 - 3.0} 0.033", 1)
-        block = block.replace('name "rover"', f'name "rover {i}"', 1)
-        block = re.sub(r"\b(DEF|USE) (\w+)", lambda m: f"{m.group(1)} {m.group(2)}_{i}", block)
-        blocks.append(block)
-    world = head + "\n".join(blocks)
+def _rover_world(robots: int, plain: bool, sensors: str) -> str:
+    """``robots`` rovers (without the arena walls), each with 4 TouchSensors (or, ``plain``, the same Solids)."""
+    world = rover_world(robots, "bench_touch", EXTRA_SENSORS + "    DEF CASTER TouchSensor {\n      type \"force-3d\"",
+                        f'"--sensors" "{sensors}"')
     if plain:  # the same bodies and geometry, no device: TouchSensor -> Solid without the sensor fields
         world = world.replace("TouchSensor {", "Solid {")
         world = re.sub(r'\n\s*type "force(-3d)?"', "", world)
@@ -103,25 +87,7 @@ def _rover_world(robots: int, plain: bool) -> str:
 
 def make_project(root: Path, robots: int, plain: bool, sensors: str) -> Path:
     """A project with the benchmark world and controller; ``sensors`` is "on" or "off"."""
-    (root / "worlds").mkdir(parents=True, exist_ok=True)
-    world = _rover_world(robots, plain).replace('controllerArgs [ "--side" "0.5" "--laps" "1" "--bumps" "3" ]',
-                                                f'controllerArgs [ "--sensors" "{sensors}" ]')
-    path = root / "worlds" / "bench.wbt"
-    path.write_text(world)
-    controller = root / "controllers" / "bench_touch"
-    controller.mkdir(parents=True, exist_ok=True)
-    (controller / "bench_touch.py").write_text(CONTROLLER)
-    return path
-
-
-def _load(path: Path):
-    from wbsim.sim.simulation import load_world
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        sim = load_world(path)
-    sim.run(0.5)  # warm up: controllers started, sensors enabled, robots landed
-    return sim
+    return write_project(root, _rover_world(robots, plain, sensors), "bench_touch", CONTROLLER)
 
 
 def main() -> int:
@@ -133,7 +99,7 @@ def main() -> int:
     print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {args.robots} rovers x 4 TouchSensors; "
           f"{pairs} pairs of {steps}-step blocks")
     with tempfile.TemporaryDirectory() as tmp:
-        sims = {name: _load(make_project(Path(tmp) / name, args.robots, plain, sensors))
+        sims = {name: load_warm(make_project(Path(tmp) / name, args.robots, plain, sensors))
                 for name, plain, sensors in (("on", False, "on"), ("off", False, "off"), ("plain", True, "off"))}
         touch = sims["on"].banks["touch_sensor"]
         assert touch.n == 4 * args.robots and (touch.period_ms > 0).all(), "the sensors should be enabled"

@@ -45,8 +45,8 @@ def test_sim_bench_worlds_and_blocks_run(tmp_path):
 
 
 def test_touch_sensor_bench_worlds_have_four_sensors_per_rover_or_none(tmp_path):
-    on = touch_sensor_bench._load(touch_sensor_bench.make_project(tmp_path / "on", 2, plain=False, sensors="on"))
-    plain = touch_sensor_bench._load(touch_sensor_bench.make_project(tmp_path / "plain", 2, plain=True, sensors="off"))
+    on = touch_sensor_bench.load_warm(touch_sensor_bench.make_project(tmp_path / "on", 2, plain=False, sensors="on"))
+    plain = touch_sensor_bench.load_warm(touch_sensor_bench.make_project(tmp_path / "plain", 2, plain=True, sensors="off"))
     touch = on.banks["touch_sensor"]
     assert touch.n == 8 and (touch.period_ms > 0).all()
     assert sorted(touch.type.tolist()) == [0, 0, 0, 0, 1, 1, 2, 2]
@@ -87,8 +87,8 @@ def test_plugin_bench_worlds_push_every_rover_and_offer_pile_pairs(tmp_path):
 
 
 def test_distance_sensor_bench_worlds_have_eight_sensors_per_rover_enabled_or_not(tmp_path):
-    on = distance_sensor_bench._load(distance_sensor_bench.make_project(tmp_path / "on", 2, "on", reach=1.0))
-    off = distance_sensor_bench._load(distance_sensor_bench.make_project(tmp_path / "off", 2, "off", "infra-red", 0.25))
+    on = distance_sensor_bench.load_warm(distance_sensor_bench.make_project(tmp_path / "on", 2, "on", reach=1.0))
+    off = distance_sensor_bench.load_warm(distance_sensor_bench.make_project(tmp_path / "off", 2, "off", "infra-red", 0.25))
     bank = on.banks["distance_sensor"]
     assert bank.n == 16 and (bank.period_ms > 0).all() and (bank.ray_count == 3).all()
     assert (bank.type == 0).all() and (off.banks["distance_sensor"].type == 1).all()
@@ -102,8 +102,8 @@ def test_distance_sensor_bench_worlds_have_eight_sensors_per_rover_enabled_or_no
 
 
 def test_distance_sensor_bench_imu_worlds_enable_the_imu_set_and_gps(tmp_path):
-    on = distance_sensor_bench._load(distance_sensor_bench.make_project(tmp_path / "on", 2, "on", imu=True))
-    off = distance_sensor_bench._load(distance_sensor_bench.make_project(tmp_path / "off", 2, "off", imu=True))
+    on = distance_sensor_bench.load_warm(distance_sensor_bench.make_project(tmp_path / "on", 2, "on", imu=True))
+    off = distance_sensor_bench.load_warm(distance_sensor_bench.make_project(tmp_path / "off", 2, "off", imu=True))
     for kind in distance_sensor_bench.IMU_KINDS:
         assert on.banks[kind].n == 2 and (on.banks[kind].period_ms > 0).all(), kind
         assert (off.banks[kind].period_ms == 0).all(), kind
