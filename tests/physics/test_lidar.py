@@ -262,6 +262,12 @@ def test_rotating_head_fills_the_image_as_it_turns(project, load):
 
 
 def test_world_reset_stops_the_point_cloud_and_rests_the_head(project, load):
+    """Webots' world reset (``simulationReset``): ``WbLidar::reset`` puts the head at rest and stops the
+    simulator's point cloud, but restores no field, so the ``defaultFrequency`` a controller's setFrequency wrote
+    stays (the reset matrix of Webots' supervisor docs: only a reload resets all fields); the controller
+    library's point-cloud flag (lidar.c) is only changed by the controller, so it still reads True and the last
+    points stay readable, no longer updated. Timing as Webots: the reset step ends at one basic step with
+    the initial state (the head at rest), and the head turns again from the next physics step."""
     world = """
     WorldInfo { basicTimeStep 16 }
     Solid { translation 1.1 0 0 name "front" boundingObject Box { size 0.2 8 8 } }
@@ -280,13 +286,19 @@ def test_world_reset_stops_the_point_cloud_and_rests_the_head(project, load):
     assert core.head_angle == pytest.approx(-2 * math.pi * 7 * 0.048)
     image = lidar.getRangeImage()
     robot.simulationReset()
+    robot.step(16)  # returns at the end of the reset step (t = 16 ms), the head at rest
+    assert sim.time_s == pytest.approx(0.016) and core.head_angle == 0.0
+    points = bytes(lidar.getPointCloud("buffer"))  # computed in the reset step's physics, before its reset
     robot.step(16)
-    # WbLidar::reset: head at rest, point cloud off, the world file's frequency; the lidar stays enabled and the
-    # image keeps its older columns.
-    assert not lidar.isPointCloudEnabled() and lidar.getFrequency() == 5
-    assert core.head_angle == pytest.approx(-2 * math.pi * 5 * 0.016)
+    assert lidar.isPointCloudEnabled() and not core.point_cloud_enabled
+    assert lidar.getFrequency() == 7
+    assert core.head_angle == pytest.approx(-2 * math.pi * 7 * 0.016)
     after = lidar.getRangeImage()
     assert after[35:49] == image[35:49] and all(v != 0.0 for v in image[35:49])  # swept before the reset, kept
+    assert bytes(lidar.getPointCloud("buffer")) == points  # no longer computed
+    lidar.enablePointCloud()
+    robot.step(16)
+    assert bytes(lidar.getPointCloud("buffer")) != points
 
 
 def test_rotating_point_times_are_stamped_at_the_start_of_the_step(project, load):

@@ -153,10 +153,14 @@ def test_simulation_reset_restores_world_and_time(rig):
     box = boss.getFromDef("BOX")
     boss.step(200)
     boss.simulationReset()
-    # The reset happens at the end of the next step; the pending step(10) then counts from time 0 (Webots).
+    # Webots resets at the end of the next step (after its physics, with the clock at 0) and then advances the
+    # clock: that step ends at t = one basic step with the initial state, and the pending step(10), restarted
+    # at time 0, returns there.
     boss.step(10)
     assert sim.time_s == pytest.approx(0.01)
-    assert box.getPosition()[2] == pytest.approx(2.0, abs=1e-3)
+    assert box.getPosition()[2] == 2.0 and box.getVelocity() == [0.0] * 6
+    boss.step(10)  # the first physics step from the initial state
+    assert sim.time_s == pytest.approx(0.02)
     assert box.getVelocity()[2] == pytest.approx(-9.81 * 0.01, rel=1e-6)
 
 

@@ -483,9 +483,17 @@ class Simulation:
         self._rng.bit_generator.state = self._rng_after_load
         if restart_controllers:
             self._start_controllers()
-        else:
-            for robot in self.robots:
-                robot.wake_step = robot.last_duration_steps
+            return
+        # Webots resets inside the step that requested it (``WbSimulationWorld::step``: the physics of the step,
+        # the reset with the clock at 0, then ``increaseTime``), so that step ends at time = one basic step with
+        # the initial state. Pending controller requests restart at time 0 (``WbController::resetRequestTime``),
+        # so a controller's ``step(basicTimeStep)`` returns at the end of the reset step. Sensors, whose last
+        # update the reset cleared, refresh in that step's answer from the initial state.
+        self.step_count = 1
+        for robot in self.robots:
+            robot.wake_step = robot.last_duration_steps
+        for bank in self._sampling:
+            bank.sample(self.data, 1)
 
     # -- lookup -------------------------------------------------------------------------------------------
     def node(self, def_path: str) -> WbNode | None:

@@ -243,8 +243,8 @@ DEF BOSS Robot {
 
 
 def test_simulation_reset_keeps_sensors_and_feedback_enabled_as_webots_sensor_reset(project, load, capfd):
-    """Webots' WbSensor::reset only sets lastUpdate = -inf: enabled sensors stay enabled and sample at the
-    end of the first step after the reset; motors go back to their initial targets."""
+    """Webots' WbSensor::reset only sets lastUpdate = -inf: enabled sensors stay enabled and sample in the
+    reset step's answer (from the initial state); motors go back to their initial targets."""
     sim = load(project(SENSING.replace("CONTROLLER", "<extern>")))
     boss = sim.robot("boss")
     sensor, motor = boss.getDevice("s"), boss.getDevice("m")
@@ -256,15 +256,66 @@ def test_simulation_reset_keeps_sensors_and_feedback_enabled_as_webots_sensor_re
     moved = sensor.getValue()
     assert moved > 0.4
     boss.simulationReset()
-    boss.step(10)  # the reset happens at the end of this step, then one step from time 0
+    boss.step(10)  # the reset happens at the end of this step, which ends at t = one basic step
     assert sim.time_s == pytest.approx(0.01)
     assert sensor.getSamplingPeriod() == 30 and motor.getTorqueFeedbackSamplingPeriod() == 10
-    assert sensor.getValue() == pytest.approx(0.0, abs=1e-9)  # sampled at the first step after the reset
+    assert sensor.getValue() == pytest.approx(0.0, abs=1e-9)  # sampled in the reset step
     assert not np.isnan(motor.getTorqueFeedback())
     boss.step(20)
     assert sensor.getValue() == pytest.approx(0.0, abs=1e-9)  # target back at the initial position
     boss.step(10)
     assert "disabled device" not in capfd.readouterr().err
+
+
+FALLING_GPS = """
+WorldInfo { basicTimeStep 10 }
+Robot {
+  translation 0 0 1
+  name "faller"
+  controller "resetter"
+  supervisor TRUE
+  physics Physics { density -1 mass 1 }
+  boundingObject Sphere { radius 0.05 }
+  children [ GPS { } ]
+}
+"""
+RESET_AFTER_FIVE = """
+from controller import Supervisor
+robot = Supervisor()
+gps = robot.getDevice("gps")
+gps.enable(30)
+log = []
+for n in range(12):
+    if n == 5:
+        robot.simulationReset()
+    robot.step(10)
+    log.append((round(robot.getTime(), 6), gps.getValues()[2]))
+robot.setCustomData(repr(log))
+"""
+
+
+def test_simulation_reset_ends_its_step_at_one_basic_step_with_the_initial_state(project, load):
+    """Webots' ``WbSimulationWorld::step`` resets after the physics with the clock at 0, then advances the clock;
+    ``WbController::resetRequestTime`` restarts pending requests at 0: the supervisor's ``step(10)`` returns
+    after that one step at t = 10 ms, and the sensors (``WbSensor::reset``: last update -inf) refresh in that
+    step's answer from the initial state, then every period from there."""
+    sim = load(project(FALLING_GPS, controllers={"resetter": RESET_AFTER_FIVE}))
+    sim.run()
+    log = eval(sim.robots[0].custom_data, {"nan": float("nan")})
+    times = [t for t, _ in log]
+    assert times == [0.01, 0.02, 0.03, 0.04, 0.05, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07]
+    heights = [z for _, z in log]
+    g, h = 9.81, 0.01 / sim.substeps
+
+    def fallen(steps: int) -> float:  # semi-implicit Euler from rest over the physics steps, as MuJoCo integrates
+        n = steps * sim.substeps
+        return 1.0 - g * h * h * n * (n + 1) / 2
+
+    assert heights[2] == pytest.approx(fallen(3), abs=1e-9)  # first sample one period after enable
+    assert heights[5] == 1.0  # the reset step: sampled from the initial state
+    assert heights[6] == heights[7] == 1.0  # held until the next sample, one period later
+    assert heights[8] == pytest.approx(fallen(3), abs=1e-9)  # t = 0.04: three physics steps after the reset
+    assert heights[11] == pytest.approx(fallen(6), abs=1e-9)
 
 
 def test_run_counts_steps_done_even_across_a_world_reset_and_accepts_inf(project, load):
@@ -281,8 +332,9 @@ def test_run_counts_steps_done_even_across_a_world_reset_and_accepts_inf(project
     """
     sim = load(project(SENSING.replace("CONTROLLER", "resetter"), controllers={"resetter": source}))
     sim.run(0.1)
-    # 10 steps run: the reset requested in the 6th step happens at its end, 4 steps follow.
-    assert sim.step_count == 4
+    # 10 steps run: the reset requested in the 6th step happens at its end, which Webots ends at time = one
+    # basic step; 4 steps follow.
+    assert sim.step_count == 5
     assert sim.run(float("inf")) == 9
     with pytest.raises(SimulationError):
         sim.run(float("nan"))

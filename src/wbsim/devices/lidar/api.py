@@ -45,6 +45,16 @@ class Lidar(Sensor):
     def __init__(self, core: CoreLidar, robot: object) -> None:
         super().__init__(core, robot)  # type: ignore[arg-type]
         self._settings = core.settings
+        # The controller library's own flag (lidar.c): only this controller's calls change it, so after a world
+        # reset, which stops the simulator's point cloud, it still reads True and the last points stay readable.
+        self._cloud_enabled = core.point_cloud_enabled
+        self._restarts = self._robot._runtime.sim.restarts
+
+    def _library_cloud_flag(self) -> bool:
+        if self._restarts != self._robot._runtime.sim.restarts:  # sim.reset(): configured again (flag off)
+            self._restarts = self._robot._runtime.sim.restarts
+            self._cloud_enabled = self._core.point_cloud_enabled
+        return self._cloud_enabled
 
     # -- configuration ------------------------------------------------------------------------------
     def getFov(self) -> float:
@@ -131,18 +141,21 @@ class Lidar(Sensor):
     # -- point cloud --------------------------------------------------------------------------------
     def enablePointCloud(self) -> None:
         """Compute the point cloud at each sample (the lidar must be enabled too)."""
+        self._cloud_enabled = True
         self._core.enable_point_cloud(True)
 
     def disablePointCloud(self) -> None:
         """Stop computing the point cloud."""
+        self._cloud_enabled = False
         self._core.enable_point_cloud(False)
 
     def isPointCloudEnabled(self) -> bool:
-        """True if the point cloud is enabled."""
-        return self._core.point_cloud_enabled
+        """True if this controller enabled the point cloud (the controller library's flag, which a world reset
+        leaves as it is although the simulator stops computing the cloud until ``enablePointCloud``)."""
+        return self._library_cloud_flag()
 
     def _cloud_ok(self, function: str, bang: str = "") -> bool:
-        if not self._core.point_cloud_enabled:
+        if not self._library_cloud_flag():
             print_error(f"{function}() called for a lidar with point cloud disabled{bang or '.'} Please use: "
                         "wb_lidar_enable_point_cloud().")
             return False

@@ -135,10 +135,14 @@ class LidarBank(SampledBank):
         self._restart_heads()
 
     def restart(self) -> None:
-        """Webots' ``WbLidar::reset`` (world reset): enabled lidars stay enabled, point clouds are disabled,
-        heads back at rest with the world file's frequency; the last image stays readable."""
-        self.schedule.restart()
-        self._restart_heads()
+        """Webots' ``WbLidar::reset`` (world reset): enabled lidars stay enabled, the simulator stops computing
+        point clouds, heads go back to rest; the frequency a controller set stays (``wb_lidar_set_frequency``
+        writes the ``defaultFrequency`` field, and a supervisor reset restores no such field). The last image
+        stays readable. The first scan is at the end of the first physics step after the reset step: Webots
+        turns the head before the physics and copies the image after it, never in the reset step."""
+        self.schedule.restart(first_step=2)
+        self.point_cloud[:] = False
+        self.head_angle[:] = 0.0
 
     def _restart_heads(self) -> None:
         self.point_cloud[:] = False
@@ -276,7 +280,7 @@ class Lidar(SampledDevice):
 
     @property
     def point_cloud_enabled(self) -> bool:
-        """True if the point cloud is computed at each sample."""
+        """True if the simulator computes the point cloud at each sample (a world reset turns it off)."""
         return bool(self.bank.point_cloud[self.index])
 
     def enable_point_cloud(self, enabled: bool = True) -> None:
