@@ -20,6 +20,7 @@ __all__ = [
     "PluginError",
     "TransmissionError",
     "SimulationError",
+    "RecordingError",
 ]
 
 
@@ -106,3 +107,7 @@ class TransmissionError(WbsimError):
 
 class SimulationError(WbsimError):
     """The simulation was used in a way it does not allow (e.g. stepping after it has ended)."""
+
+
+class RecordingError(WbsimError):
+    """A recording cannot be written, or a file read as a recording is not one (see :mod:`wbsim.recording`)."""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -12,6 +14,7 @@ from wbsim.api.constants import NODE_TYPE_NAMES, node_type_of
 from wbsim.api.device import print_error
 from wbsim.api.robot import Robot
 from wbsim.compile.frames import Frame
+from wbsim.errors import RecordingError
 from wbsim.sim.supervision import find_def_supervisor
 from wbsim.world.fieldtypes import FieldType
 from wbsim.world.model import WbNode
@@ -480,6 +483,49 @@ class Supervisor(Robot):
     def simulationGetMode(self) -> int:
         """Always ``SIMULATION_MODE_FAST`` for scripted runs."""
         return Supervisor.SIMULATION_MODE_FAST
+
+    def animationStartRecording(self, file: str) -> bool:
+        """Start recording the simulation for later viewing (Webots' HTML5 animation): frames of every Solid's
+        pose and of the devices' visual state (LEDs) at ``WorldInfo.FPS``, until :meth:`animationStopRecording`
+        or the end of the simulation. Webots wants a ``.html`` name; wbsim writes its recording (see
+        :mod:`wbsim.recording`) beside it with the ``.npz`` extension (a ``.npz`` name is used as it is).
+        A relative name is relative to the controller's folder. Returns True if recording started."""
+        fn = "wb_supervisor_animation_start_recording"
+        if not self._allowed(fn):
+            return False
+        if not file:
+            print_error(f"{fn}() called with NULL or empty 'filename' argument.")
+            return False
+        path = Path(os.path.abspath(str(file)))
+        suffix = path.suffix.lower()
+        if suffix not in (".html", ".npz"):
+            print_error(f"the target file given to {fn}() should have the '.html' extension.")
+            return False
+        if self._sim.recorder is not None:
+            print_error(f"{fn}(): an animation is already being recorded ({self._sim.recorder.path}).")
+            return False
+        try:
+            self._sim.start_recording(path.with_suffix(".npz"))
+        except RecordingError as error:
+            print_error(f"{fn}(): {error}")
+            return False
+        return True
+
+    def animationStopRecording(self) -> bool:
+        """Stop the recording started by :meth:`animationStartRecording` and write its file; True on success
+        (False, with an error message, when nothing is being recorded or the file cannot be written)."""
+        fn = "wb_supervisor_animation_stop_recording"
+        if not self._allowed(fn):
+            return False
+        if self._sim.recorder is None:
+            print_error(f"{fn}(): no animation is being recorded.")
+            return False
+        try:
+            self._sim.stop_recording()
+        except RecordingError as error:
+            print_error(f"{fn}(): {error}")
+            return False
+        return True
 
     def setLabel(self, *args: object) -> None:
         """Accepted for compatibility; wbsim has no 3D view to draw labels in."""

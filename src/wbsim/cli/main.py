@@ -41,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="fast: as fast as possible (default); realtime: paced to the wall clock")
     run.add_argument("--seed", type=int, help="random seed overriding WorldInfo.randomSeed (-1: time-based)")
     run.add_argument("--no-progress", action="store_true", help="no progress display")
+    run.add_argument("--record", type=Path, metavar="FILE",
+                     help="record the run for later viewing into FILE (.npz: every Solid's pose and the devices' "
+                          "visual state at WorldInfo.FPS; read it with wbsim.recording.load)")
     run.add_argument("--missing-controller", choices=("error", "warn"), default="error",
                      help="what to do when a robot's controller file is missing (default: error)")
 
@@ -131,6 +134,13 @@ def _run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         sim.close()
         return 0
+    if args.record is not None:
+        try:
+            sim.start_recording(args.record)
+        except WbsimError as error:
+            print(f"wbsim run: --record: {error}", file=sys.stderr)
+            sim.close()
+            return _LOAD_ERROR
     show = not args.no_progress and sys.stderr.isatty()
     realtime = args.mode == "realtime"
     start = time.perf_counter()
@@ -160,7 +170,11 @@ def _run(args: argparse.Namespace) -> int:
         print(f"\nwbsim: {error}", file=sys.stderr)
         status = 1
     finally:
-        sim.close()
+        try:
+            sim.close()  # also writes the recording
+        except WbsimError as error:  # the recording file could not be written
+            print(f"wbsim: {error}", file=sys.stderr)
+            status = status or 1
     if status == 0 and sim.failed:  # the plugin's webots_physics_cleanup (run by close) may raise too
         status = 1
     return status

@@ -203,6 +203,16 @@ class DeviceBank:
         (e.g. a connector's ``isLocked`` after ``lock()``), or None to read the stored value."""
         return None
 
+    def recorded_nodes(self) -> tuple[WbNode, ...]:
+        """The device nodes whose visual state a recording keeps (:mod:`wbsim.recording`), in the order of
+        the rows of :meth:`recorded_state`; empty (the default) for kinds that show nothing."""
+        return ()
+
+    def recorded_state(self) -> dict[str, np.ndarray]:
+        """What the :meth:`recorded_nodes` show now, one array per quantity with one row per node (e.g. an
+        LED's colour, (k, 3)); the recorder copies them. Called only while recording, once per frame."""
+        return {}
+
 
 class CoreDevice(Protocol):
     """The snake_case core object of one device (what the Webots API class wraps)."""

@@ -37,6 +37,7 @@ from wbsim.world.model import WbNode, WorldModel, WorldWarning
 
 if TYPE_CHECKING:
     from wbsim.api.robot import Robot
+    from wbsim.recording import Recorder
 
 __all__ = ["Simulation", "SimulationOptions", "load_world", "WbsimWarning"]
 
@@ -130,6 +131,7 @@ class Simulation:
         self.model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
         self._warning_counts = self.data.warning.number
         self._reset_requested = False
+        self.recorder: Recorder | None = None  # the recording in progress (start_recording)
         self.world_resets = 0  # counts world resets (simulationReset and reset())
         self.restarts = 0  # counts reset() calls (controllers restarted, API caches configured again)
         # Devices, robots and supervision refer back to the simulation weakly (see _shutdown).
@@ -420,9 +422,37 @@ class Simulation:
             self.ended = True
             self.exit_status = int(status)
 
+    def start_recording(self, path: str | os.PathLike[str]) -> Recorder:
+        """Record the simulation into ``path`` (an ``.npz`` file, see :mod:`wbsim.recording`) from now on:
+        a frame of the current state, then frames at Webots' animation rate (``WorldInfo.FPS``).
+
+        The file is created at once and written by :meth:`stop_recording` (or :meth:`close`).
+
+        Raises:
+            SimulationError: a recording is already in progress.
+            RecordingError: the file cannot be created.
+        """
+        from wbsim.recording import Recorder
+
+        if self.recorder is not None:
+            raise SimulationError(f"A recording into {os.fspath(self.recorder.path)!r} is already in progress.")
+        recorder = Recorder(self, path)
+        recorder.start()
+        self.recorder = recorder
+        return recorder
+
+    def stop_recording(self) -> Path | None:
+        """Stop the recording in progress and write its file; returns its path (None if nothing recorded).
+
+        Raises:
+            RecordingError: the file cannot be written.
+        """
+        recorder, self.recorder = self.recorder, None
+        return recorder.stop() if recorder is not None else None
+
     def close(self) -> None:
         """End the simulation: waiting controllers get -1 from ``step`` and may clean up, then are stopped;
-        the physics plugin's ``webots_physics_cleanup`` runs."""
+        the physics plugin's ``webots_physics_cleanup`` runs; a recording in progress is written."""
         self.ended = True
         if self.plugin is not None:
             self.plugin.close()
@@ -434,6 +464,7 @@ class Simulation:
             if not process.finished:
                 process.terminate()
         self._finalizer()  # removes the import finder; nothing is left to stop
+        self.stop_recording()
 
     def __enter__(self) -> Simulation:
         return self

@@ -25,6 +25,7 @@ import numpy as np
 
 from wbsim.devices.kind import BankContext, BankDevice, DeviceBank
 from wbsim.devices.led.compile import LedBinding, LedTargetBinding
+from wbsim.world.model import WbNode
 
 __all__ = ["LedBank", "Led", "led_color"]
 
@@ -112,6 +113,14 @@ class LedBank(DeviceBank):
     def restart(self) -> None:
         """Webots' ``WbLed::reset`` on a world reset: value 0, black; fields back to the world file's."""
         self._restore()
+
+    def recorded_nodes(self) -> tuple[WbNode, ...]:
+        """The LED nodes (a recording keeps what each shows)."""
+        return tuple(b.node for b in self._leds)
+
+    def recorded_state(self) -> dict[str, np.ndarray]:
+        """Each LED's ``value`` (int64, (leds,)), the ``color`` it shows (RGB in [0, 1], (leds, 3)) and ``on``."""
+        return {"value": self.value, "color": self.color, "on": self.on}
 
     # -- requests and state ------------------------------------------------------------------------------
     def request(self, row: int, value: int) -> None:
