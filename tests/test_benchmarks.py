@@ -18,6 +18,7 @@ import distance_sensor_bench  # noqa: E402
 import lidar_bench  # noqa: E402
 import paired  # noqa: E402
 import plugin_bench  # noqa: E402
+import recording_bench  # noqa: E402
 import sim_bench  # noqa: E402
 import touch_sensor_bench  # noqa: E402
 
@@ -127,3 +128,17 @@ def test_lidar_bench_world_has_a_360_by_4_lidar_and_its_blocks_run(tmp_path):
     assert (off_bank.images[0] == 0).all()
     on_sim.close()
     off_sim.close()
+
+
+def test_recording_bench_world_records_every_rover_and_its_led(tmp_path):
+    sim = recording_bench.load_warm(recording_bench.make_project(tmp_path, 2), 0.1)
+    recorder = sim.start_recording(tmp_path / "r.npz")
+    for _ in range(4):
+        sim.step()
+    assert recorder.frames == 3  # the start, the first step, then every 2 steps (60 FPS, 16 ms): steps 1 and 3
+    sim.close()
+    from wbsim import recording
+
+    rec = recording.load(tmp_path / "r.npz")
+    assert len(rec.devices["led"].paths) == 2 and rec.devices["led"].values["value"][-1].tolist() == [1, 1]
+

@@ -189,12 +189,44 @@ def _strings(values: list[str]) -> np.ndarray:
     return np.array(values, dtype=str) if values else np.zeros(0, dtype="<U1")
 
 
+class _Track:
+    """Frames of one quantity in a preallocated array that doubles when full (no allocation per frame)."""
+
+    __slots__ = ("data", "count")
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype) -> None:
+        self.data = np.zeros((16, *shape), dtype=dtype)
+        self.count = 0
+
+    def _reserve(self) -> int:
+        if self.count == len(self.data):
+            grown = np.zeros((2 * len(self.data), *self.data.shape[1:]), dtype=self.data.dtype)
+            grown[: self.count] = self.data
+            self.data = grown
+        self.count += 1
+        return self.count - 1
+
+    def next_row(self) -> np.ndarray:
+        """The row of the next frame, to be filled in place (tracks of arrays)."""
+        row = self._reserve()  # first: it may replace the array
+        return self.data[row]
+
+    def push(self, value: object) -> None:
+        """Append the next frame's value (tracks of scalars)."""
+        row = self._reserve()
+        self.data[row] = value
+
+    def frames(self) -> np.ndarray:
+        """The frames so far, (F, ...)."""
+        return self.data[: self.count]
+
+
 class Recorder:
     """Takes frames of a running simulation and writes them to a recording file when stopped.
 
     Made by :meth:`Simulation.start_recording`; while it records, one ``DEVICES_SAMPLE`` hook takes the frames
     (no hook, so no cost, when nothing records). Names, body ids and the recorded device kinds are resolved
-    here, once.
+    here, once; a frame is a few gathers into preallocated arrays.
 
     Args:
         sim: the simulation.
@@ -219,27 +251,31 @@ class Recorder:
         solids = sim.bindings.solids
         self._paths = [b.node.path for b in solids]
         self._defs = [b.node.def_name or "" for b in solids]
+        # For a frame-only Solid (no body of its own: a site on its enclosing body, whose id it holds) the frame
+        # keeps the enclosing body's pose, the site's position and the site's pose in its body; stop() composes.
         self._bodies = np.array([b.body_id for b in solids], dtype=np.int64)
-        # Frame-only Solids have no body: their frame is a site on the enclosing body.
         self._site_rows = np.array([i for i, b in enumerate(solids) if b.site_id >= 0], dtype=np.int64)
         self._sites = np.array([solids[i].site_id for i in self._site_rows.tolist()], dtype=np.int64)
+        count, sites = len(solids), len(self._sites)
+        self._time = _Track((), np.dtype(np.float64))
+        self._step = _Track((), np.dtype(np.int64))
+        self._positions = _Track((count, 3), np.dtype(np.float64))
+        self._quaternions = _Track((count, 4), np.dtype(np.float64))
+        self._site_positions = _Track((sites, 3), np.dtype(np.float64))
+        self._site_quaternions = _Track((sites, 4), np.dtype(np.float64))
         self._banks: list[tuple[str, DeviceBank, list[str], list[str]]] = []
         for kind, bank in sim.banks.items():
             nodes = bank.recorded_nodes() if bank.n else ()
             if nodes:
                 self._banks.append((kind, bank, [n.path for n in nodes], [n.def_name or "" for n in nodes]))
-        self._time: list[float] = []
-        self._step: list[int] = []
-        self._positions: list[np.ndarray] = []
-        self._quaternions: list[np.ndarray] = []
-        self._device_values: dict[tuple[str, str], list[np.ndarray]] = {}
+        self._device_tracks: dict[tuple[str, str], _Track] = {}
         self._since_frame = -1  # steps since the last frame; -1: the next step takes a frame (the first after start)
         self.recording = False
 
     @property
     def frames(self) -> int:
         """The number of frames taken so far."""
-        return len(self._time)
+        return self._time.count
 
     def start(self) -> None:
         """Take the frame of the current state and record every step from now on."""
@@ -268,19 +304,19 @@ class Recorder:
         device states."""
         sim.supervision.refresh()
         data = sim.data
-        positions = data.xpos[self._bodies]
-        quaternions = data.xquat[self._bodies]
+        np.take(data.xpos, self._bodies, axis=0, out=self._positions.next_row())
+        np.take(data.xquat, self._bodies, axis=0, out=self._quaternions.next_row())
         if len(self._sites):
-            positions[self._site_rows] = data.site_xpos[self._sites]
-            local = sim.model.site_quat[self._sites]
-            quaternions[self._site_rows] = _quat_product(data.xquat[self._bodies[self._site_rows]], local)
-        self._positions.append(positions)
-        self._quaternions.append(quaternions)
-        self._time.append(sim.time_s)
-        self._step.append(sim.step_count)
+            np.take(data.site_xpos, self._sites, axis=0, out=self._site_positions.next_row())
+            np.take(sim.model.site_quat, self._sites, axis=0, out=self._site_quaternions.next_row())
+        self._time.push(sim.time_s)
+        self._step.push(sim.step_count)
         for kind, bank, _, _ in self._banks:
             for name, values in bank.recorded_state().items():
-                self._device_values.setdefault((kind, name), []).append(np.array(values, copy=True))
+                track = self._device_tracks.get((kind, name))
+                if track is None:
+                    track = self._device_tracks[(kind, name)] = _Track(values.shape, values.dtype)
+                track.next_row()[...] = values
 
     def stop(self) -> Path:
         """Stop recording and write the file; returns its path.
@@ -294,22 +330,25 @@ class Recorder:
         if self.recording and sim is not None:
             sim.remove_hook(Phase.DEVICES_SAMPLE, self._after_step)
         self.recording = False
-        frames = len(self._time)
-        bodies = len(self._paths)
+        positions, quaternions = self._positions.frames().copy(), self._quaternions.frames().copy()
+        if len(self._sites):
+            frames, sites = len(positions), len(self._sites)
+            positions[:, self._site_rows] = self._site_positions.frames()
+            quaternions[:, self._site_rows] = _quat_product(
+                quaternions[:, self._site_rows].reshape(-1, 4),
+                self._site_quaternions.frames().reshape(-1, 4)).reshape(frames, sites, 4)
         entries: dict[str, np.ndarray] = {
             "format": np.array(FORMAT), "version": np.array(VERSION), "world": np.array(self._world),
             "basic_time_step": np.array(self._basic_ms), "fps": np.array(self.fps),
-            "frame_steps": np.array(self.frame_steps),
-            "time": np.array(self._time, dtype=np.float64), "step": np.array(self._step, dtype=np.int64),
+            "frame_steps": np.array(self.frame_steps), "time": self._time.frames(), "step": self._step.frames(),
             "body_paths": _strings(self._paths), "body_defs": _strings(self._defs),
-            "body_position": np.stack(self._positions) if frames else np.zeros((0, bodies, 3)),
-            "body_quaternion": np.stack(self._quaternions) if frames else np.zeros((0, bodies, 4)),
+            "body_position": positions, "body_quaternion": quaternions,
         }
         for kind, _, paths, defs in self._banks:
             entries[f"device/{kind}/paths"] = _strings(paths)
             entries[f"device/{kind}/defs"] = _strings(defs)
-        for (kind, name), values in self._device_values.items():
-            entries[f"device/{kind}/{name}"] = np.stack(values)
+        for (kind, name), track in self._device_tracks.items():
+            entries[f"device/{kind}/{name}"] = track.frames()
         try:
             _write_npz(self.path, entries)
         except OSError as error:
