@@ -482,9 +482,10 @@ def test_force_sensor_carries_its_child_solids(project, load):
 
 
 def test_simulation_reset_keeps_sensors_enabled_and_the_latch_as_webots(project, load):
-    # Webots' simulationReset: sensors stay enabled and sample after the first step; a bumper's latch survives
-    # (WbTouchSensor keeps mIsTouching): the robot landed on its bottom bumper before the reset, and the first
-    # sample after it, with the robot back in the air, still reports that touch.
+    # Webots' simulationReset: sensors stay enabled and sample in the reset step (which ends at one basic step
+    # with the initial state); a bumper's latch survives (WbTouchSensor keeps mIsTouching): the robot landed on
+    # its bottom bumper before the reset, and the first sample after it, with the robot back in the air, still
+    # reports that touch.
     children = f'{foot("force")} TouchSensor {{ translation 0.06 0 -0.12 name "bottom" boundingObject Box {{ size 0.04 0.04 0.04 }} }}'
     extra = 'Robot { name "boss" controller "<extern>" supervisor TRUE }'
     sim = load(project(_world(children, extra=extra)))
@@ -497,10 +498,12 @@ def test_simulation_reset_keeps_sensors_enabled_and_the_latch_as_webots(project,
     resting = force.getValue()  # the bottom bumper carries part of the weight too
     assert 0.3 * 100 * G < resting < 100 * G
     boss.simulationReset()
-    bot.step(16)  # the reset happens at the end of this step
+    bot.step(16)  # the reset happens at the end of this step, which ends at t = 16 ms; both sample then
+    assert sim.time_s == pytest.approx(0.016)
     assert bottom.getSamplingPeriod() == 2000 and force.getSamplingPeriod() == 16
-    bot.step(16)  # t = 16 ms after the reset: both sample after the first step
     assert sim.data.qpos[2] > 0.45  # back in the air
+    assert bottom.getValue() == 1.0 and force.getValue() == pytest.approx(0.0, abs=1e-3)
+    bot.step(16)
     assert bottom.getValue() == 1.0 and force.getValue() == pytest.approx(0.0, abs=1e-3)
     _run_until(bot, 1.6)
     assert force.getValue() == pytest.approx(resting, rel=1e-3)  # the same landing again

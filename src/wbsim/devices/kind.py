@@ -182,7 +182,9 @@ class DeviceBank:
 
     def restart(self) -> None:
         """Webots' world reset with controllers running (``simulationReset``): devices go back to their
-        initial state, but enabled sensors stay enabled and sample again after the first step."""
+        initial state, but enabled sensors stay enabled; the simulation then samples every bank for the
+        reset step (Webots ends that step at one basic step with the initial state), so schedules restarted
+        at step 1 (``SampleSchedule.restart``) refresh from the initial state."""
         self.reset()
 
     def reset_physics(self, dofs: np.ndarray | None) -> None:

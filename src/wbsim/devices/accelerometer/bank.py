@@ -86,7 +86,7 @@ class AccelerometerBank(ThreeAxisBank):
         self.last_step[:] = 0.0
 
     def restart(self) -> None:
-        """After a world reset: enabled sensors sample after the first step with an infinite elapsed time (they
+        """After a world reset: enabled sensors sample in the reset step with an infinite elapsed time (they
         read ``-gravity`` only); the remembered velocities are kept (Webots keeps ``mVelocity``)."""
         super().restart()
         self.last_step[:] = -np.inf

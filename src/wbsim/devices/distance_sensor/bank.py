@@ -245,7 +245,7 @@ class DistanceSensorBank(SampledBank):
 
     def restart(self) -> None:
         """After a world reset (``simulationReset``): fields as in the world file; enabled sensors stay enabled
-        and sample after the first step; the last values stay readable until then."""
+        and sample in the reset step, from the initial state (the simulation samples it)."""
         self.schedule.restart()
         self._restore_fields()
         self._cast_for = -1

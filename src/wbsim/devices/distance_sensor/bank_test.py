@@ -268,7 +268,7 @@ def test_reset_and_world_reset(project, load):
     assert sensor.getValue() == pytest.approx(2.0)
     robot.simulationReset()
     robot.step(16)
-    # A world reset restores the table; the sensor stays enabled and samples after the first step.
+    # A world reset restores the table; the sensor stays enabled and samples in the reset step.
     assert sensor.getSamplingPeriod() == 16 and sensor.getValue() == pytest.approx(1.0)
     sim.reset()
     bank = sim.banks["distance_sensor"]

@@ -129,8 +129,8 @@ class GpsBank(SampledBank):
 
     def restart(self) -> None:
         """After a world reset (``WbGps::reset``, ``WbSensor::reset``): fields as in the world file; enabled
-        devices stay enabled and sample after the first step, with no previous position and an infinite
-        time since the last sample; the last values stay readable until then."""
+        devices stay enabled and sample in the reset step (from the initial state), with no previous position
+        and an infinite time since the last sample."""
         self.schedule.restart()
         self._restore_fields()
         self._previous[...] = np.nan

@@ -219,7 +219,7 @@ def test_supervisor_writes_and_world_reset(project, load, capfd):
     assert unit.getNoise() == 0.5
     robot.simulationReset()
     robot.step(16)
-    # A world reset restores the fields; the unit stays enabled and samples after the first step.
+    # A world reset restores the fields; the unit stays enabled and samples in the reset step.
     assert unit.getSamplingPeriod() == 16 and unit.getNoise() == 0.0
     assert unit.getRollPitchYaw() == pytest.approx([0, 0, 0.7])
     sim.reset()

@@ -139,7 +139,7 @@ class MotorBank(DeviceBank):
 
     def restart(self) -> None:
         """Webots' world reset with controllers running: the motor state as after loading, but enabled force
-        feedback stays enabled and samples again after the first step, keeping its last value until then."""
+        feedback stays enabled and samples again in the reset step, from the initial state."""
         self._reset(keep_feedback_sampling=True)
 
     def reset_physics(self, dofs: np.ndarray | None) -> None:

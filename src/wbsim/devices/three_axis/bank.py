@@ -182,8 +182,8 @@ class ThreeAxisBank(SampledBank):
         self.schedule.reset()
 
     def restart(self) -> None:
-        """After a world reset (``simulationReset``): enabled sensors stay enabled and sample after the first
-        step; the last values stay readable until then; written fields are restored."""
+        """After a world reset (``simulationReset``): enabled sensors stay enabled and sample in the reset
+        step (from the initial state); written fields are restored."""
         self._restore_fields()
         self.schedule.restart()
 

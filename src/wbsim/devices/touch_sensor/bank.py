@@ -130,8 +130,8 @@ class TouchSensorBank(SampledBank):
         self.schedule.reset()
 
     def restart(self) -> None:
-        """After a world reset (``simulationReset``): enabled sensors stay enabled and sample after the first
-        step; the last values stay readable until then; a latched touch is kept, as Webots keeps
+        """After a world reset (``simulationReset``): enabled sensors stay enabled and sample in the reset
+        step (from the initial state); a latched touch is kept, as Webots keeps
         ``mIsTouching`` (``WbTouchSensor`` has no reset of its own)."""
         self._restore_fields()
         self.touching[:] = False
