@@ -9,6 +9,7 @@ from wbsim.errors import (
     CompileError,
     ControllerError,
     PluginError,
+    RecordingError,
     SimulationError,
     SourceLocation,
     TransmissionError,
@@ -38,6 +39,7 @@ __all__ = [
     "ControllerError",
     "PluginError",
     "SimulationError",
+    "RecordingError",
     "TransmissionError",
     "SourceLocation",
 ]

@@ -299,6 +299,8 @@ def test_world_reset_stops_the_point_cloud_and_rests_the_head(project, load):
     lidar.enablePointCloud()
     robot.step(16)
     assert bytes(lidar.getPointCloud("buffer")) != points
+    sim.reset()  # a fresh start: the world file's frequency, and the library configured again (cloud off)
+    assert not lidar.isPointCloudEnabled() and lidar.getFrequency() == 5
 
 
 def test_rotating_point_times_are_stamped_at_the_start_of_the_step(project, load):
