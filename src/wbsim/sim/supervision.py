@@ -435,23 +435,31 @@ class Supervision:
                 return live
         if (node, name) in self.overrides:
             return self.overrides[(node, name)]
-        if name == "position":
-            live = self._joint_position(node)
+        if name in ("position", "position2"):
+            live = self._joint_position(node, name)
             if live is not None:
                 return live
         if node.proto_name is not None and name in node.proto_fields:
             return node.proto_fields[name]
         return node.fields[name]
 
-    def _joint_position(self, node: WbNode) -> float | None:
+    def _joint_position(self, node: WbNode, name: str) -> float | None:
         # Webots writes the joint position into JointParameters.position (or the joint's hidden position field
-        # when it has no jointParameters) after every physics step.
+        # when it has no jointParameters) after every physics step; a Hinge2Joint's second axis uses
+        # jointParameters2 and the hidden position2.
         joint = node if node.is_a("joint") else node.parent
         if joint is None or not joint.is_a("joint"):
             return None
-        if joint["jointParameters"] is not (None if joint is node else node):
+        if joint is node:
+            axis_index = 2 if name == "position2" else 1
+        elif name != "position":
             return None
-        binding = self.sim.bindings.of(joint)
+        else:
+            axis_index = 2 if node.parent_field == "jointParameters2" else 1
+        params_field = "jointParameters2" if axis_index == 2 else "jointParameters"
+        if params_field not in joint.fields or joint[params_field] is not (None if joint is node else node):
+            return None
+        binding = self.sim.bindings.joint(joint, axis_index)
         qpos_adr = getattr(binding, "qpos_adr", -1)
         if qpos_adr < 0 or getattr(binding, "kind", "") == "ball":
             return None
