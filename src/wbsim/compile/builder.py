@@ -12,6 +12,9 @@ Webots' rules applied here:
 - Joints are defined in the frame where the joint node sits; the endPoint pose in the file is the pose
   at the joint's ``position``, which becomes MuJoCo's ``ref``; stops are absolute positions; springs rest
   at position 0.
+- A Hinge2Joint is two MuJoCo hinges: axis 1 on an intermediate body of negligible mass at the anchor (with a
+  slide along the suspension axis before it when there is a suspension), axis 2 on the endPoint, so that axis 2
+  turns with axis 1 as in Webots; each axis is a joint slot of its own for the devices (``axis_index``).
 - A joint endPoint without Physics under a static Solid or under another such endPoint (chains of them, as
   in Webots' ``inertial_unit.wbt`` sample) is kinematic: its motor moves it (``wbsim.devices.motor``), and
   it does not touch static Solids or other kinematic ones (Webots gives none of them an ODE body). Under a
