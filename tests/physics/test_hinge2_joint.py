@@ -341,7 +341,7 @@ def test_runs_are_bit_identical_also_after_reset(make_sim) -> None:
         jointParameters HingeJointParameters { axis 0 1 0 position 0.3 suspensionSpringConstant 500
           suspensionDampingConstant 2 suspensionAxis 0 0 1 }
         jointParameters2 JointParameters { axis 1 0 0 springConstant 0.5 }
-        endPoint Solid { translation 0 0 -0.15 rotation 0 1 0 0.3 physics Physics { }
+        endPoint Solid { translation 0.1 0.05 -0.1 rotation 0 1 0 0.3 physics Physics { }
           boundingObject Box { size 0.05 0.05 0.3 } } } ] } ] }"""
 
     def trajectory(sim) -> np.ndarray:  # noqa: ANN001
