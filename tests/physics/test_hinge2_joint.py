@@ -357,3 +357,35 @@ def test_runs_are_bit_identical_also_after_reset(make_sim) -> None:
     sim.reset()
     assert np.array_equal(trajectory(sim), first)
     assert np.array_equal(trajectory(make_sim(world, "WorldInfo { physicsDisableTime 0 }")), first)
+
+
+@pytest.mark.parametrize("friction, holds", [(0.6, True), (0.4, False)])
+def test_static_friction_per_axis(make_sim, friction: float, holds: bool) -> None:
+    """Axis 2 horizontal, a 1 kg endPoint 5 cm off it: gravity's torque is 0.49 N*m; axis 2's staticFriction
+    holds it above that and not below, while axis 1 (vertical, no friction) carries no torque."""
+    sim = make_sim(f"""Solid {{ children [ Solid {{ translation 0 0 1 physics Physics {{ }}
+      boundingObject Box {{ size 0.05 0.05 0.05 }} children [ Hinge2Joint {{
+        jointParameters HingeJointParameters {{ axis 0 0 1 }}
+        jointParameters2 JointParameters {{ axis 1 0 0 staticFriction {friction} }}
+        endPoint Solid {{ translation 0 0.05 0 physics Physics {{ density -1 mass 1 }}
+          boundingObject Sphere {{ radius 0.01 }} }} }} ] }} ] }}""", "WorldInfo { physicsDisableTime 0 }")
+    j1, j2 = sim.bindings.joints
+    for _ in range(32):
+        sim.step()
+    moved = abs(float(sim.data.qpos[j2.qpos_adr]))
+    assert (moved < 1e-3) == holds
+    assert abs(float(sim.data.qpos[j1.qpos_adr])) < 1e-6
+
+
+@pytest.mark.parametrize("friction, holds", [(0.6, True), (0.4, False)])
+def test_hinge_joint_static_friction_without_motor_holds_like_odes(make_sim, friction: float, holds: bool) -> None:
+    """The same near-hard friction on a plain HingeJoint (shared code): Webots' ODE joint holds a load below its
+    staticFriction with a bounded velocity constraint, without creeping."""
+    sim = make_sim(f"""Solid {{ translation 0 0 1 children [ HingeJoint {{
+        jointParameters HingeJointParameters {{ axis 1 0 0 staticFriction {friction} }}
+        endPoint Solid {{ translation 0 0.05 0 physics Physics {{ density -1 mass 1 }}
+          boundingObject Sphere {{ radius 0.01 }} }} }} ] }}""", "WorldInfo { physicsDisableTime 0 }")
+    (joint,) = sim.bindings.joints
+    for _ in range(32):
+        sim.step()
+    assert (abs(float(sim.data.qpos[joint.qpos_adr])) < 1e-3) == holds

@@ -55,6 +55,7 @@ __all__ = ["CompileOptions", "CompiledWorld", "compile_world", "gravity_vector",
 _UP_AXIS = {"ENU": 2, "NUE": 1, "EUN": 1}
 _KINEMATIC_ARMATURE_RATIO = 1.0e4  # kinematic joints are moved by wbsim, not by forces
 _TINY_MASS = 1.0e-6
+_FRICTION_SOLIMP = (0.9999, 0.9999, 0.001, 0.5, 2.0)  # near-hard joint friction, like the motors' (motors.md)
 _MIN_INERTIA = 1.0e-13  # MuJoCo rejects principal moments (and masses of moving bodies) below ~1e-14
 _GEOM_TYPES = {
     "box": mujoco.mjtGeom.mjGEOM_BOX,
@@ -777,6 +778,11 @@ class _Builder:
         if spec["kinematic"]:
             self._kinematic_joints.append(name)
         j.frictionloss = pending.static_friction  # a motor on the joint takes it over (see its compiler)
+        if pending.static_friction > 0.0:
+            # ODE holds the joint with a velocity constraint bounded by the friction: a near-hard friction loss
+            # (MuJoCo's default one is soft and lets the joint creep under a smaller load), as the motor's.
+            j.solref_friction = [2.0 * self.dt_s, 1.0]
+            j.solimp_friction = list(_FRICTION_SOLIMP)
         pending.joint_spec = j
         pending.parent_body = spec["parent_spec"]
 
