@@ -161,6 +161,17 @@ def test_position_fields_read_live_and_reset_restores_both_axes(project, load) -
     assert (s1.getValue(), s2.getValue()) == pytest.approx((0.2, -0.1), abs=2e-3)
 
 
+def test_reset_physics_of_the_end_point_stops_both_axes(project, load) -> None:
+    sim, robot = arm(project, load, params1="suspensionSpringConstant 1000 suspensionAxis 0 0 1")
+    dofs = [j.dof_adr for j in sim.bindings.joints]
+    slide = int(sim.model.jnt_dofadr[[k for k in range(sim.model.njnt)
+                                      if sim.model.jnt_type[k] == mujoco.mjtJoint.mjJNT_SLIDE][0]])
+    sim.data.qvel[dofs] = (1.0, -2.0)
+    sim.data.qvel[slide] = 0.3
+    robot.getFromDef("EP").resetPhysics()
+    assert sim.data.qvel[dofs].tolist() == [0.0, 0.0] and sim.data.qvel[slide] == 0.0
+
+
 def test_hidden_position_fields_without_joint_parameters(make_sim) -> None:
     """Without jointParameters Webots keeps the positions in the hidden ``position`` / ``position2`` fields; the
     default axes are x (HingeJointParameters) and z (JointParameters)."""

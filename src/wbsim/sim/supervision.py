@@ -398,6 +398,11 @@ class Supervision:
         root = binding.body_id
         if root <= 0 or binding.site_id >= 0:  # a frame-only Solid has no body and no Solid below: nothing to do
             return
+        # A Hinge2Joint's endPoint hangs from the joint's intermediate body (no Solid's): it stops with the
+        # endPoint, so that both axes (and the suspension) stop, as the endPoint's own joint does for a HingeJoint.
+        solid_bodies = {b.body_id for b in self.sim.bindings.solids}
+        while int(model.body_parentid[root]) > 0 and int(model.body_parentid[root]) not in solid_bodies:
+            root = int(model.body_parentid[root])
         below = np.zeros(model.nbody, dtype=bool)
         below[root] = True
         parents = model.body_parentid
