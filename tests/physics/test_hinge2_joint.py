@@ -161,6 +161,34 @@ def test_position_fields_read_live_and_reset_restores_both_axes(project, load) -
     assert (s1.getValue(), s2.getValue()) == pytest.approx((0.2, -0.1), abs=2e-3)
 
 
+def test_supervisor_writes_of_the_positions_move_the_end_point(project, load) -> None:
+    """Webots moves the endPoint when a supervisor writes ``position`` / ``position2`` (jointParameters or hidden
+    fields); the motors keep their targets and drive it back."""
+    sim, robot = arm(project, load, params2="position 0.1")
+    h2 = robot.getFromDef("H2")
+    s1, s2 = robot.getDevice("s1"), robot.getDevice("s2")
+    s1.enable(16)
+    s2.enable(16)
+    hidden = h2.getField("position")  # axis 1 has jointParameters: its hidden field is not the position
+    p2 = h2.getField("jointParameters2").getSFNode().getField("position")
+    p1 = h2.getField("jointParameters").getSFNode().getField("position")
+    p1.setSFFloat(0.8)
+    p2.setSFFloat(-0.6)
+    hidden.setSFFloat(5.0)
+    body = end_point(sim).body_id
+    sim.supervision.refresh()
+    # The file pose is at position2 0.1, so the zero pose is the file's turned by -0.1 about x.
+    np.testing.assert_allclose(sim.data.xmat[body].reshape(3, 3),
+                               rot((0, 0, 1), 0.8) @ rot((1, 0, 0), -0.6) @ rot((1, 0, 0), -0.1), atol=1e-12)
+    assert (p1.getSFFloat(), p2.getSFFloat()) == pytest.approx((0.8, -0.6))
+    assert hidden.getSFFloat() == 5.0
+    robot.step(32)  # one basic step: each motor heads back at P * error (P = 10) for 32 ms
+    assert s1.getValue() == pytest.approx(0.8 - 10 * 0.8 * 0.032, abs=5e-3)
+    assert s2.getValue() == pytest.approx(-0.6 + 10 * 0.7 * 0.032, abs=1e-2)  # it carries the weight
+    robot.step(3000)  # the motors' targets are still 0 and 0.1
+    assert (s1.getValue(), s2.getValue()) == pytest.approx((0.0, 0.1), abs=2e-3)
+
+
 def test_reset_physics_of_the_end_point_stops_both_axes(project, load) -> None:
     sim, robot = arm(project, load, params1="suspensionSpringConstant 1000 suspensionAxis 0 0 1")
     dofs = [j.dof_adr for j in sim.bindings.joints]

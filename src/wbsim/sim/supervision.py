@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import mujoco
 import numpy as np
 
-from wbsim.compile.bindings import SolidBinding
+from wbsim.compile.bindings import JointBinding, SolidBinding
 from wbsim.compile.frames import Frame, axis_angle_from_quat, matrix_to_quat, quat_from_axis_angle, quat_to_matrix
 from wbsim.world.model import WbNode
 
@@ -450,8 +450,14 @@ class Supervision:
 
     def _joint_position(self, node: WbNode, name: str) -> float | None:
         # Webots writes the joint position into JointParameters.position (or the joint's hidden position field
-        # when it has no jointParameters) after every physics step; a Hinge2Joint's second axis uses
-        # jointParameters2 and the hidden position2.
+        # when it has no jointParameters) after every physics step.
+        binding = self._position_field_joint(node, name)
+        return float(self.sim.data.qpos[binding.qpos_adr]) if binding is not None else None
+
+    def _position_field_joint(self, node: WbNode, name: str) -> JointBinding | None:
+        """The (moving, non-ball) joint whose position the field ``name`` of ``node`` holds: ``position`` of a
+        joint's JointParameters, or the joint's hidden ``position`` when it has none; a Hinge2Joint's second
+        axis uses ``jointParameters2`` and the hidden ``position2``."""
         joint = node if node.is_a("joint") else node.parent
         if joint is None or not joint.is_a("joint"):
             return None
@@ -465,10 +471,9 @@ class Supervision:
         if params_field not in joint.fields or joint[params_field] is not (None if joint is node else node):
             return None
         binding = self.sim.bindings.joint(joint, axis_index)
-        qpos_adr = getattr(binding, "qpos_adr", -1)
-        if qpos_adr < 0 or getattr(binding, "kind", "") == "ball":
+        if binding is None or binding.qpos_adr < 0 or binding.kind == "ball":
             return None
-        return float(self.sim.data.qpos[qpos_adr])
+        return binding
 
     def set_field_value(self, node: WbNode, name: str, value: object) -> None:
         """Write a field: Solid translation/rotation move the body; a device's bank applies the fields it
@@ -476,6 +481,14 @@ class Supervision:
         binding = self.sim.bindings.solid(node)
         if binding is not None and name == "translation":
             self.set_local_pose(binding, value, None)  # type: ignore[arg-type]
+            return
+        if name in ("position", "position2") and (joint := self._position_field_joint(node, name)) is not None:
+            # Webots moves the endPoint to the new joint position and resets its physics; the motor keeps its
+            # target (WbJoint::updatePosition).
+            self.sim.data.qpos[joint.qpos_adr] = float(value)  # type: ignore[arg-type]
+            if joint.end_point is not None:
+                self.reset_node_physics(joint.end_point)
+            self.invalidate()
             return
         if binding is not None and name == "rotation":
             self.set_local_pose(binding, None, value)  # type: ignore[arg-type]
