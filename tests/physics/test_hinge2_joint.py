@@ -428,3 +428,20 @@ def test_hinge_joint_static_friction_without_motor_holds_like_odes(make_sim, fri
     for _ in range(32):
         sim.step()
     assert (abs(float(sim.data.qpos[joint.qpos_adr])) < 1e-3) == holds
+
+
+def test_parent_and_end_point_never_collide(make_sim) -> None:
+    """ODE skips bodies linked by a joint; MuJoCo only skips a body and its direct parent, and the endPoint's
+    MuJoCo parent is the intermediate body: an explicit exclusion keeps the overlapping boxes apart."""
+    sim = make_sim("""Solid { children [ DEF BASE Solid { translation 0 0 1 physics Physics { }
+      boundingObject Box { size 0.2 0.2 0.2 } children [ Hinge2Joint {
+        endPoint DEF EP Solid { translation 0.05 0 0 physics Physics { } boundingObject Box { size 0.2 0.2 0.2 } }
+      } ] } ] }
+      DEF OTHER Solid { translation 0.22 0 1 boundingObject Box { size 0.2 0.2 0.2 } }""",
+                   "WorldInfo { gravity 0 }")
+    mujoco.mj_forward(sim.model, sim.data)
+    ep, other = end_point(sim), sim.bindings.solid(sim.node("OTHER"))
+    pairs = {frozenset(int(sim.model.geom_bodyid[g]) for g in c.geom) for c in sim.data.contact[: sim.data.ncon]}
+    base = sim.bindings.solid(sim.node("BASE"))
+    assert frozenset((base.body_id, ep.body_id)) not in pairs
+    assert frozenset((other.body_id, ep.body_id)) in pairs  # the endPoint does collide with others
