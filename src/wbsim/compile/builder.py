@@ -572,10 +572,10 @@ class _Builder:
         kind = {"HingeJoint": "hinge", "SliderJoint": "slider", "BallJoint": "ball"}[node.type_name]
         params = node["jointParameters"]
         param_values = self._param_values(node, params)
-        if kind == "hinge" and isinstance(params, WbNode) and (
-                float(param_values["suspensionSpringConstant"]) or float(param_values["suspensionDampingConstant"])):  # type: ignore[arg-type]
-            self.warnings.append(WorldWarning("HingeJoint suspension is not simulated by wbsim (only a Hinge2Joint's "
-                                              "is); ignored.", params.location, params.path))
+        suspension = (param_values.get("suspensionSpringConstant", 0.0), param_values.get("suspensionDampingConstant", 0.0))
+        if kind == "hinge" and isinstance(params, WbNode) and any(float(v) for v in suspension):  # type: ignore[arg-type]
+            self.warnings.append(WorldWarning("HingeJoint suspension is not simulated by wbsim (only a "
+                                              "Hinge2Joint's is); ignored.", params.location, params.path))
         end_point = node["endPoint"]
         position = float(param_values.get("position", 0.0))
         pending = JointSlot(node, kind, position, static_friction=float(param_values.get("staticFriction", 0.0)))  # type: ignore[arg-type]
@@ -632,8 +632,9 @@ class _Builder:
                                               "'HingeJointParameters' instead.", params.location, params.path))
         slots: list[JointSlot] = []
         for index, vals in ((1, values), (2, values2)):
-            slot = JointSlot(node, "hinge", float(vals["position"]),  # type: ignore[arg-type]
-                             static_friction=float(vals["staticFriction"]), axis_index=index)  # type: ignore[arg-type]
+            friction = float(vals["staticFriction"])  # type: ignore[arg-type]
+            slot = JointSlot(node, "hinge", float(vals["position"]), static_friction=friction,  # type: ignore[arg-type]
+                             axis_index=index)
             self.joints.append(slot)
             slots.append(slot)
         # Webots lists the devices of axis 1, then those of axis 2.
@@ -644,7 +645,8 @@ class _Builder:
                     self._add_device(device_kind, device, slot, parent.robot)
         end_point = node["endPoint"]
         if not isinstance(end_point, WbNode):
-            self.warnings.append(WorldWarning("Hinge2Joint without endPoint: nothing moves.", node.location, node.path))
+            self.warnings.append(WorldWarning("Hinge2Joint without endPoint: nothing moves.", node.location,
+                                              node.path))
             return
         kinematic = not isinstance(end_point["physics"], WbNode)
         if kinematic and parent.has_physics:
@@ -661,7 +663,8 @@ class _Builder:
             norm = float(np.linalg.norm(axis))
             if norm == 0.0:
                 located = where if isinstance(where, WbNode) else node
-                self._error("The joint axis must not be zero.", located, "axis" if isinstance(where, WbNode) else None)
+                self._error("The joint axis must not be zero.", located,
+                            "axis" if isinstance(where, WbNode) else None)
                 return
             axes.append(frame.rot @ (axis / norm))
         axis1, axis2 = axes
@@ -689,7 +692,8 @@ class _Builder:
         self._add_joint_to_body(body, ("joint", {
             "kind": "hinge", "pending": slots[0], "kinematic": kinematic, "axis": inter.rot.T @ axis1,
             "pos": np.zeros(3), "params": values, "params_node": params, "parent_spec": parent.spec}))
-        ep_in_inter = inter.inverse() @ (frame @ Frame.from_webots(end_point["translation"], end_point["rotation"]))  # type: ignore[arg-type]
+        ep_frame = frame @ Frame.from_webots(end_point["translation"], end_point["rotation"])  # type: ignore[arg-type]
+        ep_in_inter = inter.inverse() @ ep_frame
         to_child = ep_in_inter.inverse()
         joint_spec: dict[str, object] = {
             "kind": "hinge", "pending": slots[1], "kinematic": kinematic,
