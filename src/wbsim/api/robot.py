@@ -140,10 +140,12 @@ class Robot:
         getter.__doc__ = "Deprecated Webots alias of getDevice."
         return getter
 
-    def _device_in_joint(self, joint: WbNode, kind: str) -> Device | None:
-        """This robot's device of kind ``kind`` in the joint ``joint`` (a motor's sensor, a sensor's motor)."""
+    def _device_in_joint(self, node: WbNode, kind: str) -> Device | None:
+        """This robot's device of kind ``kind`` next to the joint device ``node`` (a motor's sensor, a sensor's
+        motor): in the same joint and the same device field (a Hinge2Joint's ``device2`` is its second axis)."""
         for device in self._ordered:
-            if device._node.parent is joint and device._core.kind == kind:
+            if (device._node.parent is node.parent and device._node.parent_field == node.parent_field
+                    and device._core.kind == kind):
                 return device
         return None
 

@@ -269,6 +269,20 @@ def test_joint_parameters_position_field_reads_the_live_joint_position(project, 
     assert position.getSFFloat() == pytest.approx(0.25 + 2.0 * 0.1, rel=1e-6)
 
 
+def test_writing_a_joint_position_field_moves_the_end_point(project, load):
+    """Webots moves the endPoint to a position a supervisor writes (and resets its physics)."""
+    sim = load(project(ARM))
+    boss = sim.robot("boss")
+    position = boss.getFromDef("CART").getField("children").getMFNode(0).getField("jointParameters") \
+        .getSFNode().getField("position")
+    sim.data.qvel[sim.bindings.joints[0].dof_adr] = 2.0
+    position.setSFFloat(math.pi / 2)
+    assert boss.getFromDef("LINK").getPosition() == pytest.approx([0.0, 0.3, 1.0], abs=1e-12)
+    assert sim.data.qvel[sim.bindings.joints[0].dof_adr] == 0.0
+    boss.step(100)  # no motor: it stays there
+    assert position.getSFFloat() == pytest.approx(math.pi / 2, abs=1e-9)
+
+
 def test_node_reset_physics_stops_the_solid_and_everything_below_it(project, load):
     sim = load(project(ARM))
     boss = sim.robot("boss")

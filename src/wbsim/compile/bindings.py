@@ -57,7 +57,7 @@ class SolidBinding:
 
 @dataclass(frozen=True, slots=True)
 class JointBinding:
-    """A HingeJoint, SliderJoint or BallJoint and its MuJoCo joint.
+    """A HingeJoint, SliderJoint or BallJoint, or one axis of a Hinge2Joint, and its MuJoCo joint.
 
     Attributes:
         node: the joint node.
@@ -68,6 +68,7 @@ class JointBinding:
         end_point: the endPoint Solid's binding, or None.
         kinematic: True if the endPoint has no Physics (Webots' kinematic mode: moved by the motor only).
         initial_position: the JointParameters ``position`` field (rad or m).
+        axis_index: 1, or 2 for the second axis of a Hinge2Joint (each axis has its own binding and hinge).
     """
 
     node: WbNode
@@ -78,6 +79,7 @@ class JointBinding:
     end_point: SolidBinding | None
     kinematic: bool
     initial_position: float
+    axis_index: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +124,7 @@ class Bindings:
     devices: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
     _by_node: Mapping[WbNode, object] = field(default_factory=dict, repr=False)
     _solid_by_node: Mapping[WbNode, SolidBinding] = field(default_factory=dict, repr=False)
+    _joint_by_node: Mapping[tuple[WbNode, int], JointBinding] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         # A Solid-derived device (e.g. a TouchSensor) has both a Solid and a device binding: `of` gives the
@@ -133,10 +136,15 @@ class Bindings:
         object.__setattr__(self, "devices", MappingProxyType(dict(self.devices)))
         object.__setattr__(self, "_by_node", table)
         object.__setattr__(self, "_solid_by_node", {b.node: b for b in self.solids})
+        object.__setattr__(self, "_joint_by_node", {(b.node, b.axis_index): b for b in self.joints})
 
     def of(self, node: WbNode) -> object | None:
         """The binding of ``node`` (its device binding for a device, else its Solid or joint binding), or None."""
         return self._by_node.get(node)
+
+    def joint(self, node: WbNode, axis_index: int = 1) -> JointBinding | None:
+        """The binding of the joint ``node`` (for a Hinge2Joint, of its axis ``axis_index``), or None."""
+        return self._joint_by_node.get((node, axis_index))
 
     def solid(self, node: WbNode) -> SolidBinding | None:
         """The Solid binding of ``node``, or None if it is not a compiled Solid."""

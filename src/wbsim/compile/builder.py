@@ -12,6 +12,9 @@ Webots' rules applied here:
 - Joints are defined in the frame where the joint node sits; the endPoint pose in the file is the pose
   at the joint's ``position``, which becomes MuJoCo's ``ref``; stops are absolute positions; springs rest
   at position 0.
+- A Hinge2Joint is two MuJoCo hinges: axis 1 on an intermediate body of negligible mass at the anchor (with a
+  slide along the suspension axis before it when there is a suspension), axis 2 on the endPoint, so that axis 2
+  turns with axis 1 as in Webots; each axis is a joint slot of its own for the devices (``axis_index``).
 - A joint endPoint without Physics under a static Solid or under another such endPoint (chains of them, as
   in Webots' ``inertial_unit.wbt`` sample) is kinematic: its motor moves it (``wbsim.devices.motor``), and
   it does not touch static Solids or other kinematic ones (Webots gives none of them an ODE body). Under a
@@ -37,7 +40,7 @@ from wbsim.compile import inertia
 from wbsim.compile.bindings import Bindings, JointBinding, RobotBinding, RobotDevice, SolidBinding
 from wbsim.compile.contacts import ContactParams, contact_params
 from wbsim.compile.context import CompileContext
-from wbsim.compile.frames import Frame
+from wbsim.compile.frames import Frame, quat_from_axis_angle, quat_to_matrix
 from wbsim.compile.geometry import GeomDescription, bounding_geoms
 from wbsim.compile.slots import BodyRequest, ChildSlot, JointSlot, SolidSlot
 from wbsim.devices.kind import BodyPlan, DeviceCompiler, DeviceKind
@@ -52,6 +55,7 @@ __all__ = ["CompileOptions", "CompiledWorld", "compile_world", "gravity_vector",
 _UP_AXIS = {"ENU": 2, "NUE": 1, "EUN": 1}
 _KINEMATIC_ARMATURE_RATIO = 1.0e4  # kinematic joints are moved by wbsim, not by forces
 _TINY_MASS = 1.0e-6
+_FRICTION_SOLIMP = (0.9999, 0.9999, 0.001, 0.5, 2.0)  # near-hard joint friction, like the motors' (motors.md)
 _MIN_INERTIA = 1.0e-13  # MuJoCo rejects principal moments (and masses of moving bodies) below ~1e-14
 _GEOM_TYPES = {
     "box": mujoco.mjtGeom.mjGEOM_BOX,
@@ -217,6 +221,7 @@ class _Builder:
         self._geom_descriptions: dict[str, GeomDescription] = {}
         self._kinematic_joints: list[str] = []
         self._kinematic_bodies: set[str] = set()  # bodies moved by kinematic joints only (no Physics)
+        self._joint_excludes: list[tuple[str, str]] = []  # (parent, endPoint) not MuJoCo parent and child
 
     # -- helpers ----------------------------------------------------------------------------------
     def _name(self, prefix: str) -> str:
@@ -561,9 +566,16 @@ class _Builder:
 
     # -- joints -------------------------------------------------------------------------------------
     def _joint(self, node: WbNode, parent: _Body, frame: Frame) -> None:
+        if node.type_name == "Hinge2Joint":
+            self._hinge2_joint(node, parent, frame)
+            return
         kind = {"HingeJoint": "hinge", "SliderJoint": "slider", "BallJoint": "ball"}[node.type_name]
         params = node["jointParameters"]
         param_values = self._param_values(node, params)
+        suspension = (param_values.get("suspensionSpringConstant", 0.0), param_values.get("suspensionDampingConstant", 0.0))
+        if kind == "hinge" and isinstance(params, WbNode) and any(float(v) for v in suspension):  # type: ignore[arg-type]
+            self.warnings.append(WorldWarning("HingeJoint suspension is not simulated by wbsim (only a "
+                                              "Hinge2Joint's is); ignored.", params.location, params.path))
         end_point = node["endPoint"]
         position = float(param_values.get("position", 0.0))
         pending = JointSlot(node, kind, position, static_friction=float(param_values.get("staticFriction", 0.0)))  # type: ignore[arg-type]
@@ -600,14 +612,142 @@ class _Builder:
         pending.kinematic = kinematic
         pending.end_point = self._solid(end_point, parent, ep_frame, ("joint", joint_spec))
 
-    def _param_values(self, joint: WbNode, params: object) -> dict[str, object]:
+    def _hinge2_joint(self, node: WbNode, parent: _Body, frame: Frame) -> None:
+        """A Hinge2Joint: ODE's hinge-2 as two MuJoCo hinges through the anchor.
+
+        Axis 1 is fixed in the parent; axis 2 is carried by axis 1 (Webots: the endPoint's rotation is
+        ``R(axis, position) R(axis2, position2) R0``). The first hinge (and, with a suspension spring or damper,
+        a slide along the suspension axis before it, fixed in the parent as ODE's) sits on an intermediate body
+        of negligible mass at the anchor, rotated by ``position`` about axis 1; the second hinge is the
+        endPoint's. Each axis has its own :class:`JointSlot` (``axis_index`` 1 and 2), so motors and sensors
+        in ``device`` / ``device2`` drive and read their own hinge.
+        """
+        params, params2 = node["jointParameters"], node["jointParameters2"]
+        values = self._param_values(node, params)
+        values2 = self._param_values(node, params2, axis_index=2)
+        deprecated = isinstance(params, WbNode) and params.type_name == "Hinge2JointParameters"
+        if deprecated:
+            assert isinstance(params, WbNode)
+            self.warnings.append(WorldWarning("'Hinge2JointParameters' is deprecated, please use "
+                                              "'HingeJointParameters' instead.", params.location, params.path))
+        slots: list[JointSlot] = []
+        for index, vals in ((1, values), (2, values2)):
+            friction = float(vals["staticFriction"])  # type: ignore[arg-type]
+            slot = JointSlot(node, "hinge", float(vals["position"]), static_friction=friction,  # type: ignore[arg-type]
+                             axis_index=index)
+            self.joints.append(slot)
+            slots.append(slot)
+        # Webots lists the devices of axis 1, then those of axis 2.
+        for field_name, slot in (("device", slots[0]), ("device2", slots[1])):
+            for device in node[field_name]:  # type: ignore[union-attr]
+                device_kind = kinds_by_node_type().get(device.type_name)
+                if device_kind is not None and device_kind.placement == "joint":
+                    self._add_device(device_kind, device, slot, parent.robot)
+        end_point = node["endPoint"]
+        if not isinstance(end_point, WbNode):
+            self.warnings.append(WorldWarning("Hinge2Joint without endPoint: nothing moves.", node.location,
+                                              node.path))
+            return
+        kinematic = not isinstance(end_point["physics"], WbNode)
+        if kinematic and parent.has_physics:
+            self._error("The endPoint of a joint under a Solid with Physics must have a Physics node too "
+                        "(Webots would make it kinematic and ignore its collisions).", end_point)
+            return
+        if not kinematic and not parent.dynamic and not self._upper_solid_has_physics(node):
+            self._error("Hinge2Joint nodes can only connect Solid nodes that have a Physics node: the Solid holding "
+                        "this joint has none (Webots leaves the endPoint unattached).", node)
+            return
+        axes = []
+        for vals, where in ((values, params), (values2, params2)):
+            axis = np.asarray(vals["axis"], dtype=float)
+            norm = float(np.linalg.norm(axis))
+            if norm == 0.0:
+                located = where if isinstance(where, WbNode) else node
+                self._error("The joint axis must not be zero.", located,
+                            "axis" if isinstance(where, WbNode) else None)
+                return
+            axes.append(frame.rot @ (axis / norm))
+        axis1, axis2 = axes
+        if float(np.linalg.norm(np.cross(axis1, axis2))) < 1e-9:
+            self._error("The two axes of a Hinge2Joint must not be aligned (Webots would use the x and z axes "
+                        "instead).", node)
+            return
+        p1 = slots[0].initial_position
+        # The intermediate body: at the anchor, rotated by position about axis 1 (MuJoCo's ref is position).
+        inter = Frame(frame.apply(np.asarray(values["anchor"], dtype=float)),
+                      quat_to_matrix(quat_from_axis_angle((*axis1, p1))))
+        name = self._name("h2_")
+        self.body_paths[name] = node.path
+        self.parent_of[name] = parent.name
+        body = parent.spec.add_body(name=name, pos=inter.pos.tolist(), quat=inter.quat.tolist())
+        body.explicitinertial = True
+        body.mass = _TINY_MASS
+        body.fullinertia = [_TINY_MASS] * 3 + [0.0] * 3
+        spring = float(values.get("suspensionSpringConstant", 0.0))  # type: ignore[arg-type]
+        damper = float(values.get("suspensionDampingConstant", 0.0))  # type: ignore[arg-type]
+        if (spring or damper) and not kinematic:  # a kinematic Hinge2Joint has no ODE joint, hence no suspension
+            self._suspension(body, inter, frame, values, params, deprecated, spring, damper)
+        for slot in slots:
+            slot.kinematic = kinematic
+        self._add_joint_to_body(body, ("joint", {
+            "kind": "hinge", "pending": slots[0], "kinematic": kinematic, "axis": inter.rot.T @ axis1,
+            "pos": np.zeros(3), "params": values, "params_node": params, "parent_spec": parent.spec}))
+        ep_frame = frame @ Frame.from_webots(end_point["translation"], end_point["rotation"])  # type: ignore[arg-type]
+        ep_in_inter = inter.inverse() @ ep_frame
+        to_child = ep_in_inter.inverse()
+        joint_spec: dict[str, object] = {
+            "kind": "hinge", "pending": slots[1], "kinematic": kinematic,
+            # Axis 2 turns with axis 1: the file's axis2 is its direction at position 0 of axis 1, which is its
+            # direction in the intermediate body (that body is the parent's frame turned by axis 1's position).
+            "axis": to_child.rot @ axis2,
+            "pos": to_child.apply(np.zeros(3)), "params": values2, "params_node": params2, "parent_spec": body}
+        carrier = _Body(body, name, True, name, parent.robot, kinematic=kinematic)
+        end_slot = self._solid(end_point, carrier, ep_in_inter, ("joint", joint_spec))
+        slots[0].end_point = slots[1].end_point = end_slot
+        # The endPoint's Webots parent is the joint's parent (the intermediate body has no geoms); ODE never
+        # collides two bodies linked by a joint, while MuJoCo only skips a body's contacts with its direct parent.
+        self.parent_of[end_slot.body_name] = parent.name
+        if not parent.is_world:
+            self._joint_excludes.append((parent.name, end_slot.body_name))
+
+    def _suspension(self, body: mujoco.MjsBody, inter: Frame, frame: Frame, values: dict[str, object],
+                    params: object, deprecated: bool, spring: float, damper: float) -> None:
+        """The Hinge2Joint suspension: a slide of the intermediate body along the suspension axis (in the
+        parent's frame, as ODE's hinge-2 keeps it in body 1), a linear spring and damper with Webots' constants
+        (Webots turns them into ODE's suspension ERP/CFM, the same spring-damper)."""
+        # The deprecated Hinge2JointParameters has no suspensionAxis: Webots uses its axis.
+        axis = np.asarray(values["axis" if deprecated else "suspensionAxis"], dtype=float)
+        norm = float(np.linalg.norm(axis))
+        if norm == 0.0:
+            assert isinstance(params, WbNode)
+            self.warnings.append(WorldWarning("'SuspensionAxis' must be non zero.", params.location_of("suspensionAxis"),
+                                              f"{params.path} > suspensionAxis"))
+            axis, norm = np.array([1.0, 0.0, 0.0]), 1.0
+        local = inter.rot.T @ (frame.rot @ (axis / norm))
+        slide = body.add_joint(name=self._name("susp"), type=mujoco.mjtJoint.mjJNT_SLIDE, pos=[0.0, 0.0, 0.0],
+                               axis=local.tolist())
+        slide.stiffness = [spring, 0.0, 0.0]
+        slide.damping = [damper, 0.0, 0.0]
+
+    @staticmethod
+    def _upper_solid_has_physics(node: WbNode) -> bool:
+        """True if the nearest Solid above ``node`` has a Physics node (Webots' ``upperSolid()->bodyMerger()``)."""
+        above = node.parent
+        while above is not None and not above.is_a("solid"):
+            above = above.parent
+        return above is not None and isinstance(above["physics"], WbNode)
+
+    def _param_values(self, joint: WbNode, params: object, axis_index: int = 1) -> dict[str, object]:
         if isinstance(params, WbNode):
             return dict(params.fields)
         schema_name = {"HingeJoint": "HingeJointParameters", "SliderJoint": "JointParameters",
-                       "BallJoint": "BallJointParameters"}[joint.type_name]
+                       "BallJoint": "BallJointParameters", "Hinge2Joint": "HingeJointParameters"}[joint.type_name]
+        if axis_index == 2:
+            schema_name = "JointParameters"  # a Hinge2Joint's second axis (default axis 0 0 1)
         values = {name: spec.default for name, spec in builtin_schemas()[schema_name].fields.items()}
         # Without jointParameters, Webots keeps the joint position in the joint's hidden 'position' field.
-        values["position"] = float(joint.get("position", 0.0))  # type: ignore[arg-type]
+        hidden = "position" if axis_index == 1 else f"position{axis_index}"
+        values["position"] = float(joint.get(hidden, 0.0))  # type: ignore[arg-type]
         return values
 
     def _add_joint_to_body(self, body: mujoco.MjsBody, joint: tuple[str, dict]) -> None:
@@ -642,6 +782,11 @@ class _Builder:
         if spec["kinematic"]:
             self._kinematic_joints.append(name)
         j.frictionloss = pending.static_friction  # a motor on the joint takes it over (see its compiler)
+        if pending.static_friction > 0.0:
+            # ODE holds the joint with a velocity constraint bounded by the friction: a near-hard friction loss
+            # (MuJoCo's default one is soft and lets the joint creep under a smaller load), as the motor's.
+            j.solref_friction = [2.0 * self.dt_s, 1.0]
+            j.solimp_friction = list(_FRICTION_SOLIMP)
         pending.joint_spec = j
         pending.parent_body = spec["parent_spec"]
 
@@ -670,6 +815,10 @@ class _Builder:
                 for b in bodies[i + 1 :]:
                     self.spec.add_exclude(bodyname1=a, bodyname2=b)
                     excluded.add(frozenset((a, b)))
+        for a, b in self._joint_excludes:
+            if frozenset((a, b)) not in excluded:
+                self.spec.add_exclude(bodyname1=a, bodyname2=b)
+                excluded.add(frozenset((a, b)))
         self._kinematic_exclusions(excluded)
         special = [n for n in self.contact_nodes if {str(n["material1"]), str(n["material2"])} != {"default"}]
         if not special:
@@ -777,6 +926,7 @@ class _Builder:
                 end_point=solid_bindings[id(j.end_point)] if j.end_point is not None else None,
                 kinematic=j.kinematic,
                 initial_position=j.initial_position,
+                axis_index=j.axis_index,
             )
         self.context.set_bindings(joint_bindings, solid_bindings)
         devices: dict[str, tuple[object, ...]] = {}

@@ -23,7 +23,7 @@ __all__ = ["JointSlot", "SolidSlot", "ChildSlot", "DeviceSlot", "BodyRequest"]
 
 @dataclass(eq=False)
 class JointSlot:
-    """A HingeJoint, SliderJoint or BallJoint being compiled.
+    """A HingeJoint, SliderJoint or BallJoint being compiled, or one axis of a Hinge2Joint.
 
     Attributes:
         node: the joint node.
@@ -35,6 +35,8 @@ class JointSlot:
         parent_body: the MuJoCo body the joint's endPoint hangs from (None without endPoint).
         kinematic: True if the endPoint has no Physics (moved by its motor only, as in Webots).
         end_point: the endPoint's Solid slot, or None.
+        axis_index: 1, or 2 for the second axis of a Hinge2Joint (its ``device2``, ``jointParameters2``); a
+            Hinge2Joint has one slot per axis, both of kind ``"hinge"``.
     """
 
     node: WbNode
@@ -46,6 +48,7 @@ class JointSlot:
     parent_body: mujoco.MjsBody | None = None
     kinematic: bool = False
     end_point: SolidSlot | None = None
+    axis_index: int = 1
 
 
 @dataclass(eq=False)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import mujoco
 import numpy as np
 
-from wbsim.compile.bindings import SolidBinding
+from wbsim.compile.bindings import JointBinding, SolidBinding
 from wbsim.compile.frames import Frame, axis_angle_from_quat, matrix_to_quat, quat_from_axis_angle, quat_to_matrix
 from wbsim.world.model import WbNode
 
@@ -398,6 +398,11 @@ class Supervision:
         root = binding.body_id
         if root <= 0 or binding.site_id >= 0:  # a frame-only Solid has no body and no Solid below: nothing to do
             return
+        # A Hinge2Joint's endPoint hangs from the joint's intermediate body (no Solid's): it stops with the
+        # endPoint, so that both axes (and the suspension) stop, as the endPoint's own joint does for a HingeJoint.
+        solid_bodies = {b.body_id for b in self.sim.bindings.solids}
+        while int(model.body_parentid[root]) > 0 and int(model.body_parentid[root]) not in solid_bodies:
+            root = int(model.body_parentid[root])
         below = np.zeros(model.nbody, dtype=bool)
         below[root] = True
         parents = model.body_parentid
@@ -435,27 +440,40 @@ class Supervision:
                 return live
         if (node, name) in self.overrides:
             return self.overrides[(node, name)]
-        if name == "position":
-            live = self._joint_position(node)
+        if name in ("position", "position2"):
+            live = self._joint_position(node, name)
             if live is not None:
                 return live
         if node.proto_name is not None and name in node.proto_fields:
             return node.proto_fields[name]
         return node.fields[name]
 
-    def _joint_position(self, node: WbNode) -> float | None:
+    def _joint_position(self, node: WbNode, name: str) -> float | None:
         # Webots writes the joint position into JointParameters.position (or the joint's hidden position field
         # when it has no jointParameters) after every physics step.
+        binding = self._position_field_joint(node, name)
+        return float(self.sim.data.qpos[binding.qpos_adr]) if binding is not None else None
+
+    def _position_field_joint(self, node: WbNode, name: str) -> JointBinding | None:
+        """The (moving, non-ball) joint whose position the field ``name`` of ``node`` holds: ``position`` of a
+        joint's JointParameters, or the joint's hidden ``position`` when it has none; a Hinge2Joint's second
+        axis uses ``jointParameters2`` and the hidden ``position2``."""
         joint = node if node.is_a("joint") else node.parent
         if joint is None or not joint.is_a("joint"):
             return None
-        if joint["jointParameters"] is not (None if joint is node else node):
+        if joint is node:
+            axis_index = 2 if name == "position2" else 1
+        elif name != "position":
             return None
-        binding = self.sim.bindings.of(joint)
-        qpos_adr = getattr(binding, "qpos_adr", -1)
-        if qpos_adr < 0 or getattr(binding, "kind", "") == "ball":
+        else:
+            axis_index = 2 if node.parent_field == "jointParameters2" else 1
+        params_field = "jointParameters2" if axis_index == 2 else "jointParameters"
+        if params_field not in joint.fields or joint[params_field] is not (None if joint is node else node):
             return None
-        return float(self.sim.data.qpos[qpos_adr])
+        binding = self.sim.bindings.joint(joint, axis_index)
+        if binding is None or binding.qpos_adr < 0 or binding.kind == "ball":
+            return None
+        return binding
 
     def set_field_value(self, node: WbNode, name: str, value: object) -> None:
         """Write a field: Solid translation/rotation move the body; a device's bank applies the fields it
@@ -463,6 +481,14 @@ class Supervision:
         binding = self.sim.bindings.solid(node)
         if binding is not None and name == "translation":
             self.set_local_pose(binding, value, None)  # type: ignore[arg-type]
+            return
+        if name in ("position", "position2") and (joint := self._position_field_joint(node, name)) is not None:
+            # Webots moves the endPoint to the new joint position and resets its physics; the motor keeps its
+            # target (WbJoint::updatePosition).
+            self.sim.data.qpos[joint.qpos_adr] = float(value)  # type: ignore[arg-type]
+            if joint.end_point is not None:
+                self.reset_node_physics(joint.end_point)
+            self.invalidate()
             return
         if binding is not None and name == "rotation":
             self.set_local_pose(binding, None, value)  # type: ignore[arg-type]

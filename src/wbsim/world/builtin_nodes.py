@@ -12,7 +12,7 @@ Node kinds (where a node may be placed):
 - ``solid``: Solid and derived nodes (may be children, endPoints, top-level nodes)
 - ``group``: Group, Pose, Transform (grouping nodes for children and boundingObjects)
 - ``shape``: Shape; ``geometry``: Box, Sphere, ...; ``light``: lights
-- ``joint``; ``hinge_parameters``, ``slider_parameters``, ``ball_parameters``
+- ``joint``; ``hinge_parameters``, ``hinge2_parameters``, ``slider_parameters``, ``ball_parameters``
 - ``rotational_device`` / ``linear_device``: what a hinge / slider joint's ``device`` field accepts
 - ``world``: nodes that only make sense at the top level (WorldInfo, Viewpoint, Background, Fog)
 - single-purpose kinds such as ``physics``, ``damping``, ``appearance``, ``coordinate``
@@ -86,14 +86,13 @@ _UNSUPPORTED: dict[str, str] = {
         "Fluid Skin SolidReference DifferentialWheels".split(),
         "solid",
     ),
-    **dict.fromkeys("Hinge2Joint TransmissionJoint".split(), "joint"),
+    "TransmissionJoint": "joint",
     "Brake": "rotational_device linear_device",
     **dict.fromkeys("Cone Mesh IndexedLineSet PointSet".split(), "geometry"),
     **dict.fromkeys("CadShape ColladaShape VisualShape".split(), "shape"),
     **dict.fromkeys("Billboard Slot TrackWheel".split(), "group"),
     "Muscle": "muscle",
     "ImmersionProperties": "immersion",
-    "Hinge2JointParameters": "hinge_parameters",
     **dict.fromkeys("Focus Lens LensFlare Recognition Zoom".split(), "camera_part"),
     "Cubemap": "cubemap",
     "VacuumCup": "vacuum_cup",
@@ -331,11 +330,27 @@ def _table() -> list[NodeSchema]:
         ]),
         _node("HingeJointParameters", "hinge_parameters", _joint_parameter_fields((1.0, 0.0, 0.0), "rad") + [
             _f("anchor", T.SFVec3f, (0.0, 0.0, 0.0), unit="m"),
-            _ign("suspensionSpringConstant", T.SFFloat, 0.0),
-            _ign("suspensionDampingConstant", T.SFFloat, 0.0),
-            _ign("suspensionAxis", T.SFVec3f, (1.0, 0.0, 0.0)),
+            # Simulated in a Hinge2Joint; a HingeJoint ignores them with a warning (wbsim.compile.builder).
+            _f("suspensionSpringConstant", T.SFFloat, 0.0, unit="N/m"),
+            _f("suspensionDampingConstant", T.SFFloat, 0.0, unit="N*s/m"),
+            _f("suspensionAxis", T.SFVec3f, (1.0, 0.0, 0.0)),
             _ign("stopERP", T.SFFloat, -1.0),
             _ign("stopCFM", T.SFFloat, -1.0),
+        ]),
+        _node("Hinge2Joint", "joint", [
+            _f("jointParameters", T.SFNode, None, node_kinds=frozenset({"hinge_parameters", "hinge2_parameters"})),
+            _f("jointParameters2", T.SFNode, None, node_kinds=frozenset({"slider_parameters"})),
+            _f("device", T.MFNode, (), node_kinds=frozenset({"rotational_device"})),
+            _f("device2", T.MFNode, (), node_kinds=frozenset({"rotational_device"})),
+            _f("endPoint", T.SFNode, None, node_kinds=frozenset({"solid"})),
+            *_joint_position_fields("position", "position2"),
+        ]),
+        # Deprecated by Webots (a warning when read), accepted in a Hinge2Joint's jointParameters only: a
+        # HingeJointParameters whose suspension acts along its axis.
+        _node("Hinge2JointParameters", "hinge2_parameters", _joint_parameter_fields((1.0, 0.0, 0.0), "rad") + [
+            _f("anchor", T.SFVec3f, (0.0, 0.0, 0.0), unit="m"),
+            _f("suspensionSpringConstant", T.SFFloat, 0.0, unit="N/m"),
+            _f("suspensionDampingConstant", T.SFFloat, 0.0, unit="N*s/m"),
         ]),
         _node("SliderJoint", "joint", [
             _f("jointParameters", T.SFNode, None, node_kinds=frozenset({"slider_parameters"})),

@@ -347,6 +347,26 @@ def test_kind_groups() -> None:
     assert schemas["Solid"].fields["children"].node_kinds == CHILD_KINDS
 
 
+def test_hinge2_joint_schema() -> None:
+    # Webots' Hinge2Joint.wrl: HingeJointParameters (or the deprecated Hinge2JointParameters) for axis 1,
+    # JointParameters (default axis 0 0 1) for axis 2, a device list per axis, two hidden positions.
+    schemas = builtin_schemas()
+    hinge2 = schemas["Hinge2Joint"]
+    assert hinge2.support == "simulated" and hinge2.is_a("joint")
+    assert list(hinge2.fields) == ["jointParameters", "jointParameters2", "device", "device2", "endPoint",
+                                   "position", "position2"]
+    assert hinge2.fields["jointParameters"].node_kinds == {"hinge_parameters", "hinge2_parameters"}
+    assert hinge2.fields["jointParameters2"].node_kinds == {"slider_parameters"}
+    assert hinge2.fields["device2"].node_kinds == {"rotational_device"}
+    assert schemas["JointParameters"].fields["axis"].default == (0.0, 0.0, 1.0)
+    deprecated = schemas["Hinge2JointParameters"]
+    assert deprecated.kinds == {"hinge2_parameters"}
+    assert "suspensionAxis" not in deprecated.fields and "stopERP" not in deprecated.fields
+    assert deprecated.fields["suspensionSpringConstant"].effect != "ignored"
+    # Only a Hinge2Joint takes the deprecated node.
+    assert "hinge2_parameters" not in schemas["HingeJoint"].fields["jointParameters"].node_kinds
+
+
 def test_visual_nodes() -> None:
     schemas = builtin_schemas()
     for name in ("Viewpoint", "Background", "DirectionalLight", "Appearance", "PBRAppearance", "Material"):
@@ -355,7 +375,7 @@ def test_visual_nodes() -> None:
 
 
 @pytest.mark.parametrize("name", ["Camera", "Radar", "Radio",
-                                  "Mesh", "Cone", "Brake", "Hinge2Joint", "Slot", "Focus", "Muscle"])
+                                  "Mesh", "Cone", "Brake", "TransmissionJoint", "Slot", "Focus", "Muscle"])
 def test_known_unsupported_nodes(name: str) -> None:
     schema = builtin_schemas()[name]
     assert schema.support == "unsupported"

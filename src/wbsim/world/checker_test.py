@@ -53,8 +53,8 @@ def listed(*names: str, children: bool = True) -> str:
     return ", ".join(ordered[: ordered.index(max(names)) + 1])
 
 
-CHILDREN = ("BallJoint", "DirectionalLight", "Group", "HingeJoint", "PointLight", "Pose", "Robot", "Shape",
-            "SliderJoint", "Solid", "SpotLight", "Transform")
+CHILDREN = ("BallJoint", "DirectionalLight", "Group", "Hinge2Joint", "HingeJoint", "PointLight", "Pose", "Robot",
+            "Shape", "SliderJoint", "Solid", "SpotLight", "Transform")
 """The non-device nodes a ``children`` field accepts."""
 
 

@@ -204,7 +204,7 @@ class Motor(Device):
 
     def getPositionSensor(self) -> PositionSensor | None:
         """The PositionSensor in the same joint, or None."""
-        return self._robot._device_in_joint(self._core.binding.joint.node, "position_sensor")  # type: ignore[return-value]
+        return self._robot._device_in_joint(self._core.binding.node, "position_sensor")  # type: ignore[return-value]
 
     def getBrake(self) -> None:
         """Brakes are not simulated by wbsim: always None."""

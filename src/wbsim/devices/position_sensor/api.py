@@ -37,7 +37,7 @@ class PositionSensor(Sensor):
 
     def getMotor(self) -> Motor | None:
         """The motor in the same joint, or None (Webots' own Python binding always returns None here)."""
-        return self._robot._device_in_joint(self._core.binding.joint.node, "motor")  # type: ignore[return-value]
+        return self._robot._device_in_joint(self._core.binding.node, "motor")  # type: ignore[return-value]
 
     def getBrake(self) -> None:
         """Brakes are not simulated by wbsim: always None."""
