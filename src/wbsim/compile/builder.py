@@ -35,7 +35,7 @@ import numpy as np
 
 from wbsim.compile import inertia
 from wbsim.compile.bindings import Bindings, JointBinding, RobotBinding, RobotDevice, SolidBinding
-from wbsim.compile.contacts import ContactParams, contact_params
+from wbsim.compile.contacts import CONE_IMPRATIO, ContactParams, contact_params
 from wbsim.compile.context import CompileContext
 from wbsim.compile.frames import Frame
 from wbsim.compile.geometry import GeomDescription, bounding_geoms
@@ -189,6 +189,8 @@ class _Builder:
         opt = self.spec.option
         opt.timestep = self.dt_s
         opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+        opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC  # see compile/contacts.py (friction over Webots' whole range)
+        opt.impratio = CONE_IMPRATIO
         opt.gravity = gravity_vector(str(info["coordinateSystem"]), float(info["gravity"]))  # type: ignore[arg-type]
         disable_time_s = float(info["physicsDisableTime"])  # type: ignore[arg-type]
         if disable_time_s > 0:
