@@ -192,6 +192,9 @@ class _Builder:
         opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
         opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC  # see compile/contacts.py (friction over Webots' whole range)
         opt.impratio = CONE_IMPRATIO
+        # MuJoCo's previous convex collider: the native one misplaces cylinder-cylinder contacts (issue 14,
+        # tests/webots_samples/test_cylinder_stack_sample.py).
+        opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_NATIVECCD
         opt.gravity = gravity_vector(str(info["coordinateSystem"]), float(info["gravity"]))  # type: ignore[arg-type]
         disable_time_s = float(info["physicsDisableTime"])  # type: ignore[arg-type]
         if disable_time_s > 0:
