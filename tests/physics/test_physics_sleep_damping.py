@@ -67,3 +67,46 @@ def test_world_default_damping_applies_to_bodies_without_their_own(make_sim, sol
     dof = sim.model.jnt_dofadr[b.free_joint_id]
     sim.run(2.0)
     assert sim.data.qvel[dof] == pytest.approx(2 * 0.6**2, rel=0.01)
+
+
+def test_linear_damping_acts_at_the_centre_of_mass_and_spins_nothing(make_sim, solid_of) -> None:  # noqa: ANN001
+    """ODE damps the centre of mass's velocity: a body whose origin is 0.1 m off its centre of mass slows
+    down without turning (damping the origin's velocity turned it at 0.135 rad/s after 1 s, issue 14)."""
+    sim = make_sim("""DEF B Solid { linearVelocity 1 0 0
+        boundingObject Pose { translation 0 0 0.1 children [ Box { size 0.1 0.1 0.1 } ] }
+        physics Physics { damping Damping { linear 0.2 angular 0 } } }""",
+                   "WorldInfo { basicTimeStep 8 gravity 0 physicsDisableTime 0 }")
+    b = solid_of(sim, "B")
+    sim.run(1.0)
+    velocity = np.zeros(6)
+    mujoco.mj_objectVelocity(sim.model, sim.data, mujoco.mjtObj.mjOBJ_BODY, b.body_id, velocity, 0)
+    np.testing.assert_allclose(velocity[:3], 0.0, atol=1e-12)  # no spin
+    np.testing.assert_allclose(velocity[3:], [0.8, 0, 0], rtol=1e-3)
+
+
+def test_linear_damping_of_a_hinged_body_brakes_its_centre_of_mass(make_sim, solid_of) -> None:  # noqa: ANN001
+    """A 1 kg sphere (radius 0.05) whose centre of mass turns 0.3 m from a hinge axis, linear damping only:
+    the force -k m v at the centre of mass gives the torque -k m r^2 w, so w decays as
+    exp(-k m r^2 t / (I + m r^2)), I = 2/5 m R^2 about its centre, k = -ln(1 - d)."""
+    d, r, radius = 0.5, 0.3, 0.05
+    sim = make_sim(f"""Solid {{ children [ HingeJoint {{ jointParameters HingeJointParameters {{ axis 0 0 1 }}
+        endPoint DEF ARM Solid {{ translation {r} 0 0 angularVelocity 0 0 2
+          boundingObject Sphere {{ radius {radius} }}
+          physics Physics {{ density -1 mass 1 damping Damping {{ linear {d} angular 0 }} }} }} }} ] }}""",
+                   "WorldInfo { basicTimeStep 8 gravity 0 physicsDisableTime 0 }")
+    joint = sim.bindings.joints[0]
+    w0 = sim.data.qvel[joint.dof_adr]
+    sim.run(1.0)
+    k = -math.log(1 - d)
+    inertia = 0.4 * radius**2
+    expected = w0 * math.exp(-k * r**2 * sim.time_s / (inertia + r**2))
+    assert sim.data.qvel[joint.dof_adr] == pytest.approx(expected, rel=2e-3)
+
+
+def test_a_damped_body_at_rest_still_falls_asleep(make_sim, solid_of) -> None:  # noqa: ANN001
+    sim = make_sim("""Solid { boundingObject Plane { } }
+        DEF REST Solid { translation 0 0 0.1 physics Physics { damping Damping { } } boundingObject Box { size 0.2 0.2 0.2 } }""",
+                   "WorldInfo { basicTimeStep 16 contactProperties [ ContactProperties { bounce 0 } ] }")
+    sim.run(2.0)
+    rest = solid_of(sim, "REST")
+    assert sim.data.tree_asleep[sim.model.body_treeid[rest.body_id]] >= 0

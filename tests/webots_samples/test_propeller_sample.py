@@ -9,10 +9,9 @@ control" (towards 2 m, from GPS).
 
 One change of frame, not of physics: each robot's origin is put at its centre of mass (its children and
 boundingObject moved back by the same offset, so every body, rotor and sensor is where the sample has it).
-wbsim applies ``Damping`` as viscous damping of the free joint's degrees of freedom, whose linear part acts at
-the body origin, while ODE damps the centre of mass's velocity; with the sample's origins 0.1 m below the
-centre of mass that makes a hovering helicopter tip over within seconds (an error of the damping, not of the
-propellers; reported). At the centre of mass the two agree.
+This was needed while wbsim damped the body origin's velocity (a hovering helicopter with its origin 0.1 m
+below its centre of mass tipped over); ``Damping`` now acts at the centre of mass as in ODE
+(compile/damping.py), and the frame change is kept so the figures below stay comparable.
 """
 
 from __future__ import annotations
@@ -188,6 +187,7 @@ def test_propeller_sample_helicopters_do_what_the_documentation_says(project, lo
         assert up[:, k].min() > 0.95  # upright throughout
     # The blue one spins ever faster about its shaft (the main rotor's torque, -q1 w^2 = -1e-3 N*m, damped) ...
     assert yaw_rate[(t > 15.0) & (t < 16.0), blue].max() < -0.5
-    assert yaw_rate[(t > 40.0) & (t < 41.0), blue].max() < yaw_rate[(t > 15.0) & (t < 16.0), blue].min()
+    # (while airborne: with ODE's damping of the angular velocity it comes down at about 24 s)
+    assert yaw_rate[(t > 20.0) & (t < 21.0), blue].max() < yaw_rate[(t > 15.0) & (t < 16.0), blue].min()
     # ... and eventually falls down.
     assert z[-1, blue] < 0.5 and z[-1, blue] < 0.25 * z[hovering, blue].max()

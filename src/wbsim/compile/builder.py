@@ -38,8 +38,9 @@ import numpy as np
 
 from wbsim.compile import inertia
 from wbsim.compile.bindings import Bindings, JointBinding, RobotBinding, RobotDevice, SolidBinding
-from wbsim.compile.contacts import ContactParams, contact_params
+from wbsim.compile.contacts import CONE_IMPRATIO, ContactParams, contact_params
 from wbsim.compile.context import CompileContext
+from wbsim.compile.damping import DampedBody, add_damping_actuators, allow_sleep_of_damped_trees
 from wbsim.compile.frames import Frame, quat_from_axis_angle, quat_to_matrix
 from wbsim.compile.geometry import GeomDescription, bounding_geoms
 from wbsim.compile.slots import BodyRequest, ChildSlot, JointSlot, SolidSlot
@@ -193,6 +194,11 @@ class _Builder:
         opt = self.spec.option
         opt.timestep = self.dt_s
         opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+        opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC  # see compile/contacts.py (friction over Webots' whole range)
+        opt.impratio = CONE_IMPRATIO
+        # MuJoCo's previous convex collider: the native one misplaces cylinder-cylinder contacts (issue 14,
+        # tests/webots_samples/test_cylinder_stack_sample.py).
+        opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_NATIVECCD
         opt.gravity = gravity_vector(str(info["coordinateSystem"]), float(info["gravity"]))  # type: ignore[arg-type]
         disable_time_s = float(info["physicsDisableTime"])  # type: ignore[arg-type]
         if disable_time_s > 0:
@@ -217,7 +223,8 @@ class _Builder:
         self.compilers: dict[str, DeviceCompiler] = {kind.name: kind.compiler() for kind in self.kinds}
         self.body_paths: dict[str, str] = {}
         self.parent_of: dict[str, str] = {}
-        self.damping: list[tuple[str, float, float]] = []  # (owner body, linear, angular) per dynamic body
+        self.damping: list[DampedBody] = []  # per dynamic body with Webots damping
+        self.damping_actuators: list[str] = []
         self._geom_descriptions: dict[str, GeomDescription] = {}
         self._kinematic_joints: list[str] = []
         self._kinematic_bodies: set[str] = set()  # bodies moved by kinematic joints only (no Physics)
@@ -340,7 +347,7 @@ class _Builder:
             self._inertial(node, physics, body, geoms)
             damping = physics["damping"] if isinstance(physics["damping"], WbNode) else self.world.world_info["defaultDamping"]
             if isinstance(damping, WbNode) and owns_body:
-                self.damping.append((name, float(damping["linear"]), float(damping["angular"])))  # type: ignore[arg-type]
+                self.damping.append(DampedBody(name, float(damping["linear"]), float(damping["angular"])))  # type: ignore[arg-type]
         world_frame = None
         if not dynamic and parent.world_frame is not None:
             world_frame = parent.world_frame @ frame
@@ -942,22 +949,8 @@ class _Builder:
             refs = tuple(RobotDevice(*rows[node], node) for _, node in robot.devices)
             robots.append(RobotBinding(robot.node, solid_by_node[robot.node], refs))
         self._size_armatures(model)
-        # Webots damping is a per-second velocity decay fraction; apply it as viscous dof damping
-        # scaled by each dof's inertia so the decay rate matches (documented approximation).
-        for body_name, linear, angular in self.damping:
-            body_id = bid(body_name)
-            for joint_id in range(model.body_jntnum[body_id]):
-                jnt = model.body_jntadr[body_id] + joint_id
-                dof, jtype = model.jnt_dofadr[jnt], int(model.jnt_type[jnt])  # numpy int, not the enum
-                rates = {
-                    int(mujoco.mjtJoint.mjJNT_FREE): [linear] * 3 + [angular] * 3,
-                    int(mujoco.mjtJoint.mjJNT_BALL): [angular] * 3,
-                    int(mujoco.mjtJoint.mjJNT_HINGE): [angular],
-                    int(mujoco.mjtJoint.mjJNT_SLIDE): [linear],
-                }[jtype]
-                for k, d in enumerate(rates):
-                    decay = -math.log(1.0 - min(d, 0.999999))
-                    model.dof_damping[dof + k] += decay * model.dof_M0[dof + k]
+        # Webots damping: velocity actuators at each damped body's centre of mass (compile/damping.py).
+        allow_sleep_of_damped_trees(model, self.damping_actuators)
         return Bindings(
             solids=tuple(solid_bindings.values()),
             joints=tuple(joint_bindings.values()),
@@ -1012,6 +1005,7 @@ def compile_world(world: WorldModel, options: CompileOptions | None = None) -> C
             compiler.contribute(builder.context)
     if not builder.errors:
         builder.contacts()
+        builder.damping_actuators = add_damping_actuators(builder.spec, builder.damping)
     if builder.errors:
         raise WorldLoadError(builder.errors)
     try:

@@ -570,12 +570,15 @@ def test_default_damping_and_physics_damping() -> None:
     c = compiled_of(text, info="WorldInfo { defaultDamping Damping { linear 0.2 angular 0.3 } }")
     model = c.model
     for name, linear, angular in (("A", 0.2, 0.3), ("B", 0.5, 0.1), ("C", 0.2, 0.3)):
-        dof = model.jnt_dofadr[solid(c, name).free_joint_id]
-        np.testing.assert_allclose(model.dof_damping[dof : dof + 3], -math.log(1 - linear) * 2.0)
+        # Velocity actuators on the body's centre-of-mass site (compile/damping.py): kv = k m, then k I.
+        body = solid(c, name).body_id
+        rows = [a for a in range(model.nu) if model.site_bodyid[model.actuator_trnid[a, 0]] == body]
+        gains = sorted(float(model.actuator_gainprm[a, 0]) for a in rows)
         inertia_diag = 0.4 * 2 * 0.01
-        np.testing.assert_allclose(model.dof_damping[dof + 3 : dof + 6], -math.log(1 - angular) * inertia_diag)
+        np.testing.assert_allclose(gains, sorted([-math.log(1 - linear) * 2.0] * 3 + [-math.log(1 - angular) * inertia_diag] * 3))
+    assert not model.dof_damping.any()
     c = compiled_of(text.replace(" damping Damping { linear 0.5 angular 0.1 }", ""))
-    assert not c.model.dof_damping.any()
+    assert c.model.nu == 0
 
 
 # --- located compile errors -----------------------------------------------------------------------------------

@@ -18,6 +18,11 @@ Mapping (documented in ``docs/differences.md``):
   same time constant. The time constant is kept at or above ``2 * dt / zeta`` so that the contact's
   natural period never drops below about 12 physics steps (MuJoCo's own two-step rule, which assumes
   zeta = 1). Without it, a bounce of 0.8 gains energy at every impact and objects fly off.
+- Friction cone: elliptic (``CONE_IMPRATIO`` = 100), and ``condim`` 1 (no tangential force at all) for
+  ``coulombFriction 0`` without rolling friction. MuJoCo's default pyramidal cone fails outside
+  moderate coefficients: with mu 0 a resting box is thrown up, with mu 5 to 100 or -1 it sinks into or
+  falls through the floor. MuJoCo's friction is a soft constraint, so a box held by friction creeps at a
+  steady speed; ``impratio`` makes friction that much stiffer than the normal direction (creep / 100).
 - Impedance: ``solimp = (0.5, 0.95, 1 mm, 0.5, 2)``, a softer contact onset than MuJoCo's default
   (dmin 0.9). With zeta < 0.4 a box resting on its corners otherwise rocks in a limit cycle forever
   (Webots avoids it with ``bounceVelocity``, which MuJoCo lacks); impacts still bounce as mapped.
@@ -30,10 +35,16 @@ from dataclasses import dataclass
 
 from wbsim.world.model import WbNode
 
-__all__ = ["ContactParams", "contact_params", "ode_surface_params", "INFINITE_FRICTION", "DEFAULT_WEBOTS_CONTACT"]
+__all__ = ["ContactParams", "contact_params", "ode_surface_params", "INFINITE_FRICTION", "DEFAULT_WEBOTS_CONTACT",
+           "CONE_IMPRATIO"]
 
 INFINITE_FRICTION = 1.0e6
 """Friction coefficient standing for Webots' infinite friction (-1); stable in MuJoCo's solver."""
+
+CONE_IMPRATIO = 100.0
+"""MuJoCo's ``impratio`` with the elliptic cone: friction 100 times stiffer than the normal direction, so a
+box held by friction on a 28 degree slope creeps at 5e-5 m/s instead of 5e-3 m/s (impratio 1); see
+docs/differences.md."""
 
 _DEFAULT_ERP = 0.2
 _DEFAULT_CFM = 0.001
@@ -46,7 +57,7 @@ class ContactParams:
 
     Attributes:
         friction: (slide, slide, torsion, roll, roll) coefficients.
-        condim: 3 (sliding friction) or 6 (with rolling and torsional friction).
+        condim: 1 (frictionless), 3 (sliding friction) or 6 (with rolling and torsional friction).
         solref: (timeconst s, damping ratio).
         solimp: MuJoCo's impedance parameters (dmin, dmax, width m, midpoint, power).
     """
@@ -82,6 +93,11 @@ def _damping_ratio(restitution: float) -> float:
     return max(0.01, -log_e / math.sqrt(math.pi**2 + log_e**2))
 
 
+def _condim(friction: tuple[float, ...]) -> int:
+    """3, or 1 when both sliding coefficients are 0 (MuJoCo would still apply its minimum friction 1e-5)."""
+    return 1 if friction[0] == 0.0 and friction[1] == 0.0 else 3
+
+
 def _surface_of(node: WbNode | None) -> _Surface:
     if node is None:
         return DEFAULT_WEBOTS_CONTACT
@@ -115,7 +131,8 @@ def ode_surface_params(mu: float, mu2: float, bounce: float, soft_erp: float, so
     stiffness_ratio = (max(soft_erp, 1e-6) / max(soft_cfm, 1e-12)) / (_DEFAULT_ERP / _DEFAULT_CFM)
     zeta = _damping_ratio(bounce)
     timeconst = max(_DEFAULT_TIMECONST / math.sqrt(stiffness_ratio), 2.0 * physics_dt_s / min(zeta, 1.0))
-    return ContactParams(friction=(clamp(mu), clamp(mu2), 0.0, 0.0, 0.0), condim=3, solref=(timeconst, zeta))
+    friction = (clamp(mu), clamp(mu2), 0.0, 0.0, 0.0)
+    return ContactParams(friction=friction, condim=_condim(friction), solref=(timeconst, zeta))
 
 
 def contact_params(node: WbNode | None, physics_dt_s: float) -> ContactParams:
@@ -128,7 +145,7 @@ def contact_params(node: WbNode | None, physics_dt_s: float) -> ContactParams:
     surface = _surface_of(node)
     mu = INFINITE_FRICTION if surface.coulomb < 0 else max(surface.coulomb, 0.0)
     rolling = tuple(INFINITE_FRICTION if r < 0 else r for r in surface.rolling)
-    condim = 6 if any(r > 0 for r in rolling) else 3
+    condim = 6 if any(r > 0 for r in rolling) else _condim((mu, mu))
     erp = max(surface.soft_erp, 1e-6)
     stiffness_ratio = (erp / surface.soft_cfm) / (_DEFAULT_ERP / _DEFAULT_CFM)
     zeta = _damping_ratio(surface.bounce)

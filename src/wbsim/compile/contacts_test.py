@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from wbsim.compile.builder import compile_world
-from wbsim.compile.contacts import DEFAULT_WEBOTS_CONTACT, INFINITE_FRICTION, contact_params
+from wbsim.compile.contacts import DEFAULT_WEBOTS_CONTACT, INFINITE_FRICTION, contact_params, ode_surface_params
 from wbsim.sim.simulation import Simulation
 from wbsim.world.loader import load_world_model_from_string
 from wbsim.world.model import WbNode
@@ -54,6 +54,14 @@ def test_coulomb_friction() -> None:
 def test_infinite_friction() -> None:
     p = contact_params(contact_node("coulombFriction [ -1 ]"), DT)
     assert p.friction[:2] == (INFINITE_FRICTION, INFINITE_FRICTION)
+
+
+def test_zero_friction_is_frictionless_condim_1() -> None:
+    """MuJoCo would keep its minimum friction 1e-5 with condim 3; Webots' 0 means no tangential force."""
+    assert contact_params(contact_node("coulombFriction [ 0 ]"), DT).condim == 1
+    assert contact_params(contact_node("coulombFriction [ 0 ] rollingFriction 0.01 0 0"), DT).condim == 6
+    assert ode_surface_params(0.0, 0.0, 0.0, 0.2, 0.001, DT).condim == 1
+    assert ode_surface_params(0.0, 0.5, 0.0, 0.2, 0.001, DT).condim == 3
 
 
 def test_rolling_friction_enables_condim_6() -> None:

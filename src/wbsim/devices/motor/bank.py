@@ -13,7 +13,11 @@ Per basic time step (Webots' ``prePhysicsStep``), for motors not in torque mode:
    ``max(staticFriction, available torque)``.
 
 In torque mode (``set_torque``) the given torque is applied and the velocity motor only keeps the
-joint's static friction. Kinematic joints (endPoint without Physics) are moved directly as Webots does.
+joint's static friction. Its impulse over the basic step is applied in the first MuJoCo step (``substeps``
+times the torque, then none), as ODE's one semi-implicit Euler step per basic step does: there the
+torque's velocity change moves the joint during the whole step, so a controller tuned in Webots sees its
+command act half a basic step earlier than under a torque held over finer steps (the inverted pendulum
+sample balances only with ODE's timing, see docs/differences.md). Kinematic joints (endPoint without Physics) are moved directly as Webots does.
 Units: rad, rad/s, N*m for rotational motors; m, m/s, N for linear ones; ``ts`` in s.
 """
 
@@ -125,6 +129,9 @@ class MotorBank(DeviceBank):
         # Force feedback is a sensor of the motor, sampled on Webots' sensor schedule.
         self.feedback_value = np.full(n, np.nan)
         self.feedback = SampleSchedule(n, self.basic_ms)
+        self.substeps = context.substeps
+        self.watches_substeps = False  # while torque-mode motors have a torque to front-load (see substep)
+        self._first_substep = False
         self.reset()
 
     def core(self, row: int) -> Motor:
@@ -196,6 +203,9 @@ class MotorBank(DeviceBank):
         )
         self._ctrl_idx = self.actuator[idx]
         self._ctrl_values = np.where(torque[idx], self.torque[idx], 0.0)
+        # ODE's timing: the whole basic step's torque impulse in the first MuJoCo step (module docstring).
+        self.watches_substeps = self.substeps > 1 and bool(np.any(self._ctrl_values != 0.0))
+        self._front_loaded = self._ctrl_values * self.substeps
         self._kinematic_idx = np.flatnonzero(self.kinematic)
         self._dirty = False
 
@@ -225,10 +235,19 @@ class MotorBank(DeviceBank):
             data.qvel[self.ref_dof[general]] = v
         if len(self._torque):
             data.qvel[self._torque_ref] = 0.0  # the velocity motor only keeps static friction
-        if len(self._ctrl_idx):
+        if self.watches_substeps:
+            data.ctrl[self._ctrl_idx] = self._front_loaded
+            self._first_substep = True
+        elif len(self._ctrl_idx):
             data.ctrl[self._ctrl_idx] = self._ctrl_values
         if len(self._kinematic_idx):
             self._kinematic(data)
+
+    def substep(self, data: mujoco.MjData) -> None:
+        """After the first MuJoCo step of a basic step with front-loaded torques: no torque for the others."""
+        if self._first_substep:
+            data.ctrl[self._ctrl_idx] = 0.0
+            self._first_substep = False
 
     def _kinematic(self, data: mujoco.MjData) -> None:
         """Webots' runKinematicControl for every kinematic joint: move it toward its target, ramping the
