@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from wbsim.errors import SourceLocation, WorldError, WorldLoadError, WorldSchemaError, WorldSyntaxError
+from wbsim.errors import (
+    SourceLocation,
+    WorldAssetError,
+    WorldError,
+    WorldLoadError,
+    WorldSchemaError,
+    WorldSyntaxError,
+)
 from wbsim.world.checker import ProtoScope
 from wbsim.world.loader import load_world_model
 from wbsim.world.model import WbNode, WorldModel
@@ -333,36 +340,19 @@ def test_mutually_recursive_protos_are_an_error(tmp_path: Path) -> None:
     assert error.message == "PROTO A uses itself (A -> B -> B2 -> A)."
 
 
-def test_procedural_proto_is_not_supported(tmp_path: Path) -> None:
-    protos = {"protos/Tpl.proto": "# template language: javascript\nPROTO Tpl [ field SFFloat r 1 ] {\n"
-                                  "  %< const r2 = fields.r.value * 2; >%\n  Solid { } }"}
-    error = one_error(tmp_path, "Tpl { }", protos)
-    assert isinstance(error, WorldSyntaxError)
-    assert error.message.startswith("Template statement '%<': procedural PROTOs")
-    assert "not supported" in error.message
-    assert error.location == at(tmp_path / "protos" / "Tpl.proto", 4, 3)
-
-
-def test_proto_syntax_error_keeps_its_class_and_location(tmp_path: Path) -> None:
-    protos = {"protos/Broken.proto": 'PROTO Broken [ ] {\n  Solid { name "x } }'}
-    error = one_error(tmp_path, "Group { children [ Broken { } ] }", protos)
-    assert isinstance(error, WorldSyntaxError)
-    assert error.message.startswith("Unclosed string literal")
-    assert error.location == at(tmp_path / "protos" / "Broken.proto", 3, 16)
-    assert error.node_path == "Group > children[0]"
-
-
 # -- lookup -------------------------------------------------------------------------------------------------------------
 
 
-def test_webots_url_without_local_copy_is_a_clear_error(tmp_path: Path) -> None:
+def test_webots_url_found_nowhere_is_one_error_listing_every_place(tmp_path: Path) -> None:
     world = 'EXTERNPROTO "webots://projects/robots/x/protos/Pioneer3at.proto"\nPioneer3at { }'
     error = one_error(tmp_path, world)
-    assert isinstance(error, WorldSchemaError)
-    assert error.message.startswith(
-        "PROTO Pioneer3at is declared from 'webots://projects/robots/x/protos/Pioneer3at.proto', which wbsim cannot fetch"
-    )
-    assert str(tmp_path / "protos" / "Pioneer3at.proto") in error.message
+    assert isinstance(error, WorldAssetError)
+    assert error.message.startswith("Cannot find PROTO Pioneer3at 'webots://projects/robots/x/protos/Pioneer3at.proto'")
+    assert str(tmp_path / "protos" / "**" / "Pioneer3at.proto") in error.message  # 1. project copy
+    assert "Webots home: not set (WEBOTS_HOME or --webots-home)" in error.message  # 2.
+    assert "R2023b/projects/robots/x/protos/Pioneer3at.proto (WBSIM_CACHE_DIR): not there" in error.message  # 3.
+    assert "not tried, offline (--offline / WBSIM_OFFLINE)" in error.message  # 4.
+    assert "Provide it by pointing WEBOTS_HOME" in error.message
     assert error.location == at(tmp_path / "worlds" / "w.wbt", 2, 13)
     assert error.node_path == "top-level node [0]"
 

@@ -22,6 +22,7 @@ __all__ = [
     "FieldSyntax",
     "ProtoFieldDecl",
     "ProtoSyntax",
+    "ProtoTemplate",
     "ExternProto",
     "WorldSyntax",
     "Item",
@@ -155,6 +156,30 @@ class ExternProto:
 
 
 @dataclass(frozen=True, slots=True)
+class ProtoTemplate:
+    """The body of a procedural PROTO: text with JavaScript template statements, expanded per instance.
+
+    Attributes:
+        content: the body text between the PROTO's opening ``{`` and its last ``}``.
+        line: the file line where ``content`` starts (1-based).
+        column: the column where ``content`` starts (1-based).
+        text: the whole file text (the expansion replaces ``content`` in it before parsing).
+        offset: the character offset of ``content`` in ``text``.
+        regenerators: names of the fields the template reads (``fields.<name>``; every field with
+            ``# tags: indirectFieldAccess``): only these are given to the template and key the cache.
+        deterministic: False with ``# tags: nonDeterministic`` (every instance is expanded anew).
+    """
+
+    content: str
+    line: int
+    column: int
+    text: str
+    offset: int
+    regenerators: frozenset[str]
+    deterministic: bool
+
+
+@dataclass(frozen=True, slots=True)
 class ProtoSyntax:
     """A parsed PROTO file.
 
@@ -165,6 +190,8 @@ class ProtoSyntax:
         externprotos: PROTOs the body may use.
         file: path of the PROTO file.
         location: position of the PROTO name.
+        template: for a procedural PROTO, its template; ``body`` is then only the root node's type
+            (fields empty) until an instance is expanded.
     """
 
     name: str
@@ -173,6 +200,7 @@ class ProtoSyntax:
     externprotos: tuple[ExternProto, ...]
     file: str
     location: SourceLocation
+    template: ProtoTemplate | None = None
 
 
 @dataclass(frozen=True, slots=True)
