@@ -80,7 +80,8 @@ class ProtoLibrary:
 
     def _declared(self, name: str, url: str, scope: ProtoScope, location: SourceLocation) -> Path:
         local_copy = self.project_dir / "protos" / "**" / f"{name}.proto"
-        if webots_relative_path(url) is not None:
+        named = webots_relative_path(url)
+        if named is not None:
             path = self._local(name)
             if path is not None:
                 return path
@@ -90,9 +91,13 @@ class ProtoLibrary:
                     "the world with Webots' assets (WEBOTS_HOME).",
                     location,
                 )
-            return self.assets.resolve(url, location, what=f"PROTO {name}",
-                                       looked=(f"project copy {local_copy}: none",),
-                                       hint=f"by copying it to {self.project_dir / 'protos'}")
+            tag = named[0]
+            origin = self.assets.webots_path_of(Path(scope.file))
+            if tag is None and origin is not None:
+                tag = origin[0]  # webots:// inside a file of Webots' tree: that file's release (as Webots does)
+            return self.assets.resolve_path(tag or self.assets.release, named[1], url, location,
+                                            what=f"PROTO {name}", looked=(f"project copy {local_copy}: none",),
+                                            hint=f"by copying it to {self.project_dir / 'protos'}")
         if url.startswith(_WEB_PREFIXES):
             path = self._local(name)
             if path is None:
