@@ -40,6 +40,7 @@ _IMPORT_RE = re.compile(
     r"""\bimport\s*(?:\*\s*as\s+(?P<alias>[A-Za-z_$][\w$]*)|\{(?P<names>[^}]*)\})\s*from\s*(?P<q>['"])(?P<module>[^'"]+)(?P=q)\s*;?"""
 )
 _FRAME_RE = re.compile(r"<input>:(\d+)")
+_FIELD_USE_RE = re.compile(r"(?<![\w$.])fields\.([A-Za-z_$][\w$]*)")
 
 _RUNTIME = r"""
 globalThis.__wbsim = (function () {
@@ -198,11 +199,16 @@ class TemplateEngine:
             "writeTextFile: (n, c) => __wbsim_write_text_file(String(n), String(c))};"
         )
 
-    def translate(self, content: str, line: int, file: str) -> str:
+    def translate(self, content: str, line: int, file: str, field_names: tuple[str, ...] | None = None,
+                  proto_name: str = "") -> str:
         """The JavaScript function for a template body starting at ``line`` of ``file`` (source text).
 
+        Args:
+            field_names: the PROTO's fields; a statement reading ``fields.<other>`` is an error (None: no check).
+
         Raises:
-            TemplateError: an unclosed ``%<``, an import of an unknown module or of ``wbfile``.
+            TemplateError: an unclosed ``%<``, an import of an unknown module or of ``wbfile``, a field the
+                PROTO does not declare.
         """
         imports: list[str] = []
         parts: list[str] = []
@@ -218,6 +224,15 @@ class TemplateEngine:
                                     SourceLocation(file, where, 1))
             parts.append(self._text(content[position:start]))
             statement = content[start + 2:end]
+            if field_names is not None:
+                for used in _FIELD_USE_RE.finditer(statement):
+                    if used.group(1) not in field_names:
+                        where = line + content.count("\n", 0, start + 2 + used.start())
+                        raise TemplateError(
+                            f"The template reads fields.{used.group(1)}, but PROTO {proto_name} has no field "
+                            f"'{used.group(1)}' (its fields: {', '.join(field_names) or 'none'}).",
+                            SourceLocation(file, where, 1),
+                        )
             if statement.startswith("="):
                 parts.append(f"__vrml += ({statement[1:]});")
             else:
@@ -265,7 +280,8 @@ class TemplateEngine:
 
         return _IMPORT_RE.sub(hoist, statement)
 
-    def compile(self, file: str, content: str, line: int) -> int:
+    def compile(self, file: str, content: str, line: int, field_names: tuple[str, ...] | None = None,
+                proto_name: str = "") -> int:
         """Compile a template body once per PROTO file; returns its index in the engine.
 
         Raises:
@@ -275,7 +291,7 @@ class TemplateEngine:
         if index is not None:
             return index
         js = self._engine()
-        source = self.translate(content, line, file)
+        source = self.translate(content, line, file, field_names, proto_name)
         try:
             function = js.eval(source)  # type: ignore[attr-defined]
         except Exception as error:  # quickjs.JSException
@@ -300,7 +316,7 @@ class TemplateEngine:
         Raises:
             TemplateError: a JavaScript exception or syntax error, located in the PROTO file.
         """
-        index = self.compile(file, content, line)
+        index = self.compile(file, content, line, field_names, proto_name)
         js = self._engine()
         ctx = self.context
         project = ctx.project_path.rstrip("/") + "/"

@@ -127,7 +127,11 @@ def test_syntax_error_is_located() -> None:
 
 def test_unknown_field_names_the_field() -> None:
     with pytest.raises(TemplateError) as info:
-        run("%<= fields.sise.value >%", {"size": 1.0})
+        run("\n%<= fields.sise.value >%", {"size": 1.0}, line=3)
+    assert info.value.message == "The template reads fields.sise, but PROTO T has no field 'sise' (its fields: size)."
+    assert info.value.location == SourceLocation(FILE, 4, 1)
+    with pytest.raises(TemplateError) as info:  # read by a computed name: found when it runs
+        run("%< const k = 'si' + 'se'; >%%<= fields[k].value >%", {"size": 1.0}, file="/other/T.proto")
     assert "PROTO T has no field 'sise'" in info.value.message
 
 
