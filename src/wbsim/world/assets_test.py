@@ -198,3 +198,39 @@ def test_check_exits_2_on_missing_assets_and_is_clean_with_webots_home(tmp_path:
     home = write_tree(tmp_path / "webots", TREE)
     assert main(["check", str(world), "--webots-home", str(home)]) == 0
     assert "OK" in capsys.readouterr().out
+
+
+# -- meshes of boundingObjects ------------------------------------------------------------------------------------
+
+MESH_WORLD = H + 'Solid {{ boundingObject Mesh {{ url "{url}" }} }}\n'
+
+
+def mesh_errors(tmp_path: Path, url: str, **options: object) -> list[str]:
+    """The asset errors of a world whose boundingObject is a Mesh (unsupported otherwise: only resolved)."""
+    try:
+        load_world_model(world_file(tmp_path, MESH_WORLD.format(url=url)), **options)  # type: ignore[arg-type]
+    except WorldLoadError as error:
+        return [e.message for e in error.errors]
+    return []
+
+
+def test_mesh_urls_resolve_like_protos(tmp_path: Path) -> None:
+    home = write_tree(tmp_path / "webots", {"projects/meshes/wheel.stl": "solid x\nendsolid x\n"})
+    assert mesh_errors(tmp_path, "webots://projects/meshes/wheel.stl", webots_home=home) == []
+    (message,) = mesh_errors(tmp_path, "webots://projects/meshes/wheel.stl")
+    assert message.startswith("Cannot find mesh 'webots://projects/meshes/wheel.stl'. Looked in:")
+    write_tree(tmp_path / "project", {"worlds/local.obj": "v 0 0 0\n"})
+    assert mesh_errors(tmp_path, "local.obj") == []
+    (message,) = mesh_errors(tmp_path, "missing.dae")
+    assert f"{tmp_path / 'project' / 'worlds' / 'missing.dae'}: not there" in message
+
+
+def test_mesh_relative_to_a_webots_proto_is_looked_up_in_webots_tree(tmp_path: Path, server) -> None:
+    remote, requested = server
+    write_tree(remote / "R2023b", {
+        "projects/robots/r/protos/Body.proto": H + 'PROTO Body [ ] { Solid { boundingObject Mesh { url "../meshes/b.stl" } } }\n',
+        "projects/robots/r/meshes/b.stl": "solid b\nendsolid b\n",
+    })
+    world = world_file(tmp_path, H + 'EXTERNPROTO "webots://projects/robots/r/protos/Body.proto"\nBody { }\n')
+    load_world_model(world)
+    assert "/R2023b/projects/robots/r/meshes/b.stl" in requested

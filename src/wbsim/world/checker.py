@@ -59,6 +59,9 @@ class ProtoScope:
 ProtoResolver = Callable[[str, ProtoScope, SourceLocation], "ProtoSyntax | None"]
 """Finds a PROTO by name for a scope; returns None if unknown, raises WorldError if found but broken."""
 
+AssetFinder = Callable[[str, str, SourceLocation], Path]
+"""Finds the local file of a URL written in a file (``url``, writing file, location); raises WorldError."""
+
 TemplateExpander = Callable[["ProtoSyntax", str], "tuple[ProtoSyntax, tuple[str, ...]]"]
 """Expands a procedural PROTO for a ``fields`` object (JavaScript source): the concrete PROTO and the lines
 its template wrote to its error stream; raises WorldError (located in the PROTO file) on failure."""
@@ -157,15 +160,18 @@ class Checker:
     Args:
         resolve_proto: finds PROTO definitions by name (see :data:`ProtoResolver`).
         expand_template: expands procedural PROTOs (see :data:`TemplateExpander`); None refuses them.
+        find_asset: finds mesh files of boundingObjects (see :data:`AssetFinder`); None does not look.
 
     Attributes:
         errors: every error found, in discovery order, without duplicates.
         warnings: every warning, without duplicates.
     """
 
-    def __init__(self, resolve_proto: ProtoResolver, expand_template: TemplateExpander | None = None) -> None:
+    def __init__(self, resolve_proto: ProtoResolver, expand_template: TemplateExpander | None = None,
+                 find_asset: AssetFinder | None = None) -> None:
         self._resolve_proto = resolve_proto
         self._expand_template = expand_template
+        self._find_asset = find_asset
         self._schemas = builtin_schemas()
         self.errors: list[WorldError] = []
         self.warnings: list[WorldWarning] = []
@@ -320,6 +326,8 @@ class Checker:
             )
             return None
         if schema.support == "unsupported":
+            if syntax.type_name == "Mesh" and self._bounding_depth and self._find_asset is not None:
+                self._check_mesh_url(syntax, ctx, container)
             self._warn(
                 f"{syntax.type_name} nodes are not simulated by wbsim yet; this node and everything inside it "
                 "are ignored.",
@@ -680,6 +688,24 @@ class Checker:
         node.inside_proto = ctx.inside_proto
         node.location = syntax.location
         return node
+
+    def _check_mesh_url(self, syntax: NodeSyntax, ctx: _Ctx, container: str) -> None:
+        """A boundingObject Mesh's file must be found, as Webots' own assets are (only resolved, not used)."""
+        assert self._find_asset is not None
+        for entry in syntax.fields:
+            if entry.name != "url":
+                continue
+            bound = self._resolve(entry, ctx, FieldSpec("url", FieldType("MFString"), ()), container, report=False)
+            if bound is None or not bound.value.items or not isinstance(bound.value.items[0], Atom):
+                return
+            first = bound.value.items[0]
+            if not isinstance(first.value, str) or not first.value:
+                return
+            try:
+                self._find_asset(first.value, bound.ctx.scope.file, first.location)
+            except WorldError as error:
+                self._record(type(error)(error.message, error.location or first.location, container))
+            return
 
     # -- procedural PROTOs ---------------------------------------------------------------------------
     def _instantiate(

@@ -80,7 +80,7 @@ def load_world_model_from_string(
                 coordinate_system=_coordinate_system(syntax),
             ))
             library = ProtoLibrary(project, resolver, engine)
-            checker = Checker(library.resolve, library.expand)
+            checker = Checker(library.resolve, library.expand, library.find_file)
             model = checker.check_world(syntax, project)
     except RecursionError:
         message = "The world is nested too deeply for wbsim to load."

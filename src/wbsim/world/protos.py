@@ -19,7 +19,7 @@ from __future__ import annotations
 import posixpath
 from pathlib import Path
 
-from wbsim.errors import SourceLocation, TemplateError, WorldSchemaError, WorldSyntaxError
+from wbsim.errors import SourceLocation, TemplateError, WorldAssetError, WorldSchemaError, WorldSyntaxError
 from wbsim.world.assets import AssetResolver, webots_relative_path
 from wbsim.world.checker import ProtoScope
 from wbsim.world.parser import parse_generated_proto, parse_proto
@@ -118,6 +118,37 @@ class ProtoLibrary:
             relative = posixpath.normpath(posixpath.join(posixpath.dirname(declaring), url))
             return self.assets.resolve_path(tag, relative, url, location, what=f"PROTO {name}")  # type: ignore[union-attr]
         raise WorldSchemaError(f"PROTO file not found: {path} (declared here).", location)
+
+    def find_file(self, url: str, written_in: str, location: SourceLocation) -> Path:
+        """The local file of a non-PROTO asset (a boundingObject mesh) written as ``url`` in ``written_in``.
+
+        A relative path is relative to the file that writes it (inside Webots' tree, looked up in that tree if
+        missing); ``webots://`` and Webots' GitHub addresses go through :mod:`wbsim.world.assets`.
+
+        Raises:
+            WorldAssetError: found nowhere (every place looked is listed).
+        """
+        named = webots_relative_path(url)
+        if named is not None and self.assets is not None:
+            tag = named[0]
+            origin = self.assets.webots_path_of(Path(written_in))
+            if tag is None and origin is not None:
+                tag = origin[0]
+            return self.assets.resolve_path(tag or self.assets.release, named[1], url, location, what="mesh")
+        if url.startswith(_WEB_PREFIXES) or named is not None:
+            raise WorldAssetError(f"Cannot find mesh {url!r}: wbsim fetches only Webots' own files "
+                                  "(webots:// with WEBOTS_HOME, the cache or a download).", location)
+        path = Path(url) if Path(url).is_absolute() else Path(written_in).parent / url
+        if path.is_file():
+            return path
+        origin = self.assets.webots_path_of(Path(written_in)) if self.assets is not None else None
+        if origin is not None and not Path(url).is_absolute():
+            tag, declaring = origin
+            relative = posixpath.normpath(posixpath.join(posixpath.dirname(declaring), url))
+            return self.assets.resolve_path(tag, relative, url, location, what="mesh",  # type: ignore[union-attr]
+                                            looked=(f"next to its file: {path}: not there",))
+        raise WorldAssetError(f"Cannot find mesh {url!r}. Looked in:\n    1. {path}: not there\n  "
+                              "Put the file there or fix the url.", location)
 
     def _parse(self, path: Path, name: str) -> ProtoSyntax:
         cached = self._parsed.get(path)
