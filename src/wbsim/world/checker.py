@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +66,10 @@ AssetFinder = Callable[[str, str, SourceLocation], Path]
 TemplateExpander = Callable[["ProtoSyntax", str], "tuple[ProtoSyntax, tuple[str, ...]]"]
 """Expands a procedural PROTO for a ``fields`` object (JavaScript source): the concrete PROTO and the lines
 its template wrote to its error stream; raises WorldError (located in the PROTO file) on failure."""
+
+_HIDDEN_SOLID_RE = re.compile(r"^(translation|rotation|linearVelocity|angularVelocity)_(\d+)$")
+_HIDDEN_JOINT_RE = re.compile(r"^(position|position2|position3)_(\d+)_(\d+)$")
+_JOINT_PARAMETERS = {"position": "jointParameters", "position2": "jointParameters2", "position3": "jointParameters3"}
 
 _JS_KEYS = {"Vec2f": ("x", "y"), "Vec3f": ("x", "y", "z"), "Color": ("r", "g", "b"), "Rotation": ("x", "y", "z", "a")}
 
@@ -687,7 +692,65 @@ class Checker:
         node.proto_fields = proto_fields
         node.inside_proto = ctx.inside_proto
         node.location = syntax.location
+        if syntax.hidden:
+            self._apply_hidden(node, syntax, ctx, instance_path)
         return node
+
+    def _apply_hidden(self, root: WbNode, syntax: NodeSyntax, ctx: _Ctx, path: str) -> None:
+        """Apply the hidden fields Webots saves in a PROTO instance (Webots' "PROTO hidden fields" page).
+
+        ``translation_i``, ``rotation_i``, ``linearVelocity_i``, ``angularVelocity_i`` set fields of the i-th
+        Solid of the instance in depth-first pre-order (the root being 0); ``position_i_j`` (and
+        ``position2_i_j``, ``position3_i_j``) the position of the j-th joint, in pre-order, whose parent
+        Solid is the i-th one.
+        """
+        solids: list[WbNode] = []
+
+        def collect(node: WbNode) -> None:
+            if node.is_a("solid"):
+                solids.append(node)
+            for _, _, child in node.child_nodes():
+                collect(child)
+
+        def joints_of(node: WbNode, found: list[WbNode]) -> list[WbNode]:
+            for _, _, child in node.child_nodes():
+                if child.is_a("solid"):
+                    continue
+                if child.is_a("joint"):
+                    found.append(child)
+                joints_of(child, found)
+            return found
+
+        collect(root)
+        for entry in syntax.hidden:
+            target: WbNode | None = None
+            name = ""
+            solid_match = _HIDDEN_SOLID_RE.match(entry.name)
+            joint_match = _HIDDEN_JOINT_RE.match(entry.name)
+            if solid_match is not None:
+                index = int(solid_match.group(2))
+                target = solids[index] if index < len(solids) else None
+                name = solid_match.group(1)
+            elif joint_match is not None:
+                index, joint_index = int(joint_match.group(2)), int(joint_match.group(3))
+                joints = joints_of(solids[index], []) if index < len(solids) else []
+                joint = joints[joint_index] if joint_index < len(joints) else None
+                parameters = _JOINT_PARAMETERS[joint_match.group(1)]
+                if joint is not None and parameters in joint.schema.fields:
+                    value = joint.fields.get(parameters)
+                    target = value if isinstance(value, WbNode) else None
+                name = "position"
+            if target is None or name not in target.schema.fields:
+                self._warn(f"Hidden field '{entry.name}' matches no node of PROTO {root.display_type}; ignored.",
+                           entry.location, path)
+                continue
+            spec = target.schema.fields[name]
+            assert isinstance(entry.value, ValueSyntax)
+            value = self._value(spec, entry.value, ctx, target.path, target.schema.name)
+            if value is _INVALID:
+                continue
+            target.fields[name] = value
+            target.given = target.given | {name}
 
     def _check_mesh_url(self, syntax: NodeSyntax, ctx: _Ctx, container: str) -> None:
         """A boundingObject Mesh's file must be found, as Webots' own assets are (only resolved, not used)."""

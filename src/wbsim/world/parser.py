@@ -167,7 +167,7 @@ class _Parser:
                     f"Missing '}}' to close node {type_token.text} opened at line {type_token.location.line}.",
                     token,
                 )
-            entry = self.field_entry(type_token.text)
+            entry = self.field_entry(type_token.text, node)
             if entry is not None:
                 node.fields.append(entry)
                 value = entry.value
@@ -179,16 +179,18 @@ class _Parser:
             self.defs[def_name] = node
         return node
 
-    def field_entry(self, node_type: str) -> FieldSyntax | None:
+    def field_entry(self, node_type: str, node: NodeSyntax) -> FieldSyntax | None:
+        """One field entry; a ``hidden`` entry is added to ``node.hidden`` and gives None."""
         token = self.next()
         if token.kind is not TokenKind.WORD:
             raise self.error(f"Expected a field name or '}}' in node {node_type}, found {token.describe()}.", token)
         if token.text == "hidden":
-            # Webots stores internal state of PROTO instances as hidden fields; wbsim does not need it.
+            # Webots saves the state of a PROTO instance's inner nodes as hidden fields (applied by the checker).
             name = self.expect(TokenKind.WORD, "a field name after 'hidden'")
             self.path.append(name.text)
-            self.value(f"hidden field of {node_type}")
+            value = self.value(f"hidden field of {node_type}")
             self.path.pop()
+            node.hidden.append(FieldSyntax(name.text, value, name.location))
             return None
         if not is_identifier(token.text):
             raise self.error(f"Expected a field name or '}}' in node {node_type}, found {token.describe()}.", token)

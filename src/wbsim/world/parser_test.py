@@ -145,13 +145,16 @@ def test_bare_literal_run_stops_at_the_next_field_name() -> None:
     assert atoms(field(node, "rotation")) == [0.0, 0.0, 1.0, 1.57]
 
 
-def test_hidden_fields_are_skipped() -> None:
+def test_hidden_fields_are_kept_apart() -> None:
     (node,) = world(
         "MyProto {\n hidden position_0_0 1\n hidden linearVelocity_1 0 0 0 hidden rotation_5 0 0 1 0.5"
         " hidden list_2 [ 1 2 ] size 1 }"
     ).nodes
     assert isinstance(node, NodeSyntax)
     assert [f.name for f in node.fields] == ["size"]
+    assert [f.name for f in node.hidden] == ["position_0_0", "linearVelocity_1", "rotation_5", "list_2"]
+    assert [atoms(f) for f in node.hidden] == [[1.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.5], [1.0, 2.0]]
+    assert node.hidden[0].location == loc(3, 9)
 
 
 def test_hidden_field_needs_a_name_and_value() -> None:

@@ -582,3 +582,88 @@ def test_two_hundred_procedural_instances_load_quickly(tmp_path: Path) -> None:
     elapsed = time.perf_counter() - start
     assert len(solids(model)) == 400
     assert elapsed < 2.0, f"{elapsed:.2f} s"
+
+
+# -- hidden fields ------------------------------------------------------------------------------------------------
+
+ROVER = """PROTO Rover [ field SFVec3f translation 0 0 0 ] {
+  Robot {
+    translation IS translation
+    children [
+      HingeJoint {
+        jointParameters HingeJointParameters { axis 0 1 0 }
+        endPoint Solid { name "left" translation 0 0.1 0 children [
+          HingeJoint { jointParameters HingeJointParameters { } endPoint Solid { name "tip" } } ] }
+      }
+      Group { children [ Solid { name "mast" translation 0 0 0.2 } ] }
+      HingeJoint {
+        jointParameters HingeJointParameters { axis 0 1 0 }
+        endPoint Solid { name "right" translation 0 -0.1 0 }
+      }
+    ]
+    physics Physics { }
+  }
+}
+"""
+
+
+def test_hidden_fields_restore_joint_positions_poses_and_velocities(tmp_path: Path) -> None:
+    world = """Rover {
+  hidden position_0_0 0.5
+  hidden position_0_1 -0.25
+  hidden position_1_0 2
+  hidden translation_1 0 0.1 0.01
+  hidden rotation_1 0 1 0 0.5
+  hidden linearVelocity_0 1 2 3
+  hidden angularVelocity_4 0 0 4
+  translation 1 0 0
+}"""
+    model = load(tmp_path, world, {"protos/Rover.proto": ROVER})
+    robot = model.nodes[0]
+    by_name = {n["name"]: n for n in model.walk() if n.is_a("solid")}
+    # Solids in pre-order: 0 robot, 1 left, 2 tip, 3 mast, 4 right; joints of the robot: left (0), right (1).
+    left_joint, right_joint = (c for c in robot["children"] if c.is_a("joint"))  # type: ignore[union-attr]
+    assert left_joint["jointParameters"]["position"] == 0.5  # type: ignore[index]
+    assert right_joint["jointParameters"]["position"] == -0.25  # type: ignore[index]
+    tip_joint = by_name["left"]["children"][0]  # type: ignore[index]
+    assert tip_joint["jointParameters"]["position"] == 2.0
+    assert by_name["left"]["translation"] == (0.0, 0.1, 0.01)
+    assert by_name["left"]["rotation"] == (0.0, 1.0, 0.0, 0.5)
+    assert robot["linearVelocity"] == (1.0, 2.0, 3.0) and robot["translation"] == (1.0, 0.0, 0.0)
+    assert by_name["right"]["angularVelocity"] == (0.0, 0.0, 4.0)
+    assert by_name["mast"]["translation"] == (0.0, 0.0, 0.2)  # untouched
+
+
+def test_hidden_field_matching_nothing_is_a_warning(tmp_path: Path) -> None:
+    model = load(tmp_path, "Rover { hidden translation_9 0 0 1 hidden position_0_7 1 }", {"protos/Rover.proto": ROVER})
+    assert [w.message for w in model.warnings] == [
+        "Hidden field 'translation_9' matches no node of PROTO Rover; ignored.",
+        "Hidden field 'position_0_7' matches no node of PROTO Rover; ignored.",
+    ]
+    assert model.warnings[0].location == at(tmp_path / "worlds" / "w.wbt", 2, 16)
+
+
+def test_hidden_field_with_a_bad_value_is_an_error(tmp_path: Path) -> None:
+    error = one_error(tmp_path, "Rover { hidden translation_1 0 0 }", {"protos/Rover.proto": ROVER})
+    assert "Invalid value for field 'translation' of Solid (SFVec3f)" in error.message
+
+
+def test_hidden_joint_position_reaches_the_simulation(tmp_path: Path) -> None:
+    from wbsim.sim.simulation import load_world
+
+    arm = ('PROTO Arm [ ] { Robot { children [ HingeJoint { jointParameters HingeJointParameters { axis 0 0 1 } '
+           'device [ PositionSensor { name "ps" } ] endPoint Solid { translation 0.1 0 0 physics Physics { } '
+           'boundingObject Box { size 0.05 0.05 0.05 } } } ] controller "<none>" } }')
+    readings = []
+    for hidden in ("hidden position_0_0 0.5", ""):
+        path = project(tmp_path, f"WorldInfo {{ gravity 0 }}\nArm {{ {hidden} }}", {"protos/Arm.proto": arm})
+        sim = load_world(path, start_controllers=False)
+        try:
+            robot = sim.robot("robot")
+            sensor = robot.getDevice("ps")
+            sensor.enable(32)
+            robot.step(32)
+            readings.append(sensor.getValue())
+        finally:
+            sim.close()
+    assert readings == [0.5, 0.0]  # the saved joint angle, as Webots restores it; none: the rest pose

@@ -59,14 +59,16 @@ class NodeSyntax:
         type_name: the node or PROTO type name as written.
         location: position of the type name.
         def_name: the DEF name, if any.
-        fields: the field entries in file order (hidden fields are dropped by the parser).
-        file: the file the node was written in.
+        fields: the field entries in file order.
+        hidden: the ``hidden name value`` entries Webots saves in PROTO instances (joint positions, solid
+            poses and velocities of the PROTO's inner nodes), in file order.
     """
 
     type_name: str
     location: SourceLocation
     def_name: str | None = None
     fields: list[FieldSyntax] = field(default_factory=list)
+    hidden: list[FieldSyntax] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
