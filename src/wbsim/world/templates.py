@@ -36,6 +36,8 @@ MODULE_NAMES = ("wbcore", "wbgeometry", "wbmath", "wbrandom", "wbrotation", "wbu
 
 # JavaScript line numbers of template code start here; the runtime's own code stays far below.
 _LINE_OFFSET = 100_000
+# A template that runs longer than this (an endless loop) is stopped with an error instead of hanging the load.
+_TIME_LIMIT_S = 60
 _IMPORT_RE = re.compile(
     r"""\bimport\s*(?:\*\s*as\s+(?P<alias>[A-Za-z_$][\w$]*)|\{(?P<names>[^}]*)\})\s*from\s*(?P<q>['"])(?P<module>[^'"]+)(?P=q)\s*;?"""
 )
@@ -147,10 +149,12 @@ class TemplateEngine:
 
     Args:
         context: what templates see as ``context``.
+        time_limit_s: a template running longer (an endless loop) is stopped with an error.
     """
 
-    def __init__(self, context: TemplateContext) -> None:
+    def __init__(self, context: TemplateContext, time_limit_s: int = _TIME_LIMIT_S) -> None:
         self.context = context
+        self.time_limit_s = time_limit_s
         self._js: object | None = None
         self._compiled: dict[str, int] = {}
 
@@ -318,6 +322,8 @@ class TemplateEngine:
         """
         index = self.compile(file, content, line, field_names, proto_name)
         js = self._engine()
+        # QuickJS cannot call back into Python (wbfile) under a time limit: such templates run without one.
+        js.set_time_limit(-1 if "wbfile" in content else self.time_limit_s)  # type: ignore[attr-defined]
         ctx = self.context
         project = ctx.project_path.rstrip("/") + "/"
         context = {
@@ -336,14 +342,16 @@ class TemplateEngine:
         try:
             raw = js.eval(call)  # type: ignore[attr-defined]
         except Exception as error:  # quickjs.JSException
-            raise self._located(error, file, line) from None
+            raise self._located(error, file, line, self.time_limit_s) from None
         result = json.loads(raw)
         return TemplateResult(str(result["vrml"]), tuple(result["err"]))
 
     @staticmethod
-    def _located(error: Exception, file: str, line: int) -> TemplateError:
+    def _located(error: Exception, file: str, line: int, time_limit_s: int = _TIME_LIMIT_S) -> TemplateError:
         text = str(error)
         message = text.split("\n", 1)[0].strip()
+        if message == "InternalError: interrupted":
+            message += f" (the template ran for more than {time_limit_s} s)"
         where = SourceLocation(file, line, 1)
         for match in _FRAME_RE.finditer(text):
             number = int(match.group(1))

@@ -331,3 +331,11 @@ def test_wbgeometry_bsplines() -> None:
 def test_every_module_is_available() -> None:
     got = value("[" + ", ".join(f"typeof {m}" for m in MODULE_NAMES) + "]", " ".join(MODULE_NAMES))
     assert got == ["object"] * len(MODULE_NAMES)
+
+
+def test_endless_template_is_stopped() -> None:
+    eng = TemplateEngine(TemplateContext("/w.wbt", "/p", "", "R2023b"), time_limit_s=1)
+    with pytest.raises(TemplateError) as info:
+        eng.expand(FILE, "\n%< while (true) {} >%", 7, "T", "{}", (), 1)
+    assert "interrupted (the template ran for more than 1 s)" in info.value.message
+    assert info.value.location.file == FILE
