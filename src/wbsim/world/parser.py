@@ -397,6 +397,7 @@ class _Parser:
         template = ProtoTemplate(
             content=content, line=content_line, column=content_column, text=text, offset=offset,
             regenerators=regenerators, deterministic="nonDeterministic" not in tags,
+            interface_defs=tuple(self.defs.items()),
         )
         return ProtoSyntax(name.text, tuple(decls), body, tuple(externs), self.file, name.location, template)
 
@@ -465,10 +466,26 @@ def parse_proto(text: str, file: str) -> ProtoSyntax:
 
 
 
-def parse_generated_proto(text: str, file: str) -> ProtoSyntax:
-    """Parse a PROTO file whose template was expanded (the text is taken literally, never as a template).
+def parse_generated_proto(proto: ProtoSyntax, body_text: str) -> ProtoSyntax:
+    """The concrete PROTO of a procedural one whose body template generated ``body_text``.
+
+    The interface is not parsed again; the generated text is taken literally (never as a template) and
+    placed where the template starts in the file, so its first lines keep the file's line numbers.
 
     Raises:
-        WorldSyntaxError: as :func:`parse_proto` (lines are those of the generated text).
+        WorldSyntaxError: as :func:`parse_proto` (lines count from the start of the template).
     """
-    return _Parser(text, file, in_proto=True).proto()
+    template = proto.template
+    assert template is not None, "for procedural PROTOs"
+    first_line = template.text.split("\n", 1)[0]
+    padded = first_line + "\n" * (template.line - 1) + " " * (template.column - 1) + body_text
+    parser = _Parser(padded, proto.file, in_proto=True)
+    parser.defs = dict(template.interface_defs)
+    parser.path = [f"PROTO {proto.name}"]
+    body = parser.node()
+    if isinstance(body, UseSyntax):
+        raise WorldSyntaxError("The body of a PROTO must be a node, not USE.", body.location)
+    trailing = parser.peek()
+    if trailing.kind is not TokenKind.EOF:
+        raise parser.error(f"A PROTO body has exactly one root node; found {trailing.describe()}.", trailing)
+    return ProtoSyntax(proto.name, proto.fields, body, proto.externprotos, proto.file, proto.location)

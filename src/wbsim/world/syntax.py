@@ -170,6 +170,7 @@ class ProtoTemplate:
         regenerators: names of the fields the template reads (``fields.<name>``; every field with
             ``# tags: indirectFieldAccess``): only these are given to the template and key the cache.
         deterministic: False with ``# tags: nonDeterministic`` (every instance is expanded anew).
+        interface_defs: the DEF names of the interface defaults, which the body may USE.
     """
 
     content: str
@@ -179,6 +180,7 @@ class ProtoTemplate:
     offset: int
     regenerators: frozenset[str]
     deterministic: bool
+    interface_defs: tuple[tuple[str, NodeSyntax], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
