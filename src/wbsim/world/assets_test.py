@@ -234,3 +234,14 @@ def test_mesh_relative_to_a_webots_proto_is_looked_up_in_webots_tree(tmp_path: P
     world = world_file(tmp_path, H + 'EXTERNPROTO "webots://projects/robots/r/protos/Body.proto"\nBody { }\n')
     load_world_model(world)
     assert "/R2023b/projects/robots/r/meshes/b.stl" in requested
+
+
+def test_run_takes_webots_home_and_offline(tmp_path: Path, server, capsys) -> None:
+    remote, requested = server
+    write_tree(remote / "R2023b", TREE)
+    world = world_file(tmp_path)
+    assert main(["run", str(world), "--duration", "0.1", "--no-progress", "--offline"]) == 2
+    assert "not tried, offline" in capsys.readouterr().err and requested == []
+    home = write_tree(tmp_path / "webots", TREE)
+    assert main(["run", str(world), "--duration", "0.1", "--no-progress", "--webots-home", str(home)]) == 0
+    assert requested == []  # found in the Webots home: nothing downloaded
