@@ -229,9 +229,13 @@ def test_wbvector2() -> None:
                 "wbvector2.angle({x: 1, y: 1}, {x: 0, y: 0}), wbvector2.cross({x: 1, y: 0}, {x: 0, y: 1}), "
                 "wbvector2.dot({x: 1, y: 2}, {x: 3, y: 4}), wbvector2.normalize({x: 3, y: 4}), "
                 "wbvector2.intersection({x: 0, y: 0}, {x: 2, y: 2}, {x: 0, y: 2}, {x: 2, y: 0}), "
-                "wbvector2.intersection({x: 0, y: 0}, {x: 1, y: 1}, {x: 0, y: 1}, {x: 1, y: 2})]", "wbvector2")
+                "wbvector2.intersection({x: 0, y: 0}, {x: 1, y: 1}, {x: 0, y: 1}, {x: 1, y: 2}), "
+                "wbvector2.intersection({x: 1, y: -1}, {x: 1, y: 3}, {x: 0, y: 0}, {x: 2, y: 2}), "
+                "wbvector2.intersection({x: 0, y: 0}, {x: 1, y: 0}, {x: 2, y: -1}, {x: 3, y: 1}), "
+                "wbvector2.normalize({x: 0, y: 0})]", "wbvector2")
     assert got == [True, {"x": 4, "y": 6}, {"x": -2, "y": -3}, {"x": 3, "y": 6}, 5, 5, math.pi / 4, 1, 11,
-                   {"x": 0.6, "y": 0.8}, {"x": 1, "y": 1}, None]
+                   {"x": 0.6, "y": 0.8}, {"x": 1, "y": 1}, None,  # crossing; parallel
+                   {"x": 1, "y": 1}, None, None]  # a vertical segment; x ranges apart; zero vector
 
 
 def test_wbvector3() -> None:
@@ -264,11 +268,17 @@ def test_wbrotation_conversions() -> None:
                 "wbrotation.fromMatrix3({0: 1, 1: 0, 2: 0, 3: 0, 4: -1, 5: 0, 6: 0, 7: 0, 8: -1}), "
                 "wbrotation.isIdentity({x: 1, y: 0, z: 0, a: 0}), wbrotation.isIdentity({x: 1, y: 0, z: 0, a: 1}), "
                 "wbrotation.equal({x: 1, y: 0, z: 0, a: 1}, {x: 1, y: 0, z: 0, a: 1}), "
-                "wbrotation.normalize({x: 0, y: 3, z: 4, a: 1})]", "wbrotation")
+                "wbrotation.normalize({x: 0, y: 3, z: 4, a: 1}), wbrotation.normalize({x: 0, y: 0, z: 0, a: 4}), "
+                "wbrotation.fromQuaternion({w: 1, x: 0, y: 0, z: 0}), wbrotation.isValid({x: 0, y: 0, z: 0, a: 1}), "
+                "(() => { const r = {x: 0, y: 0, z: 2, a: -7}; wbrotation.normalizeAxis(r); "
+                "wbrotation.normalizeAngle(r); return r; })()]", "wbrotation")
     assert close(got, [
         {"w": h, "x": 0, "y": 0, "z": h}, {"x": 0, "y": 1, "z": 0, "a": math.pi / 2},
         {"0": 0, "1": -1, "2": 0, "3": 1, "4": 0, "5": 0, "6": 0, "7": 0, "8": 1},
         {"x": 1, "y": 0, "z": 0, "a": math.pi}, True, False, True, {"x": 0, "y": 0.6, "z": 0.8, "a": 1},
+        # Webots' conventions: a zero axis becomes y, angles wrap into [-pi, pi], the identity is about y
+        {"x": 0, "y": 1, "z": 0, "a": 4 - 2 * math.pi}, {"x": 0, "y": 1, "z": 0, "a": 0}, False,
+        {"x": 0, "y": 0, "z": 1, "a": -7 + 2 * math.pi},
     ])
 
 

@@ -8,14 +8,13 @@
     const s = Math.sin(r.a / 2) / n;
     return {w: Math.cos(r.a / 2), x: r.x * s, y: r.y * s, z: r.z * s};
   }
+  // The identity is returned as a zero angle about y, as Webots does below 1e-4 rad.
   function fromQuaternion(q) {
-    const n = Math.sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
-    const w = Math.max(-1, Math.min(1, q.w / n));
-    const a = 2 * Math.acos(w);
-    const s = Math.sqrt(1 - w * w);
-    if (s < 1e-12)
-      return {x: 0, y: 0, z: 1, a: 0};
-    return {x: q.x / n / s, y: q.y / n / s, z: q.z / n / s, a: a};
+    const a = 2 * Math.acos(Math.max(-1, Math.min(1, q.w)));
+    if (a < 0.0001)
+      return {x: 0, y: 1, z: 0, a: 0};
+    const n = Math.sqrt(q.x * q.x + q.y * q.y + q.z * q.z);
+    return {x: q.x / n, y: q.y / n, z: q.z / n, a: a};
   }
   function toMatrix3(r) {
     const n = Math.sqrt(r.x * r.x + r.y * r.y + r.z * r.z) || 1;
@@ -52,12 +51,31 @@
   function isIdentity(r) {
     return r.a === 0;
   }
-  function normalize(r) {
+  function isValid(r) {
+    return r.x !== 0 || r.y !== 0 || r.z !== 0;
+  }
+  // In place, as Webots: a zero axis becomes y, the axis unit length, the angle within [-pi, pi].
+  function normalizeAxis(r) {
+    if (!isValid(r)) {
+      r.x = 0;
+      r.y = 1;
+      r.z = 0;
+    }
     const n = Math.sqrt(r.x * r.x + r.y * r.y + r.z * r.z);
-    let a = r.a % (2 * Math.PI);
-    if (n === 0)
-      return {x: 0, y: 0, z: 1, a: 0};
-    return {x: r.x / n, y: r.y / n, z: r.z / n, a: a};
+    r.x /= n;
+    r.y /= n;
+    r.z /= n;
+  }
+  function normalizeAngle(r) {
+    while (r.a < -Math.PI)
+      r.a += 2 * Math.PI;
+    while (r.a > Math.PI)
+      r.a -= 2 * Math.PI;
+  }
+  function normalize(r) {
+    normalizeAxis(r);
+    normalizeAngle(r);
+    return r;
   }
   function multiplyQuaternions(p, q) {
     return {
@@ -87,7 +105,7 @@
     return {x: p.x, y: p.y, z: p.z};
   }
   return {
-    equal, fromQuaternion, toQuaternion, fromMatrix3, toMatrix3, isIdentity, normalize, combine,
-    rotateVector3ByMatrix3, rotateVector3ByRotation, rotateVector3ByQuaternion
+    equal, fromQuaternion, toQuaternion, fromMatrix3, toMatrix3, isIdentity, isValid, normalize, normalizeAxis,
+    normalizeAngle, combine, rotateVector3ByMatrix3, rotateVector3ByRotation, rotateVector3ByQuaternion
   };
 })
