@@ -212,14 +212,16 @@ def test_wbutility_type_checks() -> None:
                  "wbutility.isVector2({x: 1, y: 2, z: 3}), wbutility.isVector3({x: 1, y: 2, z: 3}), "
                  "wbutility.isAxisAngle({x: 0, y: 0, z: 1, a: 1}), wbutility.isQuaternion({w: 1, x: 0, y: 0, z: 0}), "
                  "wbutility.isMatrix3([1, 0, 0, 0, 1, 0, 0, 0, 1]), wbutility.isMatrix3([1, 0]), "
-                 "wbutility.isArrayOfPoints([{x: 1, y: 2}], 2), wbutility.isArrayOfPoints([{x: 1, y: 2}], 3)]",
-                 "wbutility") == [True, False, True, False, True, True, True, True, False, True, False]
+                 "wbutility.isArrayOfPoints([{x: 1, y: 2}], 2), wbutility.isArrayOfPoints([{x: 1, y: 2}], 3), "
+                 "wbutility.isVector2(null), wbutility.isVector2(5)]",
+                 # Webots' checks look for the keys only: a 3D point is also a 2D one
+                 "wbutility") == [True, False, True, True, True, True, True, True, False, True, False, False, False]
 
 
 def test_wbutility_messages() -> None:
     result = engine().expand(FILE, "%< import * as wbutility from 'wbutility.js'; wbutility.error('bad'); "
-                                   "wbutility.info('fine'); >%", 1, "T", "{}", (), 1)
-    assert result.errors == ("bad",)
+                                   "wbutility.info('fine'); wbutility.isArrayOfPoints([], 4); >%", 1, "T", "{}", (), 1)
+    assert result.errors == ("bad", "The second parameter of wbutility.isArrayOfPoints can only be 2 or 3.")
 
 
 def test_wbvector2() -> None:

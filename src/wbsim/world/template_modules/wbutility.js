@@ -3,31 +3,36 @@
   function isScalar(s) {
     return typeof s === 'number';
   }
-  function hasNumbers(o, keys) {
-    if (o === null || typeof o !== 'object' || Object.keys(o).length !== keys.length)
+  // As in Webots, a vector, rotation or matrix is any object that has the named keys (extra keys and
+  // non-numeric values are accepted: Webots' key-count test never applies to objects).
+  function hasKeys(o, keys) {
+    if (o === null || typeof o !== 'object')
       return false;
-    return keys.every((k) => typeof o[k] === 'number');
+    return keys.every((k) => Object.prototype.hasOwnProperty.call(o, k));
   }
   function isVector2(v) {
-    return hasNumbers(v, ['x', 'y']);
+    return hasKeys(v, ['x', 'y']);
   }
   function isVector3(v) {
-    return hasNumbers(v, ['x', 'y', 'z']);
+    return hasKeys(v, ['x', 'y', 'z']);
   }
   function isAxisAngle(r) {
-    return hasNumbers(r, ['x', 'y', 'z', 'a']);
+    return hasKeys(r, ['x', 'y', 'z', 'a']);
   }
   function isQuaternion(q) {
-    return hasNumbers(q, ['w', 'x', 'y', 'z']);
+    return hasKeys(q, ['w', 'x', 'y', 'z']);
   }
   function isMatrix3(m) {
-    return hasNumbers(m, ['0', '1', '2', '3', '4', '5', '6', '7', '8']);
+    return hasKeys(m, ['0', '1', '2', '3', '4', '5', '6', '7', '8']);
   }
   function isArrayOfPoints(array, dim) {
     if (!Array.isArray(array))
       return false;
-    const check = dim === 2 ? isVector2 : dim === 3 ? isVector3 : null;
-    return check !== null && array.every(check);
+    if (dim !== 2 && dim !== 3) {
+      error('The second parameter of wbutility.isArrayOfPoints can only be 2 or 3.');
+      return false;
+    }
+    return array.every(dim === 2 ? isVector2 : isVector3);
   }
   // Messages go to the PROTO's output streams, which wbsim reports as located warnings (errors) or drops (info).
   function error(message) {
