@@ -667,3 +667,31 @@ def test_hidden_joint_position_reaches_the_simulation(tmp_path: Path) -> None:
         finally:
             sim.close()
     assert readings == [0.5, 0.0]  # the saved joint angle, as Webots restores it; none: the rest pose
+
+
+def test_template_sees_every_field_type_in_webots_form(tmp_path: Path) -> None:
+    import json
+
+    every = JS + """PROTO Every [
+  field SFBool b TRUE field SFInt32 i 3 field SFFloat f 0.5 field SFString s "x" field SFVec2f v2 1 2
+  field SFVec3f v3 1 2 3 field SFColor c 1 0.5 0 field SFRotation r 0 0 2 1 field MFFloat mf [ 1 2 ]
+  field MFVec3f mv [ 1 2 3, 4 5 6 ] field MFString ms [ "a" "b" ] field MFInt32 mi [ ] field MFBool mb [ FALSE ]
+]
+{
+  %< const names = ['b', 'i', 'f', 's', 'v2', 'v3', 'c', 'r', 'mf', 'mv', 'ms', 'mi', 'mb'];
+     const out = {};
+     for (const n of names) out[n] = [fields[n].value, fields[n].defaultValue]; >%
+  Solid { description "%<= JSON.stringify(out).replace(/"/g, "'") >%" }
+}
+"""
+    every = every.replace("# template language: javascript\n", "# template language: javascript\n# tags: indirectFieldAccess\n")
+    model = load(tmp_path, 'Every { b FALSE i 7 s "y" v3 0 0 1 r 1 0 0 0.5 mv [ ] ms "z" mi [ 1 2 ] }',
+                 {"protos/Every.proto": every})
+    got = json.loads(str(model.nodes[0]["description"]).replace("'", '"'))
+    assert got == {
+        "b": [False, True], "i": [7, 3], "f": [0.5, 0.5], "s": ["y", "x"], "v2": [{"x": 1, "y": 2}] * 2,
+        "v3": [{"x": 0, "y": 0, "z": 1}, {"x": 1, "y": 2, "z": 3}], "c": [{"r": 1, "g": 0.5, "b": 0}] * 2,
+        "r": [{"x": 1, "y": 0, "z": 0, "a": 0.5}, {"x": 0, "y": 0, "z": 1, "a": 1}],  # axes normalised
+        "mf": [[1, 2], [1, 2]], "mv": [[], [{"x": 1, "y": 2, "z": 3}, {"x": 4, "y": 5, "z": 6}]],
+        "ms": [["z"], ["a", "b"]], "mi": [[1, 2], []], "mb": [[False], [False]],
+    }
