@@ -69,3 +69,12 @@ def load() -> Callable[..., object]:
     yield make
     for sim in opened:
         sim.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_webots_assets(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Tests never see the user's Webots installation or cache, and never download (WBSIM_OFFLINE)."""
+    monkeypatch.delenv("WEBOTS_HOME", raising=False)
+    monkeypatch.delenv("WBSIM_WEBOTS_URL", raising=False)
+    monkeypatch.setenv("WBSIM_OFFLINE", "1")
+    monkeypatch.setenv("WBSIM_CACHE_DIR", str(tmp_path_factory.mktemp("wbsim-cache")))

@@ -15,6 +15,8 @@ __all__ = [
     "WorldSyntaxError",
     "WorldSchemaError",
     "WorldLoadError",
+    "WorldAssetError",
+    "TemplateError",
     "CompileError",
     "ControllerError",
     "PluginError",
@@ -73,6 +75,14 @@ class WorldSyntaxError(WorldError):
 
 class WorldSchemaError(WorldError):
     """The file parses but breaks the node schemas: unknown node or field, wrong type, value out of range."""
+
+
+class WorldAssetError(WorldSchemaError):
+    """A file the world needs (a PROTO, a mesh) was found nowhere; the message lists where wbsim looked."""
+
+
+class TemplateError(WorldError):
+    """A procedural PROTO's template failed: JavaScript error, unsupported Lua template, bad generated text."""
 
 
 class WorldLoadError(WbsimError):

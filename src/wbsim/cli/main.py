@@ -4,7 +4,11 @@ Exit statuses: ``run`` returns the supervisor's ``simulationQuit`` status (0 oth
 that does not load (every problem is printed) or bad arguments; 1 when the physics diverges, or when a
 controller or the physics plugin raised (its traceback is printed and the run goes on without it); 130
 when interrupted with Ctrl-C.
-``check`` returns 0 when the world loads cleanly and 1 when it has problems.
+``check`` returns 0 when the world loads cleanly, 1 when it has problems, and 2 when a file it needs
+(a Webots PROTO or mesh) is found nowhere.
+
+Both take ``--webots-home DIR`` (a Webots installation or checkout for ``webots://`` assets; default
+``WEBOTS_HOME``) and ``--offline`` (never download Webots' assets; also ``WBSIM_OFFLINE=1``).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from wbsim._version import __version__
-from wbsim.errors import SimulationError, WbsimError, WorldLoadError
+from wbsim.errors import SimulationError, WbsimError, WorldAssetError, WorldLoadError
 
 __all__ = ["main", "build_parser"]
 
@@ -50,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="check a world and report every problem",
                                 description="Check a world file and report every problem found.")
     check.add_argument("world", type=Path, help="the .wbt file")
+    for command in (run, check):
+        command.add_argument("--webots-home", type=Path, metavar="DIR",
+                             help="a Webots installation or checkout for webots:// assets (default: WEBOTS_HOME)")
+        command.add_argument("--offline", action="store_true", default=None,
+                             help="never download Webots' assets (default: WBSIM_OFFLINE)")
     return parser
 
 
@@ -63,7 +72,8 @@ def _load(args: argparse.Namespace) -> object:
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        sim = load_world(args.world, seed=args.seed, missing_controller=args.missing_controller)
+        sim = load_world(args.world, seed=args.seed, missing_controller=args.missing_controller,
+                         webots_home=args.webots_home, offline=args.offline)
     _print_warnings(caught)
     return sim
 
@@ -188,12 +198,12 @@ def _check(args: argparse.Namespace) -> int:
     problems: list[str] = []
     warned: list[str] = []
     try:
-        model = load_world_model(args.world)
+        model = load_world_model(args.world, webots_home=args.webots_home, offline=args.offline)
     except WorldLoadError as error:
         for item in error.errors:
             print(f"error: {item}", file=sys.stderr)
         print(f"{args.world}: {len(error.errors)} problem(s)", file=sys.stderr)
-        return 1
+        return _LOAD_ERROR if any(isinstance(e, WorldAssetError) for e in error.errors) else 1
     warned.extend(str(w) for w in model.warnings)
     try:
         compiled = compile_world(model)

@@ -566,6 +566,8 @@ def load_world(
     missing_controller: Literal["error", "warn"] = "error",
     max_physics_step_ms: float = 4.0,
     start_controllers: bool = True,
+    webots_home: str | os.PathLike[str] | None = None,
+    offline: bool | None = None,
 ) -> Simulation:
     """Load, check and compile a ``.wbt`` world and return a ready-to-run simulation.
 
@@ -575,12 +577,14 @@ def load_world(
         missing_controller: ``"error"`` (default) or ``"warn"`` when a controller file is missing.
         max_physics_step_ms: largest MuJoCo step; basicTimeStep is split into equal physics steps.
         start_controllers: False to run no controller files (drive every robot with :meth:`Simulation.robot`).
+        webots_home: a Webots installation or checkout for ``webots://`` assets (default: ``WEBOTS_HOME``).
+        offline: True never downloads Webots' assets (default: ``WBSIM_OFFLINE``).
 
     Raises:
         WorldLoadError: the world has errors (every one is listed, with file, line, column and node path).
         ControllerError: a controller file is missing (with ``missing_controller="error"``).
     """
-    model = load_world_model(path)
+    model = load_world_model(path, webots_home=webots_home, offline=offline)
     compiled = compile_world(model, CompileOptions(max_physics_step_ms=max_physics_step_ms))
     for warning in (*model.warnings, *compiled.warnings):
         _emit_warning(warning)

@@ -6,13 +6,15 @@ stopping at the first one, so ``wbsim check`` can list them all. Values outside 
 repairs itself are repaired the same way, with a warning.
 
 PROTO instances are expanded here: the body is checked with each ``IS`` replaced by the instance's
-value (or the interface default), in the context of the file that wrote that value.
+value (or the interface default), in the context of the file that wrote that value. A procedural PROTO's
+template is first run with the values of the fields it reads (see :data:`TemplateExpander`).
 """
 
 from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +39,7 @@ from wbsim.world.syntax import (
     WorldSyntax,
 )
 
-__all__ = ["Checker", "ProtoScope", "ProtoResolver"]
+__all__ = ["Checker", "ProtoScope", "ProtoResolver", "TemplateExpander"]
 
 # Webots forbids USE of these (WbNodeUtilities::isAValidUseableNode): each must exist once in the scene tree.
 _NO_USE_KINDS = frozenset(
@@ -57,6 +59,36 @@ class ProtoScope:
 
 ProtoResolver = Callable[[str, ProtoScope, SourceLocation], "ProtoSyntax | None"]
 """Finds a PROTO by name for a scope; returns None if unknown, raises WorldError if found but broken."""
+
+AssetFinder = Callable[[str, str, SourceLocation], Path]
+"""Finds the local file of a URL written in a file (``url``, writing file, location); raises WorldError."""
+
+TemplateExpander = Callable[["ProtoSyntax", str], "tuple[ProtoSyntax, tuple[str, ...]]"]
+"""Expands a procedural PROTO for a ``fields`` object (JavaScript source): the concrete PROTO and the lines
+its template wrote to its error stream; raises WorldError (located in the PROTO file) on failure."""
+
+_HIDDEN_SOLID_RE = re.compile(r"^(translation|rotation|linearVelocity|angularVelocity)_(\d+)$")
+_HIDDEN_JOINT_RE = re.compile(r"^(position|position2|position3)_(\d+)_(\d+)$")
+_JOINT_PARAMETERS = {"position": "jointParameters", "position2": "jointParameters2", "position3": "jointParameters3"}
+
+_JS_KEYS = {"Vec2f": ("x", "y"), "Vec3f": ("x", "y", "z"), "Color": ("r", "g", "b"), "Rotation": ("x", "y", "z", "a")}
+
+
+def _js_value(type_name: str, value: object) -> object:
+    """A checked non-node field value in the form templates see (``{x, y, z}``, arrays for MF fields)."""
+    base = type_name[2:]
+    if type_name.startswith("MF"):
+        return [_js_single(base, v) for v in value]  # type: ignore[union-attr]
+    return _js_single(base, value)
+
+
+def _js_single(base: str, value: object) -> object:
+    keys = _JS_KEYS.get(base)
+    if keys is not None:
+        return dict(zip(keys, value))  # type: ignore[call-overload]
+    if base == "Float":
+        return float(value)  # type: ignore[arg-type]
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,14 +164,19 @@ class Checker:
 
     Args:
         resolve_proto: finds PROTO definitions by name (see :data:`ProtoResolver`).
+        expand_template: expands procedural PROTOs (see :data:`TemplateExpander`); None refuses them.
+        find_asset: finds mesh files of boundingObjects (see :data:`AssetFinder`); None does not look.
 
     Attributes:
         errors: every error found, in discovery order, without duplicates.
         warnings: every warning, without duplicates.
     """
 
-    def __init__(self, resolve_proto: ProtoResolver) -> None:
+    def __init__(self, resolve_proto: ProtoResolver, expand_template: TemplateExpander | None = None,
+                 find_asset: AssetFinder | None = None) -> None:
         self._resolve_proto = resolve_proto
+        self._expand_template = expand_template
+        self._find_asset = find_asset
         self._schemas = builtin_schemas()
         self.errors: list[WorldError] = []
         self.warnings: list[WorldWarning] = []
@@ -294,6 +331,8 @@ class Checker:
             )
             return None
         if schema.support == "unsupported":
+            if syntax.type_name == "Mesh" and self._bounding_depth and self._find_asset is not None:
+                self._check_mesh_url(syntax, ctx, container)
             self._warn(
                 f"{syntax.type_name} nodes are not simulated by wbsim yet; this node and everything inside it "
                 "are ignored.",
@@ -600,6 +639,13 @@ class Checker:
                     value = self._value(spec, decl.default, default_ctx, instance_path, f"PROTO {proto.name}")
                     if value is not _INVALID:
                         proto_fields[decl.name] = value
+        if proto.template is not None:
+            concrete = self._instantiate(proto, bindings, proto_fields, default_ctx, syntax, instance_path,
+                                         container)
+            if concrete is None:
+                return None
+            proto = concrete
+            proto_scope = ProtoScope(proto.file, {e.name: e for e in proto.externprotos})
         body_ctx = _Ctx(proto_scope, bindings, decls, True, stack)
         body = proto.body
         schema = self._schemas.get(body.type_name)
@@ -646,7 +692,186 @@ class Checker:
         node.proto_fields = proto_fields
         node.inside_proto = ctx.inside_proto
         node.location = syntax.location
+        if syntax.hidden:
+            self._apply_hidden(node, syntax, ctx, instance_path)
         return node
+
+    def _apply_hidden(self, root: WbNode, syntax: NodeSyntax, ctx: _Ctx, path: str) -> None:
+        """Apply the hidden fields Webots saves in a PROTO instance (Webots' "PROTO hidden fields" page).
+
+        ``translation_i``, ``rotation_i``, ``linearVelocity_i``, ``angularVelocity_i`` set fields of the i-th
+        Solid of the instance in depth-first pre-order (the root being 0); ``position_i_j`` (and
+        ``position2_i_j``, ``position3_i_j``) the position of the j-th joint, in pre-order, whose parent
+        Solid is the i-th one.
+        """
+        solids: list[WbNode] = []
+
+        def collect(node: WbNode) -> None:
+            if node.is_a("solid"):
+                solids.append(node)
+            for _, _, child in node.child_nodes():
+                collect(child)
+
+        def joints_of(node: WbNode, found: list[WbNode]) -> list[WbNode]:
+            for _, _, child in node.child_nodes():
+                if child.is_a("solid"):
+                    continue
+                if child.is_a("joint"):
+                    found.append(child)
+                joints_of(child, found)
+            return found
+
+        collect(root)
+        for entry in syntax.hidden:
+            target: WbNode | None = None
+            name = ""
+            solid_match = _HIDDEN_SOLID_RE.match(entry.name)
+            joint_match = _HIDDEN_JOINT_RE.match(entry.name)
+            if solid_match is not None:
+                index = int(solid_match.group(2))
+                target = solids[index] if index < len(solids) else None
+                name = solid_match.group(1)
+            elif joint_match is not None:
+                index, joint_index = int(joint_match.group(2)), int(joint_match.group(3))
+                joints = joints_of(solids[index], []) if index < len(solids) else []
+                joint = joints[joint_index] if joint_index < len(joints) else None
+                parameters = _JOINT_PARAMETERS[joint_match.group(1)]
+                if joint is not None and parameters in joint.schema.fields:
+                    value = joint.fields.get(parameters)
+                    target = value if isinstance(value, WbNode) else None
+                name = "position"
+            if target is None or name not in target.schema.fields:
+                self._warn(f"Hidden field '{entry.name}' matches no node of PROTO {root.display_type}; ignored.",
+                           entry.location, path)
+                continue
+            spec = target.schema.fields[name]
+            assert isinstance(entry.value, ValueSyntax)
+            value = self._value(spec, entry.value, ctx, target.path, target.schema.name)
+            if value is _INVALID:
+                continue
+            target.fields[name] = value
+            target.given = target.given | {name}
+
+    def _check_mesh_url(self, syntax: NodeSyntax, ctx: _Ctx, container: str) -> None:
+        """A boundingObject Mesh's file must be found, as Webots' own assets are (only resolved, not used)."""
+        assert self._find_asset is not None
+        for entry in syntax.fields:
+            if entry.name != "url":
+                continue
+            bound = self._resolve(entry, ctx, FieldSpec("url", FieldType("MFString"), ()), container, report=False)
+            if bound is None or not bound.value.items or not isinstance(bound.value.items[0], Atom):
+                return
+            first = bound.value.items[0]
+            if not isinstance(first.value, str) or not first.value:
+                return
+            try:
+                self._find_asset(first.value, bound.ctx.scope.file, first.location)
+            except WorldError as error:
+                self._record(type(error)(error.message, error.location or first.location, container))
+            return
+
+    # -- procedural PROTOs ---------------------------------------------------------------------------
+    def _instantiate(
+        self,
+        proto: ProtoSyntax,
+        bindings: Mapping[str, _Bound],
+        proto_fields: Mapping[str, object],
+        default_ctx: _Ctx,
+        syntax: NodeSyntax,
+        instance_path: str,
+        container: str,
+    ) -> ProtoSyntax | None:
+        """Run a procedural PROTO's template for this instance; None after reporting an error."""
+        from wbsim.world.templates import js_literal  # the template engine is only needed for templates
+
+        assert proto.template is not None
+        if self._expand_template is None:
+            self._error(f"PROTO {proto.name} is procedural (a JavaScript template); this load cannot expand it.",
+                        syntax.location, container)
+            return None
+        fields: dict[str, object] = {}
+        for decl in proto.fields:
+            if decl.name not in proto.template.regenerators:
+                continue
+            spec = FieldSpec(decl.name, FieldType(decl.type_name), None)
+            if spec.type.is_node:
+                bound = bindings[decl.name]
+                value = self._js_node_field(spec, bound.value, bound.ctx, instance_path)
+                default = self._js_node_field(spec, decl.default, default_ctx, instance_path)
+            else:
+                if decl.name not in proto_fields:
+                    return None  # its error is reported
+                value = _js_value(decl.type_name, proto_fields[decl.name])
+                checked = self._value(spec, decl.default, default_ctx, instance_path, f"PROTO {proto.name}")
+                default = None if checked is _INVALID else _js_value(decl.type_name, checked)
+            fields[decl.name] = {"value": value, "defaultValue": default}
+        try:
+            concrete, printed = self._expand_template(proto, js_literal(fields))
+        except WorldError as error:
+            message = f"{error.message} (instance of PROTO {proto.name} at {syntax.location})"
+            self._record(type(error)(message, error.location or syntax.location, instance_path))
+            return None
+        for line in printed:
+            self._warn(f"PROTO {proto.name} template: {line}", syntax.location, instance_path)
+        return concrete
+
+    def _js_node_field(self, spec: FieldSpec, value: ValueSyntax, ctx: _Ctx, path: str) -> object:
+        """An SFNode/MFNode value as templates see it: ``{node_name, fields}``, undefined, or an array."""
+        items = [self._js_node(item, ctx, path, 0) for item in value.items]
+        if spec.type.is_multiple:
+            return items
+        return items[0] if items else None
+
+    def _js_node(self, item: Item, ctx: _Ctx, path: str, depth: int) -> object:
+        if isinstance(item, UseSyntax):
+            item = item.target
+        if not isinstance(item, NodeSyntax) or depth > 64:
+            return None
+        fields: dict[str, object] = {}
+        entries = {entry.name: entry for entry in item.fields}
+        schema = self._schemas.get(item.type_name)
+        if schema is not None:
+            for name, spec in schema.fields.items():
+                default = None if spec.type.is_node else _js_value(spec.type.value, spec.default)
+                if spec.type.is_node:
+                    default = [] if spec.type.is_multiple else None
+                value = default
+                entry = entries.get(name)
+                bound = self._resolve(entry, ctx, spec, path, report=False) if entry is not None else None
+                if bound is not None:
+                    if spec.type.is_node:
+                        nodes = [self._js_node(i, bound.ctx, path, depth + 1) for i in bound.value.items]
+                        value = nodes if spec.type.is_multiple else (nodes[0] if nodes else None)
+                    else:
+                        checked = self._value(spec, bound.value, bound.ctx, path, schema.name)
+                        if checked is not _INVALID:
+                            value = _js_value(spec.type.value, checked)
+                fields[name] = {"value": value, "defaultValue": default}
+            return {"node_name": item.type_name, "fields": fields}
+        try:
+            proto = self._resolve_proto(item.type_name, ctx.scope, item.location)
+        except WorldError:
+            proto = None
+        if proto is None:
+            return {"node_name": item.type_name, "fields": fields}
+        proto_ctx = _Ctx(ProtoScope(proto.file, {e.name: e for e in proto.externprotos}), None, None, True,
+                         ctx.proto_stack)
+        for decl in proto.fields:
+            spec = FieldSpec(decl.name, FieldType(decl.type_name), None)
+            entry = entries.get(decl.name)
+            bound = self._resolve(entry, ctx, spec, path, report=False) if entry is not None else None
+            converted = []
+            for value_syntax, value_ctx in ((decl.default, proto_ctx), (bound.value, bound.ctx) if bound else (None, None)):
+                if value_syntax is None:
+                    converted.append(converted[0])
+                elif spec.type.is_node:
+                    nodes = [self._js_node(i, value_ctx, path, depth + 1) for i in value_syntax.items]
+                    converted.append(nodes if spec.type.is_multiple else (nodes[0] if nodes else None))
+                else:
+                    checked = self._value(spec, value_syntax, value_ctx, path, f"PROTO {proto.name}")
+                    converted.append(None if checked is _INVALID else _js_value(decl.type_name, checked))
+            fields[decl.name] = {"value": converted[1], "defaultValue": converted[0]}
+        return {"node_name": proto.name, "fields": fields}
 
     @staticmethod
     def _rejected_node(value: ValueSyntax, decl: ProtoFieldDecl) -> tuple[str, SourceLocation] | None:

@@ -4,7 +4,8 @@ Lexical rules follow Webots' own tokenizer: ``#`` comments to end of line, comma
 ``{ } [ ]`` are single-character tokens, strings are one-line with only ``\\"`` and ``\\\\`` escapes
 (``\\n`` is kept as the two characters backslash-n), a number is a token starting with one of
 ``+-0123456789.`` that parses as a double, and everything else is a word (identifier or keyword).
-Template markers ``%<`` and ``%{`` only occur in procedural PROTOs, which wbsim does not support.
+Template markers ``%<`` and ``%{`` belong only in the body of a procedural PROTO, which the parser keeps
+as a template (:mod:`wbsim.world.templates`) instead of tokenizing it; met anywhere else they are errors.
 """
 
 from __future__ import annotations
@@ -95,8 +96,8 @@ TEMPLATE_MARKER_RE = re.compile(r"%[<{]")
 def template_error(marker: str, location: SourceLocation) -> WorldSyntaxError:
     """The error for a template marker (``%<`` or ``%{``) of a procedural PROTO."""
     return WorldSyntaxError(
-        f"Template statement {marker!r}: procedural PROTOs (JavaScript or Lua templates) are not supported "
-        "by wbsim; use a PROTO without templates.",
+        f"Template statement {marker!r}: template statements are only allowed in the body of a procedural "
+        "PROTO (JavaScript templates; Lua templates are not supported).",
         location,
     )
 

@@ -239,7 +239,7 @@ def test_word_stops_at_quote_and_punctuation() -> None:
 def test_template_markers_are_procedural_proto_errors(text: str, marker: str, line: int, column: int) -> None:
     error = syntax_error(text)
     assert error.message.startswith(f"Template statement {marker!r}")
-    assert "procedural PROTO" in error.message and "not supported" in error.message
+    assert "only allowed in the body of a procedural PROTO" in error.message
     assert error.location == SourceLocation(F, line, column)
 
 

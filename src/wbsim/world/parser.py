@@ -15,10 +15,11 @@ the next word. :mod:`wbsim.world.checker` applies the types.
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath
 
-from wbsim.errors import WorldSyntaxError
-from wbsim.world.lexer import Token, TokenKind, iter_tokens, read_header
+from wbsim.errors import SourceLocation, WorldSyntaxError
+from wbsim.world.lexer import TEMPLATE_MARKER_RE, Token, TokenKind, iter_tokens, read_header
 from wbsim.world.syntax import (
     Atom,
     ExternProto,
@@ -29,12 +30,13 @@ from wbsim.world.syntax import (
     NullSyntax,
     ProtoFieldDecl,
     ProtoSyntax,
+    ProtoTemplate,
     UseSyntax,
     ValueSyntax,
     WorldSyntax,
 )
 
-__all__ = ["parse_world", "parse_proto", "FIELD_TYPE_NAMES", "is_identifier"]
+__all__ = ["parse_world", "parse_proto", "parse_generated_proto", "FIELD_TYPE_NAMES", "is_identifier"]
 
 FIELD_TYPE_NAMES = frozenset(
     prefix + base
@@ -165,7 +167,7 @@ class _Parser:
                     f"Missing '}}' to close node {type_token.text} opened at line {type_token.location.line}.",
                     token,
                 )
-            entry = self.field_entry(type_token.text)
+            entry = self.field_entry(type_token.text, node)
             if entry is not None:
                 node.fields.append(entry)
                 value = entry.value
@@ -177,16 +179,18 @@ class _Parser:
             self.defs[def_name] = node
         return node
 
-    def field_entry(self, node_type: str) -> FieldSyntax | None:
+    def field_entry(self, node_type: str, node: NodeSyntax) -> FieldSyntax | None:
+        """One field entry; a ``hidden`` entry is added to ``node.hidden`` and gives None."""
         token = self.next()
         if token.kind is not TokenKind.WORD:
             raise self.error(f"Expected a field name or '}}' in node {node_type}, found {token.describe()}.", token)
         if token.text == "hidden":
-            # Webots stores internal state of PROTO instances as hidden fields; wbsim does not need it.
+            # Webots saves the state of a PROTO instance's inner nodes as hidden fields (applied by the checker).
             name = self.expect(TokenKind.WORD, "a field name after 'hidden'")
             self.path.append(name.text)
-            self.value(f"hidden field of {node_type}")
+            value = self.value(f"hidden field of {node_type}")
             self.path.pop()
+            node.hidden.append(FieldSyntax(name.text, value, name.location))
             return None
         if not is_identifier(token.text):
             raise self.error(f"Expected a field name or '}}' in node {node_type}, found {token.describe()}.", token)
@@ -279,7 +283,8 @@ class _Parser:
             nodes.append(self.node())
         return WorldSyntax(self.file, self.header.version, tuple(externs), tuple(nodes))
 
-    def proto(self) -> ProtoSyntax:
+    def interface(self) -> tuple[list[ExternProto], Token, list[ProtoFieldDecl], Token]:
+        """EXTERNPROTOs, ``PROTO Name [ fields ]`` and the body's ``{``: (externs, name, decls, brace)."""
         externs = self.externprotos()
         keyword = self.next()
         if keyword.kind is not TokenKind.WORD or keyword.text != "PROTO":
@@ -331,7 +336,11 @@ class _Parser:
                 ProtoFieldDecl(kw.text, type_token.text, field_name.text, default, accepted, field_name.location)
             )
         self.next()
-        self.expect(TokenKind.LBRACE, f"'{{' to open the body of PROTO {name.text}")
+        brace = self.expect(TokenKind.LBRACE, f"'{{' to open the body of PROTO {name.text}")
+        return externs, name, decls, brace
+
+    def proto(self) -> ProtoSyntax:
+        externs, name, decls, _ = self.interface()
         body = self.node()
         if isinstance(body, UseSyntax):
             raise WorldSyntaxError("The body of a PROTO must be a node, not USE.", body.location)
@@ -346,6 +355,84 @@ class _Parser:
         if trailing.kind is not TokenKind.EOF:
             raise self.error(f"Unexpected {trailing.describe()} after the PROTO definition.", trailing)
         return ProtoSyntax(name.text, tuple(decls), body, tuple(externs), self.file, name.location)
+
+    def procedural(self, text: str) -> ProtoSyntax:
+        """A procedural PROTO: the interface parsed, the body kept as a template (see ``ProtoTemplate``)."""
+        externs, name, decls, brace = self.interface()
+        offset = _offset_of(text, brace.location.line, brace.location.column) + 1
+        end = text.rfind("}")
+        if end < offset:
+            raise self.error(f"Missing '}}' to close the body of PROTO {name.text}.", brace)
+        content = text[offset:end]
+        lua = _LUA_MARKER_RE.search(content)
+        if lua is not None or _header_comment(text, "template language") == "lua":
+            where = lua.start() if lua is not None else 0
+            line, column = _line_column(text, offset + where)
+            raise WorldSyntaxError(
+                f"PROTO {name.text} uses a Lua template ('%{{ }}%'): Lua templates are not supported; this PROTO "
+                "predates Webots R2022a (use its JavaScript version from a newer Webots release).",
+                SourceLocation(self.file, line, column),
+                f"PROTO {name.text}",
+            )
+        # The root type is the first word outside template statements (after a DEF name), as Webots reads it.
+        plain = _TEMPLATE_STATEMENT_RE.sub(lambda m: " " * len(m.group()), content)
+        words = list(_WORD_RE.finditer(plain))
+        root = words[0] if words else None
+        if root is not None and root.group() == "DEF" and len(words) > 2:
+            root = words[2]
+        if root is None or not is_identifier(root.group()):
+            raise self.error(f"Cannot find the root node type of procedural PROTO {name.text}.", brace)
+        line, column = _line_column(text, offset + root.start())
+        body = NodeSyntax(type_name=root.group(), location=SourceLocation(self.file, line, column))
+        tags = {t.strip() for t in (_header_comment(text, "tags") or "").split(",")}
+        statements = " ".join(m.group() for m in _TEMPLATE_STATEMENT_RE.finditer(content))
+        names = [d.name for d in decls]
+        if "indirectFieldAccess" in tags:
+            regenerators = frozenset(names)
+        else:
+            regenerators = frozenset(
+                n for n in names if re.search(rf"(^|\W)fields\.{re.escape(n)}($|\W)", statements)
+            )
+        content_line, content_column = _line_column(text, offset)
+        template = ProtoTemplate(
+            content=content, line=content_line, column=content_column, text=text, offset=offset,
+            regenerators=regenerators, deterministic="nonDeterministic" not in tags,
+            interface_defs=tuple(self.defs.items()),
+        )
+        return ProtoSyntax(name.text, tuple(decls), body, tuple(externs), self.file, name.location, template)
+
+
+_LUA_MARKER_RE = re.compile(r"%\{")
+_TEMPLATE_STATEMENT_RE = re.compile(r"%<.*?>%", re.DOTALL)
+_WORD_RE = re.compile(r"[^\s,{}\[\]\"#]+")
+
+
+def _offset_of(text: str, line: int, column: int) -> int:
+    """The character offset of a 1-based (line, column) position."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.index("\n", start) + 1
+    return start + column - 1
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    """The 1-based (line, column) of a character offset."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _header_comment(text: str, key: str) -> str | None:
+    """The value of a ``# key: value`` comment line in the file's leading comments, or None."""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if not line.startswith("#"):
+            return None
+        body = line[1:].strip()
+        if body.startswith(key + ":"):
+            return body[len(key) + 1:].strip()
+    return None
 
 
 def parse_world(text: str, file: str) -> WorldSyntax:
@@ -363,11 +450,42 @@ def parse_world(text: str, file: str) -> WorldSyntax:
 
 
 def parse_proto(text: str, file: str) -> ProtoSyntax:
-    """Parse the text of a ``.proto`` file (non-procedural PROTOs only).
+    """Parse the text of a ``.proto`` file.
+
+    A procedural PROTO (JavaScript template statements ``%< >%`` after the interface) is returned with its
+    interface parsed and its body kept as a :class:`~wbsim.world.syntax.ProtoTemplate`, expanded per
+    instance by :mod:`wbsim.world.templates`.
 
     Raises:
         WorldSyntaxError: at the first syntax error (with the node path, starting ``PROTO Name``), or at a
-            template marker (``%<``, ``%{``, also inside strings) of a procedural PROTO.
+            Lua template (``%{``), which wbsim does not evaluate.
     """
+    if TEMPLATE_MARKER_RE.search(text) is not None:
+        return _Parser(text, file, in_proto=True).procedural(text)
     return _Parser(text, file, in_proto=True).proto()
 
+
+
+def parse_generated_proto(proto: ProtoSyntax, body_text: str) -> ProtoSyntax:
+    """The concrete PROTO of a procedural one whose body template generated ``body_text``.
+
+    The interface is not parsed again; the generated text is taken literally (never as a template) and
+    placed where the template starts in the file, so its first lines keep the file's line numbers.
+
+    Raises:
+        WorldSyntaxError: as :func:`parse_proto` (lines count from the start of the template).
+    """
+    template = proto.template
+    assert template is not None, "for procedural PROTOs"
+    first_line = template.text.split("\n", 1)[0]
+    padded = first_line + "\n" * (template.line - 1) + " " * (template.column - 1) + body_text
+    parser = _Parser(padded, proto.file, in_proto=True)
+    parser.defs = dict(template.interface_defs)
+    parser.path = [f"PROTO {proto.name}"]
+    body = parser.node()
+    if isinstance(body, UseSyntax):
+        raise WorldSyntaxError("The body of a PROTO must be a node, not USE.", body.location)
+    trailing = parser.peek()
+    if trailing.kind is not TokenKind.EOF:
+        raise parser.error(f"A PROTO body has exactly one root node; found {trailing.describe()}.", trailing)
+    return ProtoSyntax(proto.name, proto.fields, body, proto.externprotos, proto.file, proto.location)

@@ -145,13 +145,16 @@ def test_bare_literal_run_stops_at_the_next_field_name() -> None:
     assert atoms(field(node, "rotation")) == [0.0, 0.0, 1.0, 1.57]
 
 
-def test_hidden_fields_are_skipped() -> None:
+def test_hidden_fields_are_kept_apart() -> None:
     (node,) = world(
         "MyProto {\n hidden position_0_0 1\n hidden linearVelocity_1 0 0 0 hidden rotation_5 0 0 1 0.5"
         " hidden list_2 [ 1 2 ] size 1 }"
     ).nodes
     assert isinstance(node, NodeSyntax)
     assert [f.name for f in node.fields] == ["size"]
+    assert [f.name for f in node.hidden] == ["position_0_0", "linearVelocity_1", "rotation_5", "list_2"]
+    assert [atoms(f) for f in node.hidden] == [[1.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.5], [1.0, 2.0]]
+    assert node.hidden[0].location == loc(3, 9)
 
 
 def test_hidden_field_needs_a_name_and_value() -> None:
@@ -435,17 +438,45 @@ def test_proto_body_cannot_be_use() -> None:
 
 
 @pytest.mark.parametrize(
-    ("body", "column"),
+    ("body", "column", "read"),
     [
-        ('PROTO A [ ] { Solid { name "%<= fields.n.value >%" } }', 29),
-        ('PROTO A [ ] { Solid { name "x" url [ "a" "b%{ x }%" ] } }', 44),
-        ("PROTO A [ ] { Solid { translation %<= t >% } }", 35),
+        ('PROTO A [ field SFString n "" ] { Solid { name "%<= fields.n.value >%" } }', 35, {"n"}),
+        ("PROTO A [ field SFVec3f t 0 0 0 ] { %< const k = 2; >% DEF S Solid { translation %<= k >% 0 0 } }",
+         62, set()),
     ],
 )
-def test_procedural_proto_templates_are_not_supported(body: str, column: int) -> None:
+def test_procedural_proto_keeps_its_body_as_a_template(body: str, column: int, read: set[str]) -> None:
+    p = proto(body)
+    assert p.template is not None
+    assert p.body.type_name == "Solid" and p.body.fields == []
+    assert p.body.location == loc(2, column, P)
+    assert body[column - 1:].startswith("Solid")
+    assert p.template.text[p.template.offset:].startswith(p.template.content)
+    assert p.template.content.rstrip().endswith("}") and p.template.content.lstrip().startswith(("Solid", "%<"))
+    assert p.template.regenerators == read
+    assert p.template.deterministic
+
+
+def test_procedural_proto_regenerators_and_tags() -> None:
+    text = ("#VRML_SIM R2023b utf8\n# tags: nonDeterministic, indirectFieldAccess\n"
+            "PROTO A [ field SFFloat a 1 field SFFloat b 2 ] { Solid { %< let x = 1; >% } }")
+    p = parse_proto(text, P)
+    assert p.template is not None and not p.template.deterministic
+    assert p.template.regenerators == {"a", "b"}  # indirect access: every field
+    p = proto("PROTO A [ field SFFloat a 1 field SFFloat ab 2 ] { Solid { name %<= fields.ab.value >% } }")
+    assert p.template is not None and p.template.regenerators == {"ab"}  # 'a' is not read
+
+
+@pytest.mark.parametrize(
+    ("body", "column"),
+    [
+        ('PROTO A [ ] { Solid { name "x" url [ "a" "b%{ x }%" ] } }', 44),
+        ("PROTO A [ ] { Solid { translation %{= t }% } }", 35),
+    ],
+)
+def test_lua_templates_are_refused(body: str, column: int) -> None:
     error = proto_error(body)
-    assert error.message.startswith("Template statement")
-    assert "procedural PROTOs" in error.message and "not supported" in error.message
+    assert "Lua templates are not supported; this PROTO predates Webots R2022a" in error.message
     assert error.location == loc(2, column, P)
 
 

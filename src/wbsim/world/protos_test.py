@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from wbsim.errors import SourceLocation, WorldError, WorldLoadError, WorldSchemaError, WorldSyntaxError
+from wbsim.errors import (
+    SourceLocation,
+    TemplateError,
+    WorldAssetError,
+    WorldError,
+    WorldLoadError,
+    WorldSchemaError,
+    WorldSyntaxError,
+)
 from wbsim.world.checker import ProtoScope
 from wbsim.world.loader import load_world_model
 from wbsim.world.model import WbNode, WorldModel
@@ -333,36 +341,19 @@ def test_mutually_recursive_protos_are_an_error(tmp_path: Path) -> None:
     assert error.message == "PROTO A uses itself (A -> B -> B2 -> A)."
 
 
-def test_procedural_proto_is_not_supported(tmp_path: Path) -> None:
-    protos = {"protos/Tpl.proto": "# template language: javascript\nPROTO Tpl [ field SFFloat r 1 ] {\n"
-                                  "  %< const r2 = fields.r.value * 2; >%\n  Solid { } }"}
-    error = one_error(tmp_path, "Tpl { }", protos)
-    assert isinstance(error, WorldSyntaxError)
-    assert error.message.startswith("Template statement '%<': procedural PROTOs")
-    assert "not supported" in error.message
-    assert error.location == at(tmp_path / "protos" / "Tpl.proto", 4, 3)
-
-
-def test_proto_syntax_error_keeps_its_class_and_location(tmp_path: Path) -> None:
-    protos = {"protos/Broken.proto": 'PROTO Broken [ ] {\n  Solid { name "x } }'}
-    error = one_error(tmp_path, "Group { children [ Broken { } ] }", protos)
-    assert isinstance(error, WorldSyntaxError)
-    assert error.message.startswith("Unclosed string literal")
-    assert error.location == at(tmp_path / "protos" / "Broken.proto", 3, 16)
-    assert error.node_path == "Group > children[0]"
-
-
 # -- lookup -------------------------------------------------------------------------------------------------------------
 
 
-def test_webots_url_without_local_copy_is_a_clear_error(tmp_path: Path) -> None:
+def test_webots_url_found_nowhere_is_one_error_listing_every_place(tmp_path: Path) -> None:
     world = 'EXTERNPROTO "webots://projects/robots/x/protos/Pioneer3at.proto"\nPioneer3at { }'
     error = one_error(tmp_path, world)
-    assert isinstance(error, WorldSchemaError)
-    assert error.message.startswith(
-        "PROTO Pioneer3at is declared from 'webots://projects/robots/x/protos/Pioneer3at.proto', which wbsim cannot fetch"
-    )
-    assert str(tmp_path / "protos" / "Pioneer3at.proto") in error.message
+    assert isinstance(error, WorldAssetError)
+    assert error.message.startswith("Cannot find PROTO Pioneer3at 'webots://projects/robots/x/protos/Pioneer3at.proto'")
+    assert str(tmp_path / "protos" / "**" / "Pioneer3at.proto") in error.message  # 1. project copy
+    assert "Webots home: not set (WEBOTS_HOME or --webots-home)" in error.message  # 2.
+    assert "R2023b/projects/robots/x/protos/Pioneer3at.proto (WBSIM_CACHE_DIR): not there" in error.message  # 3.
+    assert "not tried, offline (--offline / WBSIM_OFFLINE)" in error.message  # 4.
+    assert "Provide it by pointing WEBOTS_HOME" in error.message
     assert error.location == at(tmp_path / "worlds" / "w.wbt", 2, 13)
     assert error.node_path == "top-level node [0]"
 
@@ -436,3 +427,271 @@ def test_non_utf8_proto_file(tmp_path: Path) -> None:
     error = one_error(tmp_path, "Latin { }")
     assert isinstance(error, WorldSyntaxError)
     assert error.message.startswith("PROTO file is not valid UTF-8")
+
+
+# -- procedural PROTOs --------------------------------------------------------------------------------------------
+
+JS = "# template language: javascript\n"
+ROW = JS + """PROTO Row [
+  field SFInt32 count 3
+  field SFVec3f size 0.1 0.2 0.3
+  field SFString prefix "box"
+]
+{
+  %< import * as wbrandom from 'wbrandom.js';
+     const n = fields.count.value;
+     const s = fields.size.value; >%
+  Group {
+    children [
+      %< for (let i = 0; i < n; ++i) { >%
+        Solid {
+          translation %<= i * s.x >% 0 0
+          name "%<= fields.prefix.value + i >%"
+          boundingObject Box { size %<= s.x >% %<= s.y >% %<= s.z >% }
+        }
+      %< } >%
+    ]
+  }
+}
+"""
+
+
+def solids(model: WorldModel) -> list[WbNode]:
+    return [n for n in model.walk() if n.is_a("solid")]
+
+
+def test_procedural_proto_expands_with_instance_and_default_values(tmp_path: Path) -> None:
+    model = load(tmp_path, 'Row { count 2 size 1 2 3 }\nRow { prefix "d" }', {"protos/Row.proto": ROW})
+    got = [(n["name"], n["translation"], n["boundingObject"]["size"]) for n in solids(model)]  # type: ignore[index]
+    assert got == [
+        ("box0", (0.0, 0.0, 0.0), (1.0, 2.0, 3.0)), ("box1", (1.0, 0.0, 0.0), (1.0, 2.0, 3.0)),
+        ("d0", (0.0, 0.0, 0.0), (0.1, 0.2, 0.3)), ("d1", (0.1, 0.0, 0.0), (0.1, 0.2, 0.3)),
+        ("d2", (0.2, 0.0, 0.0), (0.1, 0.2, 0.3)),
+    ]
+    assert model.nodes[0].proto_name == "Row" and model.nodes[0].proto_fields["count"] == 2
+
+
+def test_procedural_values_through_is_of_an_enclosing_proto(tmp_path: Path) -> None:
+    # Outer passes its own field to a procedural Row (IS), and is itself procedural (its body is a Row).
+    outer = JS + ('EXTERNPROTO "Row.proto"\nPROTO Outer [ field SFInt32 rows 1 field SFString tag "t" ] {\n'
+                  '  Row { count %<= fields.rows.value * 2 >% prefix IS tag }\n}\n')
+    model = load(tmp_path, "Outer { rows 2 }", {"protos/Row.proto": ROW, "protos/Outer.proto": outer})
+    assert [n["name"] for n in solids(model)] == ["t0", "t1", "t2", "t3"]
+    assert model.nodes[0].proto_name == "Outer"
+
+
+def test_sfnode_field_holding_a_proto_is_seen_by_the_template(tmp_path: Path) -> None:
+    shelf = JS + """PROTO Shelf [ field SFNode item NULL field MFNode more [] ] {
+  Solid {
+    name "%<= fields.item.value ? fields.item.value.node_name + ':' + fields.item.value.fields.radius.value : 'empty' >%"
+    description "%<= fields.more.value.map((n) => n.node_name + n.fields.size.value.x).join(',') >%"
+    children [ %<= fields.item.value === undefined ? '' : 'Pose { }' >% ]
+  }
+}
+"""
+    world = ('Shelf { item Ball { radius 0.25 } more [ Box { size 3 1 1 } ] }\nShelf { }\n'
+             'Shelf { item DEF B Ball { } }\nShelf { item USE B }')
+    model = load(tmp_path, world, {"protos/Shelf.proto": shelf, "protos/Ball.proto": BALL})
+    assert [(n["name"], n["description"]) for n in model.nodes] == [
+        ("Ball:0.25", "Box3"), ("empty", ""), ("Ball:0.1", ""), ("Ball:0.1", "")]
+
+
+def test_template_error_names_proto_line_instance_and_message(tmp_path: Path) -> None:
+    bad = JS + "PROTO Bad [ field SFFloat k 1 ] {\n  %< const a = fields.k.value;\n     a.b.c; >%\n  Solid { }\n}\n"
+    error = one_error(tmp_path, "Group { children [ Bad { } ] }", {"protos/Bad.proto": bad})
+    assert isinstance(error, TemplateError)
+    assert error.location == at(tmp_path / "protos" / "Bad.proto", 5, 1)  # header line + 4
+    assert "TypeError: cannot read property 'c' of undefined" in error.message
+    assert f"instance of PROTO Bad at {tmp_path / 'worlds' / 'w.wbt'}:2:20" in error.message
+    assert error.node_path == "Group > children[0] > Bad"
+
+
+def test_template_reading_an_undeclared_field(tmp_path: Path) -> None:
+    bad = JS + "PROTO Bad [ field SFFloat k 1 ] {\n  Solid { name \"%<= fields.kk.value >%\" }\n}\n"
+    error = one_error(tmp_path, "Bad { }", {"protos/Bad.proto": bad})
+    assert "The template reads fields.kk, but PROTO Bad has no field 'kk' (its fields: k)" in error.message
+    assert error.location == at(tmp_path / "protos" / "Bad.proto", 4, 1)
+
+
+def test_generated_text_with_a_syntax_error(tmp_path: Path) -> None:
+    bad = JS + "PROTO Bad [ ] {\n  Solid { name %<= '\"unclosed' >% }\n}\n"
+    error = one_error(tmp_path, "Bad { }", {"protos/Bad.proto": bad})
+    assert isinstance(error, WorldSyntaxError)
+    assert "in the text generated by the template of PROTO Bad" in error.message
+
+
+def test_lua_template_is_refused_clearly(tmp_path: Path) -> None:
+    lua = "PROTO Old [ field SFFloat r 1 ] {\n  %{ local r2 = fields.r.value * 2 }%\n  Solid { }\n}\n"
+    error = one_error(tmp_path, "Old { }", {"protos/Old.proto": lua})
+    assert "Lua templates are not supported; this PROTO predates Webots R2022a" in error.message
+    assert error.location == at(tmp_path / "protos" / "Old.proto", 3, 3)
+
+
+def test_template_error_stream_becomes_warnings(tmp_path: Path) -> None:
+    noisy = JS + "PROTO Noisy [ ] {\n  %< console.error('size too small'); console.log('hello'); >%\n  Solid { }\n}\n"
+    model = load(tmp_path, "Noisy { }", {"protos/Noisy.proto": noisy})
+    assert [w.message for w in model.warnings] == ["PROTO Noisy template: size too small"]
+
+
+def test_context_sees_world_coordinate_system_and_paths(tmp_path: Path) -> None:
+    ctx = JS + ('PROTO Ctx [ ] {\n  Solid { name "%<= context.coordinate_system >%" '
+                'description "%<= context.world + \'|\' + context.proto + \'|\' + context.project_path >%" }\n}\n')
+    model = load(tmp_path, 'WorldInfo { coordinateSystem "NUE" }\nCtx { }', {"protos/Ctx.proto": ctx})
+    node = model.nodes[1]
+    assert node["name"] == "NUE"
+    assert node["description"] == (f"{tmp_path / 'worlds' / 'w.wbt'}|{tmp_path / 'protos' / 'Ctx.proto'}|"
+                                   f"{tmp_path}/")
+
+
+def test_expansions_are_cached_by_proto_file_and_field_values(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from wbsim.world.templates import TemplateEngine
+
+    calls: list[str] = []
+    original = TemplateEngine.expand
+
+    def counting(self: TemplateEngine, file: str, *args: object) -> object:
+        calls.append(file)
+        return original(self, file, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TemplateEngine, "expand", counting)
+    # 500 instances, two distinct sizes; 'prefix' is read too, translation-like fields are not templated here.
+    world = "\n".join(f"Row {{ count 1 size {0.1 if i % 2 else 0.2} 1 1 }}" for i in range(500))
+    model = load(tmp_path, world, {"protos/Row.proto": ROW})
+    assert len(solids(model)) == 500
+    assert len(calls) == 2
+
+
+def test_nondeterministic_proto_expands_every_instance(tmp_path: Path) -> None:
+    nd = ("# tags: nonDeterministic\n" + JS +
+          "PROTO Nd [ ] {\n  %< import * as wbrandom from 'wbrandom.js'; wbrandom.seed(Number(context.id)); >%\n"
+          "  Solid { name \"n%<= wbrandom.integer(0, 1000000) >%\" }\n}\n")
+    model = load(tmp_path, "Nd { }\nNd { }", {"protos/Nd.proto": nd})
+    first, second = (n["name"] for n in model.nodes)
+    assert first != second
+    again = load(tmp_path, "Nd { }\nNd { }", {"protos/Nd.proto": nd})
+    assert [n["name"] for n in again.nodes] == [first, second]  # ids follow load order: reproducible
+
+
+def test_two_hundred_procedural_instances_load_quickly(tmp_path: Path) -> None:
+    import time
+
+    world = "\n".join(f"Row {{ count 2 size {0.1 + i * 0.001:.3f} 1 1 prefix \"r{i}_\" }}" for i in range(200))
+    path = project(tmp_path, world, {"protos/Row.proto": ROW})
+    start = time.perf_counter()
+    model = load_world_model(path)
+    elapsed = time.perf_counter() - start
+    assert len(solids(model)) == 400
+    assert elapsed < 2.0, f"{elapsed:.2f} s"
+
+
+# -- hidden fields ------------------------------------------------------------------------------------------------
+
+ROVER = """PROTO Rover [ field SFVec3f translation 0 0 0 ] {
+  Robot {
+    translation IS translation
+    children [
+      HingeJoint {
+        jointParameters HingeJointParameters { axis 0 1 0 }
+        endPoint Solid { name "left" translation 0 0.1 0 children [
+          HingeJoint { jointParameters HingeJointParameters { } endPoint Solid { name "tip" } } ] }
+      }
+      Group { children [ Solid { name "mast" translation 0 0 0.2 } ] }
+      HingeJoint {
+        jointParameters HingeJointParameters { axis 0 1 0 }
+        endPoint Solid { name "right" translation 0 -0.1 0 }
+      }
+    ]
+    physics Physics { }
+  }
+}
+"""
+
+
+def test_hidden_fields_restore_joint_positions_poses_and_velocities(tmp_path: Path) -> None:
+    world = """Rover {
+  hidden position_0_0 0.5
+  hidden position_0_1 -0.25
+  hidden position_1_0 2
+  hidden translation_1 0 0.1 0.01
+  hidden rotation_1 0 1 0 0.5
+  hidden linearVelocity_0 1 2 3
+  hidden angularVelocity_4 0 0 4
+  translation 1 0 0
+}"""
+    model = load(tmp_path, world, {"protos/Rover.proto": ROVER})
+    robot = model.nodes[0]
+    by_name = {n["name"]: n for n in model.walk() if n.is_a("solid")}
+    # Solids in pre-order: 0 robot, 1 left, 2 tip, 3 mast, 4 right; joints of the robot: left (0), right (1).
+    left_joint, right_joint = (c for c in robot["children"] if c.is_a("joint"))  # type: ignore[union-attr]
+    assert left_joint["jointParameters"]["position"] == 0.5  # type: ignore[index]
+    assert right_joint["jointParameters"]["position"] == -0.25  # type: ignore[index]
+    tip_joint = by_name["left"]["children"][0]  # type: ignore[index]
+    assert tip_joint["jointParameters"]["position"] == 2.0
+    assert by_name["left"]["translation"] == (0.0, 0.1, 0.01)
+    assert by_name["left"]["rotation"] == (0.0, 1.0, 0.0, 0.5)
+    assert robot["linearVelocity"] == (1.0, 2.0, 3.0) and robot["translation"] == (1.0, 0.0, 0.0)
+    assert by_name["right"]["angularVelocity"] == (0.0, 0.0, 4.0)
+    assert by_name["mast"]["translation"] == (0.0, 0.0, 0.2)  # untouched
+
+
+def test_hidden_field_matching_nothing_is_a_warning(tmp_path: Path) -> None:
+    model = load(tmp_path, "Rover { hidden translation_9 0 0 1 hidden position_0_7 1 }", {"protos/Rover.proto": ROVER})
+    assert [w.message for w in model.warnings] == [
+        "Hidden field 'translation_9' matches no node of PROTO Rover; ignored.",
+        "Hidden field 'position_0_7' matches no node of PROTO Rover; ignored.",
+    ]
+    assert model.warnings[0].location == at(tmp_path / "worlds" / "w.wbt", 2, 16)
+
+
+def test_hidden_field_with_a_bad_value_is_an_error(tmp_path: Path) -> None:
+    error = one_error(tmp_path, "Rover { hidden translation_1 0 0 }", {"protos/Rover.proto": ROVER})
+    assert "Invalid value for field 'translation' of Solid (SFVec3f)" in error.message
+
+
+def test_hidden_joint_position_reaches_the_simulation(tmp_path: Path) -> None:
+    from wbsim.sim.simulation import load_world
+
+    arm = ('PROTO Arm [ ] { Robot { children [ HingeJoint { jointParameters HingeJointParameters { axis 0 0 1 } '
+           'device [ PositionSensor { name "ps" } ] endPoint Solid { translation 0.1 0 0 physics Physics { } '
+           'boundingObject Box { size 0.05 0.05 0.05 } } } ] controller "<none>" } }')
+    readings = []
+    for hidden in ("hidden position_0_0 0.5", ""):
+        path = project(tmp_path, f"WorldInfo {{ gravity 0 }}\nArm {{ {hidden} }}", {"protos/Arm.proto": arm})
+        sim = load_world(path, start_controllers=False)
+        try:
+            robot = sim.robot("robot")
+            sensor = robot.getDevice("ps")
+            sensor.enable(32)
+            robot.step(32)
+            readings.append(sensor.getValue())
+        finally:
+            sim.close()
+    assert readings == [0.5, 0.0]  # the saved joint angle, as Webots restores it; none: the rest pose
+
+
+def test_template_sees_every_field_type_in_webots_form(tmp_path: Path) -> None:
+    import json
+
+    every = JS + """PROTO Every [
+  field SFBool b TRUE field SFInt32 i 3 field SFFloat f 0.5 field SFString s "x" field SFVec2f v2 1 2
+  field SFVec3f v3 1 2 3 field SFColor c 1 0.5 0 field SFRotation r 0 0 2 1 field MFFloat mf [ 1 2 ]
+  field MFVec3f mv [ 1 2 3, 4 5 6 ] field MFString ms [ "a" "b" ] field MFInt32 mi [ ] field MFBool mb [ FALSE ]
+]
+{
+  %< const names = ['b', 'i', 'f', 's', 'v2', 'v3', 'c', 'r', 'mf', 'mv', 'ms', 'mi', 'mb'];
+     const out = {};
+     for (const n of names) out[n] = [fields[n].value, fields[n].defaultValue]; >%
+  Solid { description "%<= JSON.stringify(out).replace(/"/g, "'") >%" }
+}
+"""
+    every = every.replace("# template language: javascript\n", "# template language: javascript\n# tags: indirectFieldAccess\n")
+    model = load(tmp_path, 'Every { b FALSE i 7 s "y" v3 0 0 1 r 1 0 0 0.5 mv [ ] ms "z" mi [ 1 2 ] }',
+                 {"protos/Every.proto": every})
+    got = json.loads(str(model.nodes[0]["description"]).replace("'", '"'))
+    assert got == {
+        "b": [False, True], "i": [7, 3], "f": [0.5, 0.5], "s": ["y", "x"], "v2": [{"x": 1, "y": 2}] * 2,
+        "v3": [{"x": 0, "y": 0, "z": 1}, {"x": 1, "y": 2, "z": 3}], "c": [{"r": 1, "g": 0.5, "b": 0}] * 2,
+        "r": [{"x": 1, "y": 0, "z": 0, "a": 0.5}, {"x": 0, "y": 0, "z": 1, "a": 1}],  # axes normalised
+        "mf": [[1, 2], [1, 2]], "mv": [[], [{"x": 1, "y": 2, "z": 3}, {"x": 4, "y": 5, "z": 6}]],
+        "ms": [["z"], ["a", "b"]], "mi": [[1, 2], []], "mb": [[False], [False]],
+    }

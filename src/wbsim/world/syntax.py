@@ -22,6 +22,7 @@ __all__ = [
     "FieldSyntax",
     "ProtoFieldDecl",
     "ProtoSyntax",
+    "ProtoTemplate",
     "ExternProto",
     "WorldSyntax",
     "Item",
@@ -58,14 +59,16 @@ class NodeSyntax:
         type_name: the node or PROTO type name as written.
         location: position of the type name.
         def_name: the DEF name, if any.
-        fields: the field entries in file order (hidden fields are dropped by the parser).
-        file: the file the node was written in.
+        fields: the field entries in file order.
+        hidden: the ``hidden name value`` entries Webots saves in PROTO instances (joint positions, solid
+            poses and velocities of the PROTO's inner nodes), in file order.
     """
 
     type_name: str
     location: SourceLocation
     def_name: str | None = None
     fields: list[FieldSyntax] = field(default_factory=list)
+    hidden: list[FieldSyntax] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +158,32 @@ class ExternProto:
 
 
 @dataclass(frozen=True, slots=True)
+class ProtoTemplate:
+    """The body of a procedural PROTO: text with JavaScript template statements, expanded per instance.
+
+    Attributes:
+        content: the body text between the PROTO's opening ``{`` and its last ``}``.
+        line: the file line where ``content`` starts (1-based).
+        column: the column where ``content`` starts (1-based).
+        text: the whole file text (the expansion replaces ``content`` in it before parsing).
+        offset: the character offset of ``content`` in ``text``.
+        regenerators: names of the fields the template reads (``fields.<name>``; every field with
+            ``# tags: indirectFieldAccess``): only these are given to the template and key the cache.
+        deterministic: False with ``# tags: nonDeterministic`` (every instance is expanded anew).
+        interface_defs: the DEF names of the interface defaults, which the body may USE.
+    """
+
+    content: str
+    line: int
+    column: int
+    text: str
+    offset: int
+    regenerators: frozenset[str]
+    deterministic: bool
+    interface_defs: tuple[tuple[str, NodeSyntax], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ProtoSyntax:
     """A parsed PROTO file.
 
@@ -165,6 +194,8 @@ class ProtoSyntax:
         externprotos: PROTOs the body may use.
         file: path of the PROTO file.
         location: position of the PROTO name.
+        template: for a procedural PROTO, its template; ``body`` is then only the root node's type
+            (fields empty) until an instance is expanded.
     """
 
     name: str
@@ -173,6 +204,7 @@ class ProtoSyntax:
     externprotos: tuple[ExternProto, ...]
     file: str
     location: SourceLocation
+    template: ProtoTemplate | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,1 @@
+"""wbsim's own JavaScript implementations of Webots' template modules (data files, no Python)."""
