@@ -138,12 +138,18 @@ while robot.step(time_step) != -1:
 @pytest.fixture(scope="module")
 def history(tmp_path_factory):
     """Poses recorded while the sample runs 3400 steps (27.2 s): robot position and unwrapped heading, boxes."""
+    import textwrap
     import warnings
 
-    from conftest import write_project
     from wbsim.sim.simulation import load_world
 
-    path = write_project(tmp_path_factory.mktemp("track"), WORLD, {"track": TRACK, "track_conveyor_belt": CONVEYOR})
+    root = tmp_path_factory.mktemp("track")
+    (root / "worlds").mkdir()
+    path = root / "worlds" / "track.wbt"
+    path.write_text("#VRML_SIM R2023b utf8\n" + WORLD, encoding="utf-8")
+    for name, source in (("track", TRACK), ("track_conveyor_belt", CONVEYOR)):
+        (root / "controllers" / name).mkdir(parents=True)
+        (root / "controllers" / name / f"{name}.py").write_text(textwrap.dedent(source), encoding="utf-8")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sim = load_world(path)

@@ -120,6 +120,7 @@ class TrackBank(SampledBank):
             if t.dynamic and tree >= 0:
                 self._wake_dof[i] = model.tree_dofadr[tree]
         self._woken = np.zeros(0, dtype=np.int64)
+        self._sleep = bool(model.opt.enableflags & mujoco.mjtEnableBit.mjENBL_SLEEP)
         sensor_nodes = [b.node if b.role == "position_sensor" else None for b in bindings]
         self.noise = f([float(n["noise"]) if n is not None else 0.0 for n in sensor_nodes], dtype=float)
         self.resolution = f([float(n["resolution"]) if n is not None else -1.0 for n in sensor_nodes], dtype=float)
@@ -163,6 +164,7 @@ class TrackBank(SampledBank):
         self.torque = np.zeros(k)
         self.edits_contacts = False
         self._woken = self._woken[:0]
+        self._dirty = True
         if keep_sampling:
             self.schedule.restart()
             self.feedback.restart()
@@ -173,7 +175,17 @@ class TrackBank(SampledBank):
             self.feedback.reset()
 
     def mark_dirty(self) -> None:
-        """A motor command changed (the belt law reads the arrays every step: nothing to prepare)."""
+        """A motor command changed (mode, target, acceleration, available force): reclassify the belts."""
+        self._dirty = True
+
+    def _reclassify(self) -> None:
+        control = self.has_motor & (self.mode == _CONTROL)
+        # Plain velocity control (Webots' usual track use) skips the PID: V is the target velocity.
+        simple = control & np.isinf(self.target_position) & (self.acceleration == -1.0) & (self.available != 0.0)
+        self._simple = np.flatnonzero(simple)
+        self._general = np.flatnonzero(control & ~simple)
+        self._forced = np.flatnonzero(self.has_motor & (self.mode == _TORQUE))
+        self._dirty = False
 
     def enable_feedback(self, i: int, period_ms: int, now_step: int) -> None:
         """Enable (period > 0) or disable (0) the force feedback of Track ``i`` (it only warns, as in Webots)."""
@@ -182,26 +194,32 @@ class TrackBank(SampledBank):
     # -- per step ---------------------------------------------------------------------------------------
     def actuate(self, data: mujoco.MjData) -> None:
         """The belt velocities and positions of this basic step; wake the trees of belts that start moving."""
-        control = np.flatnonzero(self.has_motor & (self.mode == _CONTROL))
+        if self._dirty:
+            self._reclassify()
         velocity = np.zeros(len(self.tracks))
-        if len(control):
+        if len(self._simple):
+            simple = self._simple
+            velocity[simple] = self.target_velocity[simple]
+            self.current_velocity[simple] = velocity[simple]
+        general = self._general
+        if len(general):
             v, integral, previous, current = control_law(
-                self.belt_position[control], self.target_position[control], self.target_velocity[control],
-                self.pid[control], self.integral[control], self.previous_error[control],
-                self.current_velocity[control], self.acceleration[control], self.available[control], self.ts)
-            self.integral[control] = integral
-            self.previous_error[control] = previous
-            self.current_velocity[control] = current
-            velocity[control] = v
-        forced = np.flatnonzero(self.has_motor & (self.mode == _TORQUE))
+                self.belt_position[general], self.target_position[general], self.target_velocity[general],
+                self.pid[general], self.integral[general], self.previous_error[general],
+                self.current_velocity[general], self.acceleration[general], self.available[general], self.ts)
+            self.integral[general] = integral
+            self.previous_error[general] = previous
+            self.current_velocity[general] = current
+            velocity[general] = v
+        forced = self._forced
         if len(forced):
             velocity[forced] = self.torque[forced] * self.ts / self.mass[forced]
         self.belt_velocity = velocity
         self.belt_position += velocity * self.ts
         moving = velocity != 0.0
         self.edits_contacts = bool(moving.any())
-        wakeable = np.flatnonzero(moving & (self._wake_dof >= 0))
-        if len(wakeable):
+        if self.edits_contacts and self._sleep:
+            wakeable = np.flatnonzero(moving & (self._wake_dof >= 0))
             asleep = self._wake_dof[wakeable[data.body_awake[self.body[wakeable]] == 0]]
             if len(asleep):
                 self._woken = asleep
