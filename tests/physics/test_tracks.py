@@ -15,6 +15,8 @@ import math
 import numpy as np
 import pytest
 
+from wbsim.sim.phases import Phase
+
 VEHICLE = """
 WorldInfo {{ basicTimeStep 8 contactProperties [ ContactProperties {{ material1 "belt" bounce 0 }} ] }}
 DEF FLOOR Solid {{ boundingObject Plane {{ size 20 20 }} }}
@@ -218,3 +220,41 @@ def test_runs_are_deterministic_and_reset_restores_the_belts(vehicle):
     robot = sim.robot("robot")
     third = run(sim, robot, body)
     assert np.array_equal(first[0], third[0]) and first[1] == third[1]
+
+
+PLUGIN = """
+from wbsim.physics_plugin import *
+ghost = wall = None
+def webots_physics_init():
+    global ghost, wall
+    ghost, wall = dWebotsGetGeomFromDEF("GHOST"), dWebotsGetGeomFromDEF("WALL")
+def webots_physics_step():
+    pass
+def webots_physics_collide(g1, g2):
+    return 1 if {g1, g2} == {ghost, wall} else 0
+def webots_physics_cleanup():
+    pass
+"""
+
+
+def test_belts_drive_through_a_physics_plugins_split_steps(project, load):
+    """A plugin that suppresses the contacts of a box with a wall it overlaps makes wbsim split every MuJoCo step
+    for the plugin; the belts' contact edit runs inside those steps, after the plugin's edits."""
+    world = VEHICLE.format(yaw=0.0).replace("WorldInfo { basicTimeStep 8", 'WorldInfo { basicTimeStep 8 physics "ghost"')
+    world += ('DEF GHOST Solid { translation 2 0 0.05 name "ghost" boundingObject Box { size 0.1 0.1 0.1 } '
+              'physics Physics { } }\n'
+              'DEF WALL Solid { translation 2 0.04 0.1 name "wall" boundingObject Box { size 0.5 0.05 0.2 } }\n')
+    sim = load(project(world, files={"plugins/physics/ghost/ghost.py": PLUGIN}))
+    robot = sim.robot("robot")
+    drive(robot, 0.1, 0.1)
+    body = sim.bindings.solid(sim.node("VEHICLE")).body_id
+    ghost = sim.bindings.solid(sim.node("GHOST")).body_id
+    split = []
+    sim.add_hook(Phase.PHYSICS, lambda s: split.append(bool(len(s.plugin.collisions._handled))))
+    for _ in range(125):
+        robot.step(8)
+    start = sim.data.xpos[body].copy()
+    for _ in range(125):
+        robot.step(8)
+    assert all(split[1:]) and sim.data.xpos[ghost] == pytest.approx([2.0, 0.0, 0.05], abs=1e-3)
+    assert (sim.data.xpos[body] - start)[:2] / 1.0 == pytest.approx([0.1, 0.0], abs=1e-6)
