@@ -22,4 +22,4 @@ KIND = DeviceKind(
     api=lazy("wbsim.devices.track.api:make_api"),
     api_classes=lazy("wbsim.devices.track.api:api_classes"),
 )
-"""The track device kind (its devices are a LinearMotor and a PositionSensor in the Track's ``device`` field)."""
+"""The track device kind (its devices: a LinearMotor and a PositionSensor in the Track's ``device`` field)."""

@@ -66,5 +66,5 @@ def make_api(core: object, robot: Robot) -> Device:
 
 
 def api_classes() -> dict[str, type]:
-    """No class of its own for ``controller``: a Track's devices are LinearMotor and PositionSensor objects."""
+    """No class of its own for ``controller``: a Track's devices are LinearMotor and PositionSensor."""
     return {}

@@ -39,7 +39,8 @@ def test_devices_are_linear_motor_and_position_sensor(robot):
     assert motor.position_sensor is sensor and sensor.motor is motor
     assert r.getDevice("lone").getPositionSensor() is None
     assert motor.getBrake() is None
-    assert [r.getDeviceByIndex(i).getName() for i in range(r.getNumberOfDevices())] == ["belt", "belt sensor", "lone"]
+    names = [r.getDeviceByIndex(i).getName() for i in range(r.getNumberOfDevices())]
+    assert names == ["belt", "belt sensor", "lone"]
 
 
 def test_sensor_resolution_and_sampling(robot):

@@ -43,11 +43,11 @@ def belt_surface_velocity(speed: np.ndarray, normal: np.ndarray, x_axis: np.ndar
                           up_axis: int) -> np.ndarray:
     """What a belt adds to MuJoCo's contact surface velocity (that of ``geom[1]`` minus that of ``geom[0]``).
 
-    Webots' rule gives the belt surface, relative to its Track, the velocity ``V * sign(n . u) * |asin(n . z)| /
-    (pi / 2) * x`` at a contact of outward normal ``n``. The Track's geom is ``geom[0]`` (``n`` = the contact
-    normal, its velocity counts negatively) or ``geom[1]`` (``n`` = minus the contact normal, counted
-    positively): both give ``-V * sign(c . u) * |asin(c . z)| / (pi / 2) * x`` with ``c`` the contact normal,
-    so the side does not matter.
+    Webots' rule gives the belt surface, relative to its Track, the velocity
+    ``V * sign(n . u) * |asin(n . z)| / (pi / 2) * x`` at a contact of outward normal ``n``. The Track's geom
+    is ``geom[0]`` (``n`` = the contact normal, its velocity counts negatively) or ``geom[1]`` (``n`` = minus
+    the contact normal, counted positively): both give ``-V * sign(c . u) * |asin(c . z)| / (pi / 2) * x``
+    with ``c`` the contact normal, so the side does not matter.
 
     Args:
         speed: the belt velocity ``V`` of each contact's Track (k,), m/s.
@@ -123,7 +123,8 @@ class TrackBank(SampledBank):
         self._sleep = bool(model.opt.enableflags & mujoco.mjtEnableBit.mjENBL_SLEEP)
         sensor_nodes = [b.node if b.role == "position_sensor" else None for b in bindings]
         self.noise = f([float(n["noise"]) if n is not None else 0.0 for n in sensor_nodes], dtype=float)
-        self.resolution = f([float(n["resolution"]) if n is not None else -1.0 for n in sensor_nodes], dtype=float)
+        self.resolution = f([float(n["resolution"]) if n is not None else -1.0 for n in sensor_nodes],
+                            dtype=float)
         self.value = np.full(self.n, np.nan)  # sensor rows; updated in place (API objects keep a reference)
         self.feedback_value = np.full(k, np.nan)
         self.feedback = SampleSchedule(k, self.basic_ms)
@@ -139,13 +140,13 @@ class TrackBank(SampledBank):
 
     # -- resets -----------------------------------------------------------------------------------------
     def reset(self) -> None:
-        """As after loading: belts at rest at position 0, motors at target 0 with speed maxVelocity, sensors and
-        feedback disabled (Webots' ``WbTrack::reset`` zeroes the belt position and velocity)."""
+        """As after loading: belts at rest at position 0, motors at target 0 with speed maxVelocity, sensors
+        and feedback disabled (Webots' ``WbTrack::reset`` zeroes the belt position and velocity)."""
         self._reset(keep_sampling=False)
 
     def restart(self) -> None:
-        """Webots' world reset with controllers running: enabled sensors stay enabled and sample again after the
-        first step."""
+        """Webots' world reset with controllers running: enabled sensors stay enabled and sample again after
+        the first step."""
         self._reset(keep_sampling=True)
 
     def _reset(self, keep_sampling: bool) -> None:
@@ -181,14 +182,15 @@ class TrackBank(SampledBank):
     def _reclassify(self) -> None:
         control = self.has_motor & (self.mode == _CONTROL)
         # Plain velocity control (Webots' usual track use) skips the PID: V is the target velocity.
-        simple = control & np.isinf(self.target_position) & (self.acceleration == -1.0) & (self.available != 0.0)
+        simple = (control & np.isinf(self.target_position) & (self.acceleration == -1.0)
+                  & (self.available != 0.0))
         self._simple = np.flatnonzero(simple)
         self._general = np.flatnonzero(control & ~simple)
         self._forced = np.flatnonzero(self.has_motor & (self.mode == _TORQUE))
         self._dirty = False
 
     def enable_feedback(self, i: int, period_ms: int, now_step: int) -> None:
-        """Enable (period > 0) or disable (0) the force feedback of Track ``i`` (it only warns, as in Webots)."""
+        """Enable (period > 0) or disable (0) the force feedback of Track ``i`` (it only warns, as Webots)."""
         self.feedback.enable(i, period_ms, now_step)
 
     # -- per step ---------------------------------------------------------------------------------------
@@ -226,7 +228,7 @@ class TrackBank(SampledBank):
                 data.qfrc_applied[asleep] += _WAKE
 
     def edit_contacts(self, model: mujoco.MjModel, data: mujoco.MjData) -> bool:
-        """Give the contacts of moving belts their surface velocity (``contact.surfacevel``, contact frame)."""
+        """Give the contacts of moving belts their surface velocity (``contact.surfacevel``, contact axes)."""
         n = data.ncon
         if n == 0:
             return False
@@ -237,7 +239,8 @@ class TrackBank(SampledBank):
         if len(rows) == 0:
             return False
         t = owner[rows, sides]
-        frame = contact.frame[:n].reshape(n, 3, 3)[rows]  # rows: normal (geom[0] -> geom[1]), tangent 1, tangent 2
+        # Rows of a contact frame: the normal (geom[0] -> geom[1]), tangent 1, tangent 2.
+        frame = contact.frame[:n].reshape(n, 3, 3)[rows]
         rot = data.xmat[self.body[t]].reshape(-1, 3, 3)
         relative = belt_surface_velocity(self.belt_velocity[t], frame[:, 0], rot[:, :, 0], rot[:, :, 2],
                                          self.up_axis)
@@ -301,6 +304,6 @@ class TrackMotor(Motor):
 
 @dataclass
 class TrackPositionSensor(PositionSensor):
-    """The PositionSensor of a Track: the joint sensor's core over its row of :class:`TrackBank` (belt run, m)."""
+    """The PositionSensor of a Track: the joint sensor's core over a :class:`TrackBank` row (belt run, m)."""
 
     kind: str = "track"

@@ -12,12 +12,14 @@ from wbsim.devices.track.bank import belt_surface_velocity
 X, Y, Z = np.eye(3)
 
 
-def webots_belt(speed: float, outward: np.ndarray, x_axis: np.ndarray, z_axis: np.ndarray, up: np.ndarray) -> np.ndarray:
+def webots_belt(speed: float, outward: np.ndarray, x_axis: np.ndarray, z_axis: np.ndarray,
+                up: np.ndarray) -> np.ndarray:
     """Webots' belt surface velocity relative to its Track at a contact of outward normal ``outward``: the
-    contact's ``motion1`` along ``fdir1`` (``WbSimulationCluster::fillSurfaceParameters``), as the velocity the
-    belt surface has: ``V * sign(n . u) * |acos(n . z) - pi / 2| / (pi / 2) * x``."""
+    contact's ``motion1`` along ``fdir1`` (``WbSimulationCluster::fillSurfaceParameters``), as the velocity
+    the belt surface has: ``V * sign(n . u) * |acos(n . z) - pi / 2| / (pi / 2) * x``."""
     dot = float(np.clip(outward @ z_axis, -1.0, 1.0))
-    return speed * math.copysign(1.0, outward @ up) * abs(math.acos(dot) - math.pi / 2) / (math.pi / 2) * x_axis
+    scale = abs(math.acos(dot) - math.pi / 2) / (math.pi / 2)
+    return speed * math.copysign(1.0, outward @ up) * scale * x_axis
 
 
 def relative(speed, normal, x_axis=X, z_axis=Z, up_axis=2):

@@ -95,11 +95,12 @@ class TrackCompiler(DeviceCompiler):
 
     def plan_body(self, node: WbNode, request: BodyRequest) -> BodyPlan:
         """A static Track becomes a mocap body (what rests on it stays awake and in contact)."""
-        static = not request.parent_dynamic and not request.end_point and not (request.top_level and request.has_physics)
+        static = (not request.parent_dynamic and not request.end_point
+                  and not (request.top_level and request.has_physics))
         return BodyPlan(mocap=static)
 
     def add(self, ctx: CompileContext, node: WbNode, slot: DeviceSlot) -> bool:
-        """Claim a Track and pick its devices as Webots does (the first LinearMotor, the first PositionSensor)."""
+        """Claim a Track and pick its devices as Webots does (the first LinearMotor and PositionSensor)."""
         assert isinstance(slot, SolidSlot)
         motor: WbNode | None = None
         sensor: WbNode | None = None
@@ -109,10 +110,11 @@ class TrackCompiler(DeviceCompiler):
             elif device.type_name == "PositionSensor" and sensor is None:
                 sensor = device
             elif device.type_name in ("LinearMotor", "PositionSensor"):
-                ctx.warn(f"Only the first {device.type_name} of a Track is used; this one is ignored.", device)
+                ctx.warn(f"Only the first {device.type_name} of a Track is used; this one is ignored.",
+                         device)
         if node["boundingObject"] is None or not slot.has_physics:
-            ctx.warn("A Track needs a boundingObject and a Physics node: its belt moves only what touches its "
-                     "boundingObject.", node)
+            ctx.warn("A Track needs a boundingObject and a Physics node: its belt moves only what touches "
+                     "its boundingObject.", node)
         track = _Track(node, slot, motor, sensor)
         self._tracks.append(track)
         self._by_node[node] = track
@@ -141,7 +143,8 @@ class TrackCompiler(DeviceCompiler):
             binding = TrackBinding(track.node, body, solid.geom_ids, solid.dynamic, mass, up, track.motor,
                                    track.sensor)
             for device in devices:
-                role: Literal["motor", "position_sensor"] = "motor" if device is track.motor else "position_sensor"
+                role: Literal["motor", "position_sensor"] = (
+                    "motor" if device is track.motor else "position_sensor")
                 result.append(TrackDeviceBinding(device, binding, index, role))
             index += 1
         return tuple(result)

@@ -1,4 +1,4 @@
-"""Track and TrackWheel schemas and compilation: which devices a Track lists, Webots' load rules, body plans."""
+"""Track and TrackWheel schemas and compilation: the devices a Track lists, Webots' load rules, body plans."""
 
 from __future__ import annotations
 
@@ -62,7 +62,8 @@ def test_track_lists_its_first_motor_and_sensor_in_field_order() -> None:
     # Webots' dBodyGetMass of a Track merged into its Robot: the merged body (4 kg and two 1.5 kg Tracks).
     assert track.mass == pytest.approx(7.0)
     assert track.up == (0.0, 0.0, 1.0)
-    assert [w.message for w in world.warnings] == ["Only the first LinearMotor of a Track is used; this one is ignored."]
+    assert [w.message for w in world.warnings] == [
+        "Only the first LinearMotor of a Track is used; this one is ignored."]
     assert world.model.flg_surfacevel == 1
 
 
@@ -79,7 +80,8 @@ def test_static_track_is_a_mocap_body_and_needs_its_bounding_object() -> None:
     assert not binding.dynamic
     assert world.model.body_mocapid[binding.body_id] >= 0
     assert [w.message for w in world.warnings] == [
-        "A Track needs a boundingObject and a Physics node: its belt moves only what touches its boundingObject."]
+        "A Track needs a boundingObject and a Physics node: its belt moves only what touches its "
+        "boundingObject."]
 
 
 def test_nue_worlds_have_y_up() -> None:
@@ -87,4 +89,5 @@ def test_nue_worlds_have_y_up() -> None:
         '#VRML_SIM R2023b utf8\nWorldInfo { coordinateSystem "NUE" }\nRobot { children [ Track { '
         'boundingObject Box { size 1 1 1 } physics Physics { } device [ LinearMotor { } ] } ] }', "t.wbt"))
     assert world.bindings.devices["track"][0].track.up == (0.0, 1.0, 0.0)
-    assert int(mujoco.mjtGeom.mjGEOM_BOX) == world.model.geom_type[world.bindings.devices["track"][0].track.geom_ids[0]]
+    geom = world.bindings.devices["track"][0].track.geom_ids[0]
+    assert world.model.geom_type[geom] == int(mujoco.mjtGeom.mjGEOM_BOX)

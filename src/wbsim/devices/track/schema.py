@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from wbsim.world.fieldtypes import FieldType as T
 from wbsim.world.schema import NodeSchema
-from wbsim.world.schema_kit import CHILD_KINDS, NON_NEGATIVE, node_schema, simulated_field, solid_fields, visual_field
+from wbsim.world.schema_kit import (
+    CHILD_KINDS,
+    NON_NEGATIVE,
+    node_schema,
+    simulated_field,
+    solid_fields,
+    visual_field,
+)
 
 __all__ = ["schemas"]
 
