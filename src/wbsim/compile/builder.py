@@ -421,11 +421,13 @@ class _Builder:
     def _add_device(self, kind: DeviceKind, node: WbNode, slot: JointSlot | SolidSlot | ChildSlot,
                     robot: _Robot | None) -> None:
         """Hand a device node to its kind's compiler and list it among its robot's devices."""
-        if not self.compilers[kind.name].add(self.context, node, slot):
+        compiler = self.compilers[kind.name]
+        if not compiler.add(self.context, node, slot):
             return
+        listed = compiler.listed_devices(node)
         if robot is not None:
-            robot.devices.append((kind.name, node))
-        elif not kind.outside_robot:
+            robot.devices.extend((kind.name, device) for device in listed)
+        elif listed and not kind.outside_robot:
             self.warnings.append(WorldWarning(
                 f"{node.type_name} '{node['name']}' is not inside a Robot: no controller can use it.",
                 node.location, node.path))

@@ -93,6 +93,14 @@ class DeviceCompiler:
         """Claim the device ``node`` placed at ``slot``; False (after ``ctx.error``) to reject it."""
         raise NotImplementedError
 
+    def listed_devices(self, node: WbNode) -> tuple[WbNode, ...]:
+        """The nodes a claimed ``node`` adds to its robot's devices, in Webots' order (default: itself).
+
+        A node that is not itself a controller device but holds some (a Track and its ``device`` field)
+        lists those instead; each listed node must be the ``node`` of one of :meth:`bindings`.
+        """
+        return (node,)
+
     def contribute(self, ctx: CompileContext) -> None:
         """Add the MuJoCo elements of every claimed device to ``ctx.spec``."""
 
@@ -149,6 +157,9 @@ class DeviceBank:
     basic steps) sets :attr:`watches_substeps`; the ``PHYSICS`` phase then steps MuJoCo one physics step
     at a time and calls :meth:`substep` after each (otherwise it runs all of them in one C call). The
     flag is read every step, so a bank may raise it only while it needs it (e.g. a connector's snap).
+    A bank that must change MuJoCo's contacts inside every physics step (after collision detection, before
+    the constraint solver; e.g. a track's belt velocity) sets :attr:`edits_contacts` (read every step too)
+    and implements :meth:`edit_contacts`.
 
     Args:
         bindings: the compiled bindings of the devices, in scene order.
@@ -158,6 +169,7 @@ class DeviceBank:
     actuates = False
     samples = False
     watches_substeps = False
+    edits_contacts = False
 
     def __init__(self, bindings: tuple[Any, ...], context: BankContext) -> None:
         self.bindings = bindings
@@ -173,6 +185,18 @@ class DeviceBank:
 
     def substep(self, data: mujoco.MjData) -> None:
         """After each MuJoCo step within the ``PHYSICS`` phase (only if :attr:`watches_substeps`)."""
+
+    def edit_contacts(self, model: mujoco.MjModel, data: mujoco.MjData) -> bool:
+        """Inside each physics step (only if :attr:`edits_contacts`): edit ``data.contact`` after MuJoCo's
+        collision detection and constraint set-up, before the solver.
+
+        Only fields read by the velocity stage may change (e.g. ``surfacevel``); the loop then recomputes
+        the constraint references (``mj_referenceConstraint``).
+
+        Returns:
+            True if a contact was changed.
+        """
+        return False
 
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """After the physics of basic step ``step``: refresh what is due (sensors, feedback)."""

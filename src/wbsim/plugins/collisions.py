@@ -497,8 +497,10 @@ class Collisions:
         c.dist = -float(contact.geom.depth)
         return c
 
-    def split_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        """One MuJoCo step with the suppressed pairs removed and the contact joints added."""
+    def split_step(self, model: mujoco.MjModel, data: mujoco.MjData,
+                   edit: Callable[[mujoco.MjModel, mujoco.MjData], None] | None = None) -> None:
+        """One MuJoCo step with the suppressed pairs removed and the contact joints added; ``edit`` then sees
+        the final contacts and constraints (before the solver)."""
         mujoco.mj_step1(model, data)
         edited = False
         if len(self._handled) and data.ncon:
@@ -518,6 +520,8 @@ class Collisions:
             mujoco.mj_island(model, data)
             mujoco.mj_projectConstraint(model, data)
             mujoco.mj_referenceConstraint(model, data)
+        if edit is not None:
+            edit(model, data)
         mujoco.mj_step2(model, data)
         if self._wake:
             data.qfrc_applied[self._wake] -= _WAKE

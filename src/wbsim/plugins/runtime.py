@@ -213,9 +213,11 @@ class PluginRuntime:
         self._split = self.collisions.prepare_step()
         return self._split
 
-    def physics_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        """One MuJoCo step honouring the suppressed pairs and contact joints."""
-        self.collisions.split_step(model, data)
+    def physics_step(self, model: mujoco.MjModel, data: mujoco.MjData,
+                     edit: Callable[[mujoco.MjModel, mujoco.MjData], None] | None = None) -> None:
+        """One MuJoCo step honouring the suppressed pairs and contact joints; ``edit`` (device banks' contact
+        edits) runs once the contacts and constraints are final, before the solver."""
+        self.collisions.split_step(model, data, edit)
 
     def after_physics(self, data: mujoco.MjData) -> None:
         """Remove the forces (they act for one basic step, as ODE's accumulators)."""

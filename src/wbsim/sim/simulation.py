@@ -6,6 +6,7 @@ generator, device state, controller greenlets), so several simulations can live 
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import sys
@@ -71,6 +72,16 @@ def _remove_finder(finder: ControllerFinder) -> None:
         sys.meta_path.remove(finder)
     except ValueError:
         pass
+
+
+def _edit_contacts(banks: list[DeviceBank], model: mujoco.MjModel, data: mujoco.MjData) -> None:
+    """Inside one physics step, after collision detection: let ``banks`` edit the contacts, then recompute the
+    constraint references from the edited contacts (what ``mj_step2``'s solver reads)."""
+    edited = False
+    for bank in banks:
+        edited = bank.edit_contacts(model, data) or edited
+    if edited:
+        mujoco.mj_referenceConstraint(model, data)
 
 
 def _shutdown(finder: ControllerFinder, processes: list[ControllerProcess]) -> None:
@@ -314,10 +325,16 @@ class Simulation:
             self.supervision.apply_wrenches()
         split = plugin.before_physics(data) if plugin is not None and plugin.enabled else False
         substepping = [b for b in self._substep_capable if b.watches_substeps]
-        if split or substepping:  # the plugin edits contacts, or a bank must see every physics step
+        editing = [b for b in self._substep_capable if b.edits_contacts]
+        if split or substepping or editing:  # contacts are edited, or a bank must see every physics step
+            edit = functools.partial(_edit_contacts, editing) if editing else None
             for _ in range(self.substeps):
                 if split:
-                    plugin.physics_step(self.model, data)  # type: ignore[union-attr]
+                    plugin.physics_step(self.model, data, edit)  # type: ignore[union-attr]
+                elif edit is not None:
+                    mujoco.mj_step1(self.model, data)
+                    edit(self.model, data)
+                    mujoco.mj_step2(self.model, data)
                 else:
                     mujoco.mj_step(self.model, data)
                 for bank in substepping:

@@ -82,7 +82,7 @@ def _light(name: str, extra: list[FieldSpec]) -> NodeSchema:
 _UNSUPPORTED: dict[str, str] = {
     **dict.fromkeys(
         "Camera Charger Display "
-        "LightSensor Microphone Pen Radar Radio RangeFinder Speaker Track VacuumGripper "
+        "LightSensor Microphone Pen Radar Radio RangeFinder Speaker VacuumGripper "
         "Fluid Skin SolidReference DifferentialWheels".split(),
         "solid",
     ),
@@ -90,7 +90,7 @@ _UNSUPPORTED: dict[str, str] = {
     "Brake": "rotational_device linear_device",
     **dict.fromkeys("Cone Mesh IndexedLineSet PointSet".split(), "geometry"),
     **dict.fromkeys("CadShape ColladaShape VisualShape".split(), "shape"),
-    **dict.fromkeys("Billboard Slot TrackWheel".split(), "group"),
+    **dict.fromkeys("Billboard Slot".split(), "group"),
     "Muscle": "muscle",
     "ImmersionProperties": "immersion",
     **dict.fromkeys("Focus Lens LensFlare Recognition Zoom".split(), "camera_part"),

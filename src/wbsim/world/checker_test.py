@@ -72,7 +72,7 @@ def test_unknown_node_lists_valid_nodes_and_suggests() -> None:
     assert error.message.startswith("Unknown node or PROTO 'Soild'. Did you mean 'Solid'?")
     assert (f"Valid nodes in field 'children' of Robot: {listed(*CHILDREN)} (or a PROTO declared with EXTERNPROTO).") \
         in error.message
-    assert "Connector, DirectionalLight, DistanceSensor" in error.message and "TouchSensor, Transform" in error.message
+    assert "Connector, DirectionalLight, DistanceSensor" in error.message and "TouchSensor, Track, Transform" in error.message
 
 
 def test_unknown_top_level_node() -> None:
