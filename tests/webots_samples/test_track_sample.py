@@ -11,9 +11,8 @@ edge. Both controllers are ported to Python below; the arena is a floor and four
 RectangleArena PROTO), and the shapes, textures and animated belt geometries are left out (no effect on the
 physics).
 
-One change, not of the Tracks: the sample's ContactProperties give the tracks a Coulomb friction of 500.
-wbsim's MuJoCo contacts use pyramidal friction cones, with which a contact of friction >= 10 loses its normal
-stiffness (a 13 kg box with mu = 500 falls through the floor; reported): the friction is 3 here.
+The sample's ContactProperties give the tracks a Coulomb friction of 500, kept here (it needs wbsim's
+elliptic friction cones: with MuJoCo's pyramidal ones such a contact lost its normal stiffness).
 """
 
 from __future__ import annotations
@@ -64,7 +63,7 @@ WORLD = f"""
 WorldInfo {{
   title "Track"
   basicTimeStep 8
-  contactProperties [ ContactProperties {{ material1 "track material" coulombFriction [ 3 ] softCFM 0.0001 }} ]
+  contactProperties [ ContactProperties {{ material1 "track material" coulombFriction [ 500 ] softCFM 0.0001 }} ]
 }}
 Solid {{ name "floor" boundingObject Plane {{ size 2 2 }} }}
 {_WALLS}
