@@ -177,7 +177,11 @@ class Simulation:
                     "while unique names are required.")
             self.robots.append(runtime)
         self._set_initial_velocities()
-        mujoco.mj_forward(self.model, self.data)
+        try:
+            mujoco.mj_forward(self.model, self.data)
+        except mujoco.FatalError as error:  # the initial state cannot even be computed: a load error
+            detail = " ".join(str(error).split())
+            raise SimulationError(f"MuJoCo cannot compute the initial state of {self.world.file}: {detail}") from None
         self.supervision = Supervision(self)
         self._initial_data = mujoco.MjData(self.model)
         mujoco.mj_copyData(self._initial_data, self.model, self.data)
@@ -312,16 +316,19 @@ class Simulation:
             self.supervision.apply_wrenches()
         split = plugin.before_physics(data) if plugin is not None and plugin.enabled else False
         substepping = [b for b in self._substep_capable if b.watches_substeps]
-        if split or substepping:  # the plugin edits contacts, or a bank must see every physics step
-            for _ in range(self.substeps):
-                if split:
-                    plugin.physics_step(self.model, data)  # type: ignore[union-attr]
-                else:
-                    mujoco.mj_step(self.model, data)
-                for bank in substepping:
-                    bank.substep(data)
-        else:
-            mujoco.mj_step(self.model, data, nstep=self.substeps)
+        try:
+            if split or substepping:  # the plugin edits contacts, or a bank must see every physics step
+                for _ in range(self.substeps):
+                    if split:
+                        plugin.physics_step(self.model, data)  # type: ignore[union-attr]
+                    else:
+                        mujoco.mj_step(self.model, data)
+                    for bank in substepping:
+                        bank.substep(data)
+            else:
+                mujoco.mj_step(self.model, data, nstep=self.substeps)
+        except mujoco.FatalError as error:
+            self._fatal(error)
         if plugin is not None:
             plugin.after_physics(data)  # before the wrenches go: it restores xfrc_applied as it found it
         if wrenches:
@@ -348,6 +355,16 @@ class Simulation:
         if self._reset_requested:
             self._reset_requested = False
             self._reset_world(restart_controllers=False)
+
+    def _fatal(self, error: mujoco.FatalError) -> None:
+        """MuJoCo stopped with a fatal error (e.g. its arena ran out): end the run with a typed error."""
+        self.ended = True
+        self.exit_status = 1
+        detail = " ".join(str(error).split())
+        raise SimulationError(
+            f"MuJoCo failed in the step ending at t = {(self.step_count + 1) * self.basic_time_step_ms / 1000.0:.3f} s "
+            f"of {self.world.file}: {detail}"
+        ) from None
 
     def _unstable(self) -> None:
         """MuJoCo flagged a non-finite or huge position, velocity or acceleration: stop with a clear error."""
