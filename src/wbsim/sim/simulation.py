@@ -337,6 +337,8 @@ class Simulation:
         counts = self._warning_counts
         if counts[3] or counts[4] or counts[5]:  # mjWARN_BADQPOS, BADQVEL, BADQACC
             self._unstable()
+        if counts[1] or counts[2]:  # mjWARN_CONTACTFULL, CNSTRFULL: MuJoCo dropped contacts or constraints
+            self._arena_full()
         if on_physics:
             self._run_hooks(Phase.PHYSICS)
         if plugin is not None and plugin.enabled:
@@ -355,6 +357,17 @@ class Simulation:
         if self._reset_requested:
             self._reset_requested = False
             self._reset_world(restart_controllers=False)
+
+    def _arena_full(self) -> None:
+        """MuJoCo's arena could not hold every contact or constraint and dropped some: stop, as the rest of
+        the run would be wrong (bodies falling through each other) without any other sign."""
+        self.ended = True
+        self.exit_status = 1
+        raise SimulationError(
+            f"MuJoCo ran out of arena memory in the step ending at t = {self.time_s:.3f} s of {self.world.file} "
+            f"(model.narena = {self.model.narena} bytes) and dropped contacts or constraints. Fewer bodies in "
+            "contact at once, or a larger arena (the 'memory' of the compiled MjSpec), are needed."
+        )
 
     def _fatal(self, error: mujoco.FatalError) -> None:
         """MuJoCo stopped with a fatal error (e.g. its arena ran out): end the run with a typed error."""
