@@ -160,7 +160,11 @@ def _run(args: argparse.Namespace) -> int:
         print(f"\nwbsim: {error}", file=sys.stderr)
         status = 1
     finally:
-        sim.close()
+        try:
+            sim.close()  # controllers' cleanup code runs here and may be interrupted too
+        except KeyboardInterrupt:
+            print(f"\nwbsim: interrupted while closing at t = {sim.time_s:.3f} s", file=sys.stderr)
+            status = 130
     if status == 0 and sim.failed:  # the plugin's webots_physics_cleanup (run by close) may raise too
         status = 1
     return status

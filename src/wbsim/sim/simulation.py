@@ -240,6 +240,7 @@ class Simulation:
         for robot in self.robots:
             robot.wake_step = 0
             robot.saw_end = False
+            robot.exit_raised = False
             script = self._controller_scripts.get(robot)
             args = [str(a) for a in robot.node["controllerArgs"]]  # type: ignore[union-attr]
             robot.controller = ControllerProcess(robot, script, args, self._finder) if script else None
