@@ -36,7 +36,7 @@ import numpy as np
 
 from wbsim.compile import inertia
 from wbsim.compile.bindings import Bindings, JointBinding, RobotBinding, RobotDevice, SolidBinding
-from wbsim.compile.contacts import ContactParams, contact_params
+from wbsim.compile.contacts import MAX_TIMECONST, ContactParams, contact_params, too_soft
 from wbsim.compile.context import CompileContext
 from wbsim.compile.frames import Frame
 from wbsim.compile.geometry import GeomDescription, bounding_geoms
@@ -199,6 +199,13 @@ class _Builder:
                 float(info["physicsDisableAngularThreshold"]),  # type: ignore[arg-type]
                 disable_time_s, self.dt_s)
         self.contact_nodes = list(info["contactProperties"])  # type: ignore[arg-type]
+        for node in self.contact_nodes:
+            if too_soft(node):
+                self.warnings.append(WorldWarning(
+                    f"softERP {float(node['softERP']):g} with softCFM {float(node['softCFM']):g}: ODE's contact "  # type: ignore[arg-type]
+                    "is then almost only a damper that lets bodies creep into each other; wbsim uses its softest "
+                    f"spring contact (time constant {MAX_TIMECONST:g} s) instead.",
+                    node.location_of("softERP"), node.path))
         # Webots uses the first ContactProperties matching both materials, else its built-in surface: a
         # "default"/"default" node applies only between two "default" geoms.
         self.default_contact = contact_params(self._contact_node("default", "default"), self.dt_s)
