@@ -61,6 +61,18 @@ _PHYSICAL_LIMITS: dict[str, tuple[float, float, str]] = {
                       "pass in double precision"),
 }
 _GEOMETRY_TYPES = frozenset({"Box", "Sphere", "Cylinder", "Capsule", "ElevationGrid"})
+_RAYS_REASON = ("wbsim casts every ray of a sensor at each sample: more would take minutes and gigabytes per step "
+                "(Webots renders a lidar into a GPU texture, at most 16384 pixels wide)")
+_ANGLE_REASON = ("the lidar's fields of view must be between 1e-06 and 1e+06 rad in magnitude: its image layout "
+                 "divides by them and overflows beyond")
+# Per-field limits, by (node type, field): (smallest non-zero magnitude, largest magnitude, why).
+_FIELD_LIMITS: dict[tuple[str, str], tuple[float, float, str]] = {
+    ("Lidar", "horizontalResolution"): (0.0, 16384.0, f"at most 16384: {_RAYS_REASON}"),
+    ("Lidar", "numberOfLayers"): (0.0, 4096.0, f"at most 4096: {_RAYS_REASON}"),
+    ("Lidar", "fieldOfView"): (1e-6, 1e6, _ANGLE_REASON),
+    ("Lidar", "verticalFieldOfView"): (1e-6, 1e6, _ANGLE_REASON),
+    ("DistanceSensor", "numberOfRays"): (0.0, 4096.0, f"at most 4096: {_RAYS_REASON}"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -464,6 +476,13 @@ class Checker:
     def _within_limits(self, spec: FieldSpec, value: object, location: SourceLocation, path: str, label: str,
                        node_type: str) -> object:
         """Refuse finite values no simulation can use (they would overflow or hang later), with the reason."""
+        field_limit = _FIELD_LIMITS.get((node_type, spec.name))
+        if field_limit is not None:
+            low, high, reason = field_limit
+            for number in _numbers(value):
+                if abs(number) > high or 0.0 < abs(number) < low:
+                    self._error(f"Value {number:g} out of range for {label}: {reason}.", location, path)
+                    return _INVALID
         limit = _PHYSICAL_LIMITS.get(spec.unit)
         if limit is None or spec.effect != "simulated" or (spec.unit == "ms" and spec.name != "basicTimeStep"):
             return value
