@@ -89,10 +89,13 @@ def find_controller(project_dir: Path, robot_name: str, name: str) -> tuple[Path
     if name in NO_CONTROLLER:
         return None, None
     script = project_dir / "controllers" / name / f"{name}.py"
-    if script.is_file():
-        return script, None
-    folder = script.parent
-    others = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    try:
+        if script.is_file():
+            return script, None
+        folder = script.parent
+        others = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    except OSError as error:  # a name too long for the file system, an unreadable folder
+        return None, f'Robot "{robot_name}": controller "{name}" cannot be looked up at {script}: {error.strerror or error}.'
     hint = f" (that folder holds: {', '.join(others)}; only Python controllers run in wbsim)" if others else ""
     return None, (f'Robot "{robot_name}": controller "{name}" not found; expected {script}{hint}. Use controller '
                   '"<none>" or "<extern>" to drive the robot from Python.')

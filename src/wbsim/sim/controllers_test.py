@@ -366,3 +366,9 @@ def test_exits_end_only_that_controller_and_non_zero_statuses_are_reported(proje
     # os._exit ends the process at once: no finally block runs; sys.exit unwinds normally.
     assert ("finally ran" in out) == call.startswith("sys.exit")
     assert os._exit.__module__ in ("posix", "nt")  # the real one is back
+
+
+def test_a_controller_name_too_long_for_the_file_system_is_a_controller_error(project, load):
+    name = "c" * 3000
+    with pytest.raises(ControllerError, match=f'controller "{name}" cannot be looked up at .*File name too long'):
+        load(project(f'Robot {{ name "r" controller "{name}" }}'))
