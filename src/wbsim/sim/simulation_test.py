@@ -451,3 +451,23 @@ def test_a_fatal_mujoco_error_in_a_step_is_a_simulation_error(project, load, mon
                                               "mj_stackAlloc: out of memory"):
         sim.step()
     assert sim.ended and sim.exit_status == 1
+
+
+def test_divergence_is_blamed_on_the_robot_that_caused_it(project, load):
+    # Three robots side by side, touching; only B's motor is driven absurdly fast (issue 15 saw another
+    # robot blamed). The error names B.
+    robot = """DEF {n} Robot {{ name "{n}" translation {x} 0 0.05 controller "<extern>" children [
+      HingeJoint {{ jointParameters HingeJointParameters {{ axis 0 1 0 }}
+        device [ RotationalMotor {{ name "m" maxTorque 1e30 maxVelocity 1e30 }} ]
+        endPoint Solid {{ translation 0 0.1 0 physics Physics {{ }} boundingObject Sphere {{ radius 0.03 }} }} }} ]
+      boundingObject Box {{ size 0.1 0.1 0.05 }} physics Physics {{ }} }}
+    """
+    world = "WorldInfo { basicTimeStep 16 }\nSolid { boundingObject Plane { } }\n" + "".join(
+        robot.format(n=n, x=x) for n, x in (("A", 0.19), ("B", 0.3), ("C", 0.41)))
+    sim = load(project(world))
+    motor = sim.robot("B").getDevice("m")
+    motor.setPosition(float("inf"))
+    motor.setVelocity(1e30)
+    with pytest.raises(SimulationError, match=r'unstable in the step ending at t = 0\.016 s.*, in Robot "B"\)'):
+        for _ in range(10):
+            sim.step()
