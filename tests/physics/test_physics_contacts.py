@@ -117,3 +117,27 @@ def test_box_settles_with_webots_default_bouncy_contacts(make_sim, solid_of, con
     sim.run(4.0)
     assert np.abs(sim.data.qvel).max() < 1e-5
     assert contact_normal_force(sim, solid_of(sim, "B").body_id) == pytest.approx(mass * G, rel=0.01)
+
+
+@pytest.mark.parametrize("erp", [0.0, 1e-5])
+def test_soft_erp_zero_creeps_as_ode_instead_of_sinking_through(make_sim, solid_of, erp: float) -> None:  # noqa: ANN001
+    """ODE's contact with ERP 0 is a damper of (1 - ERP) / CFM: a 1 kg box creeps in at about CFM m g
+    = 1 cm/s (2 cm in 2 s). wbsim caps the contact softness (a 1 s time constant); the spring-only mapping
+    used to let the box sink 3.45 m in 2 s (issue 15)."""
+    from wbsim.compile.builder import compile_world
+    from wbsim.world.loader import load_world_model_from_string
+
+    info = (f"WorldInfo {{ basicTimeStep 8 physicsDisableTime 0 contactProperties [ "
+            f"ContactProperties {{ softERP {erp} }} ] }}")
+    body = """Solid { boundingObject Plane { } }
+        DEF B Solid { translation 0 0 0.05 physics Physics { density -1 mass 1 } boundingObject Box { size 0.1 0.1 0.1 } }"""
+    sim = make_sim(body, info)
+    sim.run(2.0)
+    b = solid_of(sim, "B")
+    z = sim.data.qpos[sim.model.jnt_qposadr[b.free_joint_id] + 2]
+    assert 0.05 - 0.03 < z < 0.05  # sunk in by less than 3 cm, the order of ODE's 2 cm creep
+    warnings = compile_world(load_world_model_from_string("#VRML_SIM R2023b utf8\n" + info + "\n" + body,
+                                                          "w.wbt")).warnings
+    (warning,) = [w for w in warnings if "softERP" in w.message]
+    assert "creep" in warning.message and warning.node_path.endswith("ContactProperties")
+    assert (warning.location.line, warning.location.column) == (2, info.index("softERP") + 1)

@@ -761,3 +761,11 @@ def test_console_printf_always_formats_as_printf(project, load, capsys):
     """
     load(plugin_project(project, box(), source))
     assert capsys.readouterr().out.splitlines()[:2] == ["100%", "3 obstacles at 0.25 m"]
+
+
+def test_a_plugin_name_too_long_for_the_file_system_is_not_found_not_a_crash(project, load):
+    # Issue 15: Path.is_dir raised OSError (File name too long) from the plugin lookup.
+    name = "p" * 3000
+    sim = load(project(f'WorldInfo {{ physics "{name}" }}\n' + box()))
+    assert sim.plugin is None
+    assert f"Plugin '{name}' not found. Search in:" in "\n".join(sim.messages.recent)

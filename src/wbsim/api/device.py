@@ -87,6 +87,12 @@ class Sensor(Device):
 
     def enable(self, samplingPeriod: int) -> None:
         """Sample every ``samplingPeriod`` ms (rounded up to basic steps); the first value comes one period later."""
+        if samplingPeriod is None:  # ctypes passes None as a NULL, i.e. 0: disabled
+            samplingPeriod = 0
+        if isinstance(samplingPeriod, (str, bytes)) or not isinstance(samplingPeriod, (int, float)):
+            # Webots' binding hands the value to C through ctypes, which cannot convert it.
+            raise TypeError(f"enable() argument 'samplingPeriod' must be an int (ms), not "
+                            f"{type(samplingPeriod).__name__}")
         if samplingPeriod < 0:
             print_error(f"{self._C_NAME}_enable() called with negative sampling period.")
             return

@@ -120,7 +120,10 @@ class Robot:
 
         Raises:
             IndexError: if ``index`` is out of range (after printing Webots' error message).
+            TypeError: if ``index`` is not an int.
         """
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise TypeError(f"getDeviceByIndex() argument 'index' must be an int, not {type(index).__name__}")
         if not 0 <= index < len(self._ordered):
             print("Error: The index of wb_robot_get_device_by_index() is out of the bounds.", file=sys.stderr)
             raise IndexError(f"device index {index} out of range 0..{len(self._ordered) - 1}")

@@ -89,3 +89,20 @@ def test_sensor_on_joint_without_end_point_reads_its_initial_position(robot):
     sensor.enable(8)
     robot.step(8)
     assert sensor.getValue() == 0.3
+
+
+def test_bad_argument_types_raise_a_type_error_naming_the_argument(robot, capfd):
+    # Webots' binding passes arguments to C through ctypes: a wrong type cannot be converted. wbsim raises a
+    # TypeError naming the argument instead of an internal comparison error (issue 15).
+    with pytest.raises(TypeError, match="getDeviceByIndex\\(\\) argument 'index' must be an int, not str"):
+        robot.getDeviceByIndex("a")
+    sensor = robot.getDevice("s1")
+    for bad in ("a", [32], object()):
+        with pytest.raises(TypeError, match="enable\\(\\) argument 'samplingPeriod' must be an int \\(ms\\)"):
+            sensor.enable(bad)
+    assert sensor.getSamplingPeriod() == 0
+    sensor.enable(None)  # ctypes passes None as 0: disabled, no error
+    sensor.enable(-5)
+    assert "wb_position_sensor_enable() called with negative sampling period." in capfd.readouterr().err
+    sensor.enable(16)
+    assert sensor.getSamplingPeriod() == 16

@@ -439,6 +439,8 @@ class Supervisor(Robot):
         """The node with DEF name ``name``; ``"A.B"`` means a node DEF B directly inside DEF A."""
         if not self._allowed("wb_supervisor_node_get_from_def"):
             return None
+        if name is not None and not isinstance(name, str):
+            str.encode(name)  # raises the TypeError Webots' binding raises (it encodes the name for C)
         if not name:
             print_error("wb_supervisor_node_get_from_def() called with a NULL or empty 'def' argument.")
             return None
@@ -463,6 +465,8 @@ class Supervisor(Robot):
 
     def simulationQuit(self, status: int) -> None:
         """End the simulation with exit status ``status``; controllers then get -1 from step()."""
+        if not isinstance(status, int):  # bools are ints to ctypes too
+            raise TypeError(f"simulationQuit() argument 'status' must be an int, not {type(status).__name__}")
         if self._allowed("wb_supervisor_simulation_quit"):
             self._sim.quit(int(status))
 

@@ -489,3 +489,15 @@ def test_forces_and_reset_physics_on_a_frame_only_solid(project, load, monkeypat
     np.testing.assert_allclose(wrenches[1], wrenches[0], atol=1e-12)
     frame_only = sim.bindings.solid(sim.node("T"))
     assert next(iter(sim.supervision.wrenches)) == frame_only.body_id == sim.bindings.solid(sim.node("BOSS")).body_id
+
+
+def test_bad_argument_types_give_the_errors_of_webots_binding(rig):
+    sim, sup = rig
+    # Webots' binding encodes the DEF name for C (str.encode): the same TypeError (issue 15).
+    with pytest.raises(TypeError, match="descriptor 'encode' for 'str' objects doesn't apply to a 'int' object"):
+        sup.getFromDef(3)
+    with pytest.raises(TypeError, match="simulationQuit\\(\\) argument 'status' must be an int, not str"):
+        sup.simulationQuit("a")
+    assert not sim.ended
+    sup.simulationQuit(True)  # a bool is an int to ctypes
+    assert sim.ended and sim.exit_status == 1

@@ -181,10 +181,13 @@ def _run(args: argparse.Namespace) -> int:
         status = 1
     finally:
         try:
-            sim.close()  # also writes the recording
+            sim.close()  # writes the recording; controllers' cleanup code runs here and may be interrupted too
         except WbsimError as error:  # the recording file could not be written
             print(f"wbsim: {error}", file=sys.stderr)
             status = status or 1
+        except KeyboardInterrupt:
+            print(f"\nwbsim: interrupted while closing at t = {sim.time_s:.3f} s", file=sys.stderr)
+            status = 130
     if status == 0 and sim.failed:  # the plugin's webots_physics_cleanup (run by close) may raise too
         status = 1
     return status

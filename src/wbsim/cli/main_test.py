@@ -141,3 +141,18 @@ def test_realtime_mode_paces_to_the_wall_clock(project):
     start = time.perf_counter()
     assert main(["run", str(path), "--duration", "0.3", "--mode", "realtime", "--no-progress"]) == 0
     assert time.perf_counter() - start >= 0.3
+
+
+@pytest.mark.parametrize("body", [
+    "Solid { boundingObject Box { size 1e200 1 1 } physics Physics { } }",
+    "Solid { boundingObject Sphere { radius 1e200 } physics Physics { } }",
+    "Solid { boundingObject Box { size 1 1 1 } physics Physics { density 1e300 } }",
+])
+def test_huge_values_are_located_problems_for_check_and_run_not_tracebacks(project, capsys, body):
+    # Issue 15: these passed the checker and then raised numpy/Python errors in the compiler.
+    path = project("WorldInfo { }\n" + body)
+    assert main(["check", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "test.wbt:3:" in err and "out of range" in err
+    assert main(["run", str(path), "--duration", "0.1", "--no-progress"]) == 2
+    assert "Traceback" not in capsys.readouterr().err

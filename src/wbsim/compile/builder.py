@@ -31,6 +31,7 @@ Webots' rules applied here:
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import mujoco
@@ -38,7 +39,7 @@ import numpy as np
 
 from wbsim.compile import inertia
 from wbsim.compile.bindings import Bindings, JointBinding, RobotBinding, RobotDevice, SolidBinding
-from wbsim.compile.contacts import CONE_IMPRATIO, ContactParams, contact_params
+from wbsim.compile.contacts import CONE_IMPRATIO, MAX_TIMECONST, ContactParams, contact_params, too_soft
 from wbsim.compile.context import CompileContext
 from wbsim.compile.damping import DampedBody, add_damping_actuators, allow_sleep_of_damped_trees
 from wbsim.compile.frames import Frame, quat_from_axis_angle, quat_to_matrix
@@ -208,6 +209,13 @@ class _Builder:
                 float(info["physicsDisableAngularThreshold"]),  # type: ignore[arg-type]
                 disable_time_s, self.dt_s)
         self.contact_nodes = list(info["contactProperties"])  # type: ignore[arg-type]
+        for node in self.contact_nodes:
+            if too_soft(node):
+                self.warnings.append(WorldWarning(
+                    f"softERP {float(node['softERP']):g} with softCFM {float(node['softCFM']):g}: ODE's contact "  # type: ignore[arg-type]
+                    "is then almost only a damper that lets bodies creep into each other; wbsim uses its softest "
+                    f"spring contact (time constant {MAX_TIMECONST:g} s) instead.",
+                    node.location_of("softERP"), node.path))
         # Webots uses the first ContactProperties matching both materials, else its built-in surface: a
         # "default"/"default" node applies only between two "default" geoms.
         self.default_contact = contact_params(self._contact_node("default", "default"), self.dt_s)
@@ -344,7 +352,8 @@ class _Builder:
         geoms = self._geoms(node, body, has_physics, dynamic)
         if has_physics:
             assert isinstance(physics, WbNode)
-            self._inertial(node, physics, body, geoms)
+            with np.errstate(over="ignore", invalid="ignore"):  # overflowing values are reported, not warned
+                self._inertial(node, physics, body, geoms)
             damping = physics["damping"] if isinstance(physics["damping"], WbNode) else self.world.world_info["defaultDamping"]
             if isinstance(damping, WbNode) and owns_body:
                 self.damping.append(DampedBody(name, float(damping["linear"]), float(damping["angular"])))  # type: ignore[arg-type]
@@ -538,6 +547,11 @@ class _Builder:
                 "Webots does. Specify 'boundingObject' or 'inertiaMatrix'.", physics.location, physics.path))
             com = np.asarray(com_rows[0], dtype=float) if com_rows else np.zeros(3)
             props = inertia.MassProperties(total if total > 0 else 1.0, com, np.eye(3))
+        if not (math.isfinite(props.mass) and np.isfinite(props.com).all() and np.isfinite(props.inertia).all()):
+            # Huge densities or sizes (or both) overflow double precision: no body can be built from them.
+            self._error(f"The mass properties of this Solid overflow (mass {props.mass:g} kg): reduce 'density', "
+                        "'mass' or the boundingObject sizes.", physics)
+            return
         props = self._realisable(props, physics)
         i = props.inertia
         body.explicitinertial = True
@@ -605,7 +619,11 @@ class _Builder:
         to_child = ep_frame.inverse()
         joint_spec: dict[str, object] = {"kind": kind, "pending": pending, "kinematic": kinematic}
         if kind in ("hinge", "slider"):
-            axis = np.asarray(param_values.get("axis", (1.0, 0.0, 0.0) if kind == "hinge" else (0.0, 0.0, 1.0)))
+            axis = np.asarray(param_values.get("axis", (1.0, 0.0, 0.0) if kind == "hinge" else (0.0, 0.0, 1.0)),
+                              dtype=float)
+            # Scaled by its largest component first, as ODE normalises: 0 0 1e300 or denormal axes stay exact.
+            largest = float(np.abs(axis).max())
+            axis = axis / largest if largest > 0.0 else axis
             norm = float(np.linalg.norm(axis))
             if norm == 0.0:
                 where = params if isinstance(params, WbNode) else node
@@ -779,10 +797,15 @@ class _Builder:
         lo, hi = float(params.get("minStop", 0.0)), float(params.get("maxStop", 0.0))  # type: ignore[arg-type]
         # Webots places stops only when minStop != maxStop (so both 0, the default, means none).
         if kind != "ball" and lo != hi:
-            if lo > hi:
-                lo, hi = hi, lo
-            j.limited = mujoco.mjtLimited.mjLIMITED_TRUE
-            j.range = [lo, hi]
+            self._warn_position_outside_stops(spec, pending, lo, hi)
+            if lo < hi:
+                j.limited = mujoco.mjtLimited.mjLIMITED_TRUE
+                j.range = [lo, hi]
+            else:  # ODE ignores both stops when the low one is above the high one, and so does Webots
+                where = spec["params_node"] if isinstance(spec["params_node"], WbNode) else pending.node
+                self.warnings.append(WorldWarning(
+                    f"'minStop' ({lo:g}) is greater than 'maxStop' ({hi:g}): the stops have no effect, as in Webots.",
+                    where.location_of("minStop"), where.path))
         elif kind == "ball" and lo != hi:
             params_node = spec["params_node"]
             where = params_node if isinstance(params_node, WbNode) else pending.node
@@ -798,6 +821,40 @@ class _Builder:
             j.solimp_friction = list(_FRICTION_SOLIMP)
         pending.joint_spec = j
         pending.parent_body = spec["parent_spec"]
+
+    def _warn_position_outside_stops(self, spec: dict, pending: JointSlot, lo: float, hi: float) -> None:
+        """Webots' load warnings for an initial position outside the stops (``WbJointParameters``)."""
+        params_node = spec["params_node"]
+        if not isinstance(params_node, WbNode):
+            return  # no parameters node: no stops to compare with
+        position = pending.initial_position
+        if position < lo:
+            self.warnings.append(WorldWarning("'minStop' must be less than or equal to 'position'.",
+                                              params_node.location_of("minStop"), params_node.path))
+        if position > hi:
+            self.warnings.append(WorldWarning("'maxStop' must be greater than or equal to 'position'.",
+                                              params_node.location_of("maxStop"), params_node.path))
+
+    def located_mujoco_error(self, message: str) -> CompileError:
+        """A MuJoCo compile error placed at the world node that made the element it names (``b3``, ``g2``, ...)."""
+        text = " ".join(line.strip() for line in message.replace("Error:", "").splitlines() if line.strip())
+        match = _ELEMENT_NAME.search(message)
+        element = match.group(1) if match else ""
+        node: WbNode | None = None
+        if element:
+            by_name: dict[str, WbNode] = {j.joint_name: j.node for j in self.joints if j.joint_name}
+            for slot in self.solids:
+                for name in (slot.body_name, slot.site_name, slot.free_joint):
+                    if name:
+                        by_name.setdefault(name, slot.node)
+            for name, description in self._geom_descriptions.items():
+                by_name[name] = description.node
+            node = by_name.get(element)
+        if node is None:
+            return CompileError(f"MuJoCo rejected the compiled model: {text}", None, "")
+        text = _ELEMENT_NAME.sub("", text).replace(", id", "").strip(" ,")
+        text = re.sub(r"\s+\d+$", "", text)
+        return CompileError(f"MuJoCo rejected the element made from this node: {text}", node.location, node.path)
 
     def _joint_devices(self, node: WbNode, slot: JointSlot, robot: _Robot | None, kind: str) -> None:
         fields = ("device",) if kind != "ball" else ("device", "device2", "device3")
@@ -1010,10 +1067,7 @@ def compile_world(world: WorldModel, options: CompileOptions | None = None) -> C
         builder.damping_actuators = add_damping_actuators(builder.spec, builder.damping)
     if builder.errors:
         raise WorldLoadError(builder.errors)
-    try:
-        model = builder.spec.compile()
-    except ValueError as error:
-        raise WorldLoadError([CompileError(f"MuJoCo rejected the compiled model: {error}", None, "")]) from None
+    model = _compile_spec(builder)
     bindings = builder.finish(model)
     return CompiledWorld(
         world=world,
@@ -1025,3 +1079,27 @@ def compile_world(world: WorldModel, options: CompileOptions | None = None) -> C
         warnings=tuple(builder.warnings),
         body_names=builder.body_paths,
     )
+
+
+_ELEMENT_NAME = re.compile(r"Element name '([^']*)'")
+_ARENA_BYTES_PER_BODY_PAIR = 8  # MuJoCo's collision and broadphase passes take ~4 bytes per body pair; doubled
+
+
+def _compile_spec(builder: _Builder) -> mujoco.MjModel:
+    """Compile the builder's spec, with MuJoCo's errors located at the node that made the element.
+
+    MuJoCo sizes its arena (the per-step scratch memory) from contact and constraint estimates that do not
+    grow with the number of bodies, while its collision passes take a table over body pairs: thousands of
+    Solids would stop the first ``mj_forward`` with "out of memory". The arena is enlarged for them.
+    """
+    spec = builder.spec
+    try:
+        model = spec.compile()
+        nbody = model.nbody + model.nflex
+        needed = model.narena + _ARENA_BYTES_PER_BODY_PAIR * nbody * nbody
+        if nbody > 500 and spec.memory < needed:
+            spec.memory = needed
+            model = spec.compile()
+    except ValueError as error:
+        raise WorldLoadError([builder.located_mujoco_error(str(error))]) from None
+    return model

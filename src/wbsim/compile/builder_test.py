@@ -392,7 +392,7 @@ def test_joint_parameters_defaults() -> None:
     ("minStop -0.5 maxStop 1.2", (-0.5, 1.2)),
     ("minStop 0 maxStop 1.2", (0.0, 1.2)),
     ("minStop 0.4 maxStop 0.4", None),  # Webots places stops only when minStop != maxStop
-    ("minStop 1 maxStop -1", (-1.0, 1.0)),  # swapped, as ODE does
+    ("minStop 1 maxStop -1", None),  # ODE ignores both stops when the low one is above the high one
 ])
 @pytest.mark.parametrize("kind", ["HingeJoint", "SliderJoint"])
 def test_stops_are_absolute_ranges(kind: str, stops: str, expected: tuple[float, float] | None) -> None:
@@ -846,3 +846,100 @@ def test_frame_only_solid_contact_pairs_and_exclusions_match_a_solid_with_its_ow
     assert pairs(frame_only) == pairs(plain) and len(pairs(plain)) == 11
     # MuJoCo never collides geoms of one body: the robot's exclusion with its sensor's body is not needed.
     assert frame_only.model.nexclude == plain.model.nexclude - 1
+
+
+# --- robustness (issue 15): Webots' stop rules, huge values, MuJoCo's errors located ------------------------
+
+
+def test_min_stop_above_max_stop_has_no_effect_with_a_warning() -> None:
+    text = """Solid { children [ HingeJoint { jointParameters HingeJointParameters { minStop 1 maxStop -1 }
+        endPoint Solid { physics Physics { } boundingObject Sphere { radius 0.1 } } } ] }"""
+    c = compiled_of(text)
+    assert not c.model.jnt_limited[joint(c).joint_id]
+    (warning,) = [w for w in c.warnings if "no effect" in w.message]
+    full = HEADER + "WorldInfo { }\n" + text
+    assert (warning.location.line, warning.location.column) == location_of(full, "minStop")
+    assert warning.node_path.endswith("HingeJoint > jointParameters > HingeJointParameters")
+
+
+@pytest.mark.parametrize(("position", "expected"), [
+    (0.5, []),
+    (-0.7, ["'minStop' must be less than or equal to 'position'."]),
+    (1.2, ["'maxStop' must be greater than or equal to 'position'."]),
+])
+def test_initial_position_outside_the_stops_warns_as_webots(position: float, expected: list[str]) -> None:
+    text = f"""Solid {{ children [ SliderJoint {{ jointParameters JointParameters {{ position {position}
+        minStop -0.5 maxStop 1 }} endPoint Solid {{ physics Physics {{ }} boundingObject Sphere {{ radius 0.1 }} }} }} ] }}"""
+    c = compiled_of(text)
+    found = [w for w in c.warnings if "Stop' must be" in w.message]
+    assert [w.message for w in found] == expected
+    full = HEADER + "WorldInfo { }\n" + text
+    for w in found:
+        field_name = "minStop" if "minStop" in w.message else "maxStop"
+        assert (w.location.line, w.location.column) == location_of(full, field_name)
+
+
+@pytest.mark.parametrize("axis", ["0 0 1e300", "0 0 1e-310", "0 0 -3e200"])
+def test_extreme_axis_magnitudes_are_normalised_as_ode_does(axis: str) -> None:
+    c = compiled_of(f"""Solid {{ children [ HingeJoint {{ jointParameters HingeJointParameters {{ axis {axis} }}
+        endPoint Solid {{ physics Physics {{ }} boundingObject Sphere {{ radius 0.1 }} }} }} ] }}""")
+    sign = -1.0 if axis.split()[2].startswith("-") else 1.0
+    np.testing.assert_allclose(c.model.jnt_axis[joint(c).joint_id], [0.0, 0.0, sign])
+
+
+def test_overflowing_mass_properties_are_a_located_error() -> None:
+    # The checker refuses such densities in files (its limits); a model changed after the check (the values
+    # a program sets) still gets a located compile error, not a numpy exception.
+    body = "Solid { boundingObject Box { size 1e9 1e9 1e9 } physics Physics { density 1e12 } }"
+    model = world(body)
+    physics = next(n for n in model.walk() if n.type_name == "Physics")
+    physics.fields["density"] = 1e300
+    with pytest.raises(WorldLoadError) as raised:
+        with np.errstate(over="ignore"):
+            compile_world(model)
+    (error,) = raised.value.errors
+    assert "overflow" in error.message and error.node_path == "Solid > physics > Physics"
+    assert (error.location.line, error.location.column) == location_of(HEADER + "WorldInfo { }\n" + body, "Physics {")
+
+
+def test_mujoco_errors_name_the_node_not_the_element() -> None:
+    # A chain of 1100 links passes wbsim's nesting limit but exceeds MuJoCo's body depth (about 1000).
+    n = 1030
+    chain = "".join(f'HingeJoint {{ endPoint Solid {{ name "l{i}" physics Physics {{ }} '
+                    "boundingObject Sphere { radius 0.01 } children [\n" for i in range(n))
+    text, errors = compile_errors("Solid { children [\n" + chain + "] } }" * n + "\n] }")
+    (error,) = errors
+    assert "depth limit exceeded" in error.message
+    assert "Element name" not in error.message and "'b" not in error.message
+    assert error.location is not None and error.location.file == FILE
+    line = error.location.line
+    name = text.splitlines()[line - 1].split('name "')[1].split('"')[0]
+    assert error.node_path.endswith(f'Solid "{name}"')
+
+
+def test_mujoco_error_messages_are_mapped_to_joints_and_geoms() -> None:
+    from wbsim.compile.builder import _Builder
+
+    model = world("""DEF S Solid { children [ HingeJoint { endPoint DEF E Solid { physics Physics { }
+        boundingObject DEF G Sphere { radius 0.1 } } } ] }""")
+    builder = _Builder(model, CompileOptions())
+    builder.build()
+    joint_name = builder.joints[0].joint_name
+    geom_name = next(iter(builder._geom_descriptions))
+    error = builder.located_mujoco_error(f"Error: axis too small in joint\nElement name '{joint_name}', id 0")
+    assert error.message == "MuJoCo rejected the element made from this node: axis too small in joint"
+    assert error.node_path == "DEF S Solid > children[0] > HingeJoint"
+    error = builder.located_mujoco_error(f"Error: size too small\nElement name '{geom_name}', id 3")
+    assert error.node_path.endswith("boundingObject > DEF G Sphere")
+    error = builder.located_mujoco_error("Error: something global")
+    assert error.location is None and "something global" in error.message
+
+
+def test_thousands_of_solids_get_an_arena_that_fits() -> None:
+    # MuJoCo's default arena does not grow with the body count; its collision pass needs a body-pair table.
+    body = "\n".join(f'Solid {{ translation {i} 0 0 name "s{i}" }}' for i in range(3000))
+    c = compiled_of(body)
+    data = mujoco.MjData(c.model)
+    mujoco.mj_forward(c.model, data)
+    mujoco.mj_step(c.model, data)
+    assert c.model.narena >= 8 * c.model.nbody**2

@@ -23,6 +23,11 @@ Mapping (documented in ``docs/differences.md``):
   moderate coefficients: with mu 0 a resting box is thrown up, with mu 5 to 100 or -1 it sinks into or
   falls through the floor. MuJoCo's friction is a soft constraint, so a box held by friction creeps at a
   steady speed; ``impratio`` makes friction that much stiffer than the normal direction (creep / 100).
+- Softness floor: ODE's contact is a spring ``ERP / (CFM dt)`` in parallel with a damper ``(1 - ERP) / CFM``;
+  as ``softERP`` goes to 0 the spring vanishes but the damper stays, so bodies only creep into each other
+  (about ``CFM m g`` m/s). The spring-only mapping above would let them sink through the floor instead, so
+  the time constant is capped at :data:`MAX_TIMECONST` (1 s: about 2 cm of penetration for 1 kg on
+  Webots' default surface, the creep ODE shows over 2 s), with a load warning (:func:`too_soft`).
 - Impedance: ``solimp = (0.5, 0.95, 1 mm, 0.5, 2)``, a softer contact onset than MuJoCo's default
   (dmin 0.9). With zeta < 0.4 a box resting on its corners otherwise rocks in a limit cycle forever
   (Webots avoids it with ``bounceVelocity``, which MuJoCo lacks); impacts still bounce as mapped.
@@ -35,8 +40,8 @@ from dataclasses import dataclass
 
 from wbsim.world.model import WbNode
 
-__all__ = ["ContactParams", "contact_params", "ode_surface_params", "INFINITE_FRICTION", "DEFAULT_WEBOTS_CONTACT",
-           "CONE_IMPRATIO"]
+__all__ = ["ContactParams", "contact_params", "ode_surface_params", "too_soft", "INFINITE_FRICTION",
+           "DEFAULT_WEBOTS_CONTACT", "CONE_IMPRATIO", "MAX_TIMECONST"]
 
 INFINITE_FRICTION = 1.0e6
 """Friction coefficient standing for Webots' infinite friction (-1); stable in MuJoCo's solver."""
@@ -49,6 +54,8 @@ docs/differences.md."""
 _DEFAULT_ERP = 0.2
 _DEFAULT_CFM = 0.001
 _DEFAULT_TIMECONST = 0.02
+MAX_TIMECONST = 1.0
+"""Softest contact time constant used (s): below ``softERP / softCFM = 0.08``, ODE's contact is mostly a damper."""
 
 
 @dataclass(frozen=True)
@@ -130,7 +137,8 @@ def ode_surface_params(mu: float, mu2: float, bounce: float, soft_erp: float, so
 
     stiffness_ratio = (max(soft_erp, 1e-6) / max(soft_cfm, 1e-12)) / (_DEFAULT_ERP / _DEFAULT_CFM)
     zeta = _damping_ratio(bounce)
-    timeconst = max(_DEFAULT_TIMECONST / math.sqrt(stiffness_ratio), 2.0 * physics_dt_s / min(zeta, 1.0))
+    timeconst = max(min(_DEFAULT_TIMECONST / math.sqrt(stiffness_ratio), MAX_TIMECONST),
+                    2.0 * physics_dt_s / min(zeta, 1.0))
     friction = (clamp(mu), clamp(mu2), 0.0, 0.0, 0.0)
     return ContactParams(friction=friction, condim=_condim(friction), solref=(timeconst, zeta))
 
@@ -149,9 +157,17 @@ def contact_params(node: WbNode | None, physics_dt_s: float) -> ContactParams:
     erp = max(surface.soft_erp, 1e-6)
     stiffness_ratio = (erp / surface.soft_cfm) / (_DEFAULT_ERP / _DEFAULT_CFM)
     zeta = _damping_ratio(surface.bounce)
-    timeconst = max(_DEFAULT_TIMECONST / math.sqrt(stiffness_ratio), 2.0 * physics_dt_s / min(zeta, 1.0))
+    timeconst = max(min(_DEFAULT_TIMECONST / math.sqrt(stiffness_ratio), MAX_TIMECONST),
+                    2.0 * physics_dt_s / min(zeta, 1.0))
     return ContactParams(
         friction=(mu, mu, rolling[2], rolling[0], rolling[1]),
         condim=condim,
         solref=(timeconst, zeta),
     )
+
+
+def too_soft(node: WbNode) -> bool:
+    """True if a ContactProperties node is softer than wbsim's floor (:data:`MAX_TIMECONST`), e.g. ``softERP 0``."""
+    surface = _surface_of(node)
+    stiffness_ratio = (max(surface.soft_erp, 1e-6) / surface.soft_cfm) / (_DEFAULT_ERP / _DEFAULT_CFM)
+    return _DEFAULT_TIMECONST / math.sqrt(stiffness_ratio) > MAX_TIMECONST

@@ -68,7 +68,7 @@ def box(size: tuple[float, float, float], density: float = 1.0) -> MassPropertie
 
 def sphere(radius: float, density: float = 1.0) -> MassProperties:
     """A solid sphere centred at the origin."""
-    m = density * 4.0 / 3.0 * np.pi * radius**3
+    m = density * 4.0 / 3.0 * np.pi * (radius * radius * radius)  # float products overflow to inf; ** raises
     i = 0.4 * m * radius * radius
     return _diag(m, i, i, i)
 
@@ -84,7 +84,7 @@ def capsule(radius: float, height: float, density: float = 1.0) -> MassPropertie
     """A capsule along z centred at the origin: a cylinder of length ``height`` plus two hemispherical caps."""
     r, h = radius, height
     m_cyl = density * np.pi * r * r * h
-    m_hemi = density * 2.0 / 3.0 * np.pi * r**3
+    m_hemi = density * 2.0 / 3.0 * np.pi * (r * r * r)
     # Each cap's own centre of mass sits 3r/8 beyond the cylinder end.
     ixx = m_cyl * (h * h / 12 + r * r / 4) + 2 * m_hemi * (2 * r * r / 5 + h * h / 4 + 3 * h * r / 8)
     izz = m_cyl * r * r / 2 + 2 * m_hemi * 2 * r * r / 5

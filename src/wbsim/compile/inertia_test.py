@@ -259,3 +259,10 @@ def test_combine_off_centre_matches_mujoco() -> None:
 def test_about_point() -> None:
     b = inertia.box((1, 1, 1))
     np.testing.assert_allclose(b.about_point(np.array([0, 0, 1.0])), b.inertia + np.diag([1.0, 1.0, 0.0]))
+
+
+@pytest.mark.parametrize("shape", [lambda: inertia.sphere(1e200), lambda: inertia.capsule(1e200, 1.0),
+                                   lambda: inertia.box((1e200, 1e200, 1e200)), lambda: inertia.cylinder(1e200, 1e200)])
+def test_overflow_gives_inf_not_an_exception(shape) -> None:  # noqa: ANN001
+    # The builder turns non-finite mass properties into a located error; Python's ** would raise instead.
+    assert math.isinf(shape().mass)

@@ -41,9 +41,12 @@ def find_plugin(project_dir: Path, name: str, proto_dirs: tuple[Path, ...] = ())
     searched = [project_dir / "plugins" / "physics" / name]
     searched += [d.parent / "plugins" / "physics" / name for d in proto_dirs]
     for folder in searched:
-        if folder.is_dir():
-            script = folder / f"{name}.py"
-            return (script if script.is_file() else None), searched
+        try:
+            if folder.is_dir():
+                script = folder / f"{name}.py"
+                return (script if script.is_file() else None), searched
+        except OSError:  # a name too long for the file system, an unreadable folder: not found there
+            continue
     return None, searched
 
 

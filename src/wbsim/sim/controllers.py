@@ -15,7 +15,20 @@ Isolation, matching what separate processes give in Webots:
   library, never share module state;
 - an exception prints its traceback on stderr and ends only that controller; its robot keeps its last
   commands, as in Webots. ``KeyboardInterrupt`` (Ctrl-C) is not a controller crash: it stops the
-  simulation's caller.
+  simulation's caller;
+- ``sys.stdout`` and ``sys.stderr`` are the controller's own: a controller that replaces them (to silence
+  or capture its output) changes only what it prints, not what other controllers or wbsim print;
+- ``sys.exit(n)`` and ``os._exit(n)`` end only that controller, and a status other than 0 is reported as
+  Webots reports a controller process's exit status; ``os._exit`` runs no ``finally`` blocks, as a process
+  would not;
+- a controller that keeps running after the simulation ended (one that catches the ``SystemExit`` raised
+  by its next ``step`` after -1, e.g. with a bare ``except:``) is stopped at its next ``step`` call, as
+  Webots kills a controller that does not end within its grace period.
+
+What controllers still share, being in one process: the interpreter, every module the host imports (the
+standard library, numpy, ...) with its attributes, ``builtins``, ``os.environ``, and the process's file
+descriptors. A controller that changes those (``builtins.x = 1``, ``numpy.seterr``, ``os.environ[...]``)
+changes them for all.
 """
 
 from __future__ import annotations
@@ -37,7 +50,8 @@ import greenlet
 if TYPE_CHECKING:
     from wbsim.sim.robot import RobotRuntime
 
-__all__ = ["ControllerProcess", "current_robot", "ControllerFinder", "find_controller", "importable_names", "NO_CONTROLLER"]
+__all__ = ["ControllerProcess", "current_robot", "ControllerFinder", "find_controller", "importable_names", "NO_CONTROLLER",
+           "exit_status_message"]
 
 _CURRENT_ROBOT: contextvars.ContextVar[RobotRuntime | None] = contextvars.ContextVar("wbsim_robot", default=None)
 
@@ -49,6 +63,11 @@ def current_robot() -> RobotRuntime | None:
 
 class _Terminate(BaseException):
     """Raised inside a controller to end it (the simulation is closing)."""
+
+
+def exit_status_message(name: str, status: int) -> str:
+    """Webots' console line for a controller process that ended with a non-zero ``status``."""
+    return f"WARNING: '{name}' controller exited with status: {status}."
 
 
 NO_CONTROLLER = frozenset({"<none>", "<extern>", "<generic>", ""})
@@ -70,10 +89,13 @@ def find_controller(project_dir: Path, robot_name: str, name: str) -> tuple[Path
     if name in NO_CONTROLLER:
         return None, None
     script = project_dir / "controllers" / name / f"{name}.py"
-    if script.is_file():
-        return script, None
-    folder = script.parent
-    others = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    try:
+        if script.is_file():
+            return script, None
+        folder = script.parent
+        others = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    except OSError as error:  # a name too long for the file system, an unreadable folder
+        return None, f'Robot "{robot_name}": controller "{name}" cannot be looked up at {script}: {error.strerror or error}.'
     hint = f" (that folder holds: {', '.join(others)}; only Python controllers run in wbsim)" if others else ""
     return None, (f'Robot "{robot_name}": controller "{name}" not found; expected {script}{hint}. Use controller '
                   '"<none>" or "<extern>" to drive the robot from Python.')
@@ -147,7 +169,12 @@ class ControllerProcess:
         self.private_modules: dict[str, ModuleType] = {}
         self.finished = False
         self.crashed = False
+        self.abandoned = False
         self.exit_status: int | None = None
+        # The controller's own sys.stdout / sys.stderr once it replaced them (None: the host's, whatever they are).
+        self.own_streams: tuple[object, object] | None = None
+        self._host_stderr: object = sys.stderr
+        self._host_streams: tuple[object, object, object] = (sys.stdout, sys.stderr, os._exit)
         self.greenlet: greenlet.greenlet | None = None
         self._resumer: greenlet.greenlet | None = None
         self._terminating = False
@@ -202,7 +229,9 @@ class ControllerProcess:
             code = exit_request.code
             self.exit_status = code if isinstance(code, int) else (0 if code is None else 1)
             if code not in (None, 0) and not isinstance(code, int):
-                print(code, file=sys.stderr)
+                print(code, file=sys.stderr)  # what Python prints for sys.exit("message"), on the controller's stderr
+            if self.exit_status != 0:
+                self._report(exit_status_message(self.name, self.exit_status))
         except BaseException:
             self.crashed = True
             self.exit_status = 1
@@ -211,6 +240,44 @@ class ControllerProcess:
             sys.stderr.flush()
         finally:
             self.finished = True
+
+    def _report(self, line: str) -> None:
+        """Print a simulator line about this controller on the host's stderr (not the controller's own)."""
+        stream = self._host_stderr
+        try:
+            print(line, file=stream, flush=True)  # type: ignore[arg-type]
+        except (OSError, ValueError, AttributeError):  # the host's stream is closed or not a stream
+            pass
+
+    def _os_exit(self, status: int) -> None:
+        """``os._exit`` inside this controller: the controller ends at once, like a process, not the simulator."""
+        try:
+            self.exit_status = int(status)
+        except (TypeError, ValueError):
+            raise TypeError(f"'{type(status).__name__}' object cannot be interpreted as an integer") from None
+        if self.exit_status != 0:
+            self._report(exit_status_message(self.name, self.exit_status))
+        self.abandon()
+
+    def abandon(self) -> None:
+        """End the controller from inside its own greenlet without running any more of its code.
+
+        Control goes back to the simulation and the greenlet is never resumed (its ``finally`` blocks do not
+        run, as in a killed process). Never returns to the caller.
+        """
+        self.finished = True
+        self.abandoned = True
+        if self.exit_status is None:
+            self.exit_status = 0
+        while True:  # switched back into only when the garbage collector kills the greenlet
+            target = self._resumer if self._resumer is not None and not self._resumer.dead else None
+            (target or greenlet.getcurrent().parent).switch()  # type: ignore[union-attr]
+
+    def force_end(self) -> None:
+        """The controller stepped again after the ``SystemExit`` that should have ended it: stop it for good."""
+        self._report(f"WARNING: '{self.name}' controller of robot '{self.robot.name}': forced termination (it "
+                     "caught the SystemExit ending it and kept running after the end of the simulation).")
+        self.abandon()
 
     def _swapped_names(self) -> set[str]:
         if len(self.loaded_names) != self._loaded_count:
@@ -237,10 +304,22 @@ class ControllerProcess:
             if mine is not None:
                 modules[name] = mine
         self.finder.active = self
+        self._host_stderr = sys.stderr
+        self._host_streams = (sys.stdout, sys.stderr, os._exit)
+        if self.own_streams is not None:
+            sys.stdout, sys.stderr = self.own_streams  # type: ignore[assignment]
+        os._exit = self._os_exit  # type: ignore[assignment]
         return saved_argv, saved_path, saved_cwd, outside
 
     def _leave(self, saved: tuple[list[str], list[str], str, dict[str, ModuleType | None]]) -> None:
         saved_argv, saved_path, saved_cwd, outside = saved
+        host_out, host_err, host_exit = self._host_streams
+        if sys.stdout is not host_out or sys.stderr is not host_err:
+            self.own_streams = (sys.stdout, sys.stderr)  # the controller replaced one: it keeps it, alone
+        elif self.own_streams is not None:
+            self.own_streams = None  # it put the host's streams back
+        sys.stdout, sys.stderr = host_out, host_err  # type: ignore[assignment]
+        os._exit = host_exit
         self.finder.active = None
         self.path = sys.path  # the controller may have replaced its list
         sys.path = saved_path

@@ -240,3 +240,135 @@ def test_keyboard_interrupt_in_a_controller_stops_the_simulation_not_only_it(pro
     assert os.getcwd() == cwd and sys.argv == argv
     sim.close()
     assert not sim.controllers_running()
+
+
+# -- misbehaving controllers (issue 15): a bounded end, their own streams, exits reported as Webots does ---------
+
+SWALLOWER = """
+from controller import Robot
+robot = Robot()
+calls = 0
+while True:
+    try:
+        robot.step(10)
+    except:  # noqa: E722 - swallows the SystemExit that ends the controller after -1
+        pass
+    calls += 1
+"""
+
+
+def test_a_controller_swallowing_its_end_is_still_ended_when_the_run_closes(project, load, capfd):
+    world = 'WorldInfo { basicTimeStep 10 }\nRobot { name "r" controller "swallower" }'
+    sim = load(project(world, controllers={"swallower": SWALLOWER}))
+    sim.run(0.05)
+    process = sim.robots[0].controller
+    sim.close()  # used to spin forever: step() kept raising the SystemExit the controller kept catching
+    assert process.finished and process.abandoned and process.exit_status == 0 and not process.crashed
+    assert "'swallower' controller of robot 'r': forced termination" in capfd.readouterr().err
+
+
+def test_cli_run_with_a_swallowing_controller_returns(project, capsys):
+    from wbsim.cli.main import main
+
+    path = project('WorldInfo { basicTimeStep 10 }\nRobot { name "r" controller "swallower" }',
+                   controllers={"swallower": SWALLOWER})
+    assert main(["run", str(path), "--duration", "0.1", "--no-progress"]) == 0
+    assert "forced termination" in capsys.readouterr().err
+
+
+def test_ctrl_c_while_closing_gives_the_interrupted_message_and_130(project, capsys):
+    from wbsim.cli.main import main
+
+    # Ctrl-C landing in a controller's cleanup code (its finally block, run by close()).
+    path = project('WorldInfo { basicTimeStep 10 }\nRobot { name "r" controller "slowend" }', controllers={"slowend": """
+    from controller import Robot
+    robot = Robot()
+    try:
+        while robot.step(10) != -1:
+            pass
+    finally:
+        raise KeyboardInterrupt
+    """})
+    assert main(["run", str(path), "--duration", "0.05", "--no-progress"]) == 130
+    err = capsys.readouterr().err
+    assert "wbsim: interrupted while closing at t = 0.050 s" in err and "Traceback" not in err
+
+
+def test_a_controller_replacing_its_streams_silences_only_itself(project, load, capfd):
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot { name "quiet" controller "quiet" }
+    Robot { name "loud" controller "loud" }
+    """
+    quiet = """
+    import io, sys
+    from controller import Robot
+    robot = Robot()
+    sys.stdout = io.StringIO()
+    sys.stderr = io.StringIO()
+    while robot.step(10) != -1:
+        print("quiet out")
+        print("quiet err", file=sys.stderr)
+    """
+    loud = """
+    import sys
+    from controller import Robot
+    robot = Robot()
+    for i in range(3):
+        robot.step(10)
+        print(f"loud {i}")
+        print(f"loud err {i}", file=sys.stderr)
+    """
+    stdout, stderr = sys.stdout, sys.stderr
+    sim = load(project(world, controllers={"quiet": quiet, "loud": loud}))
+    sim.run(0.05)
+    print("host still prints")
+    out, err = capfd.readouterr()
+    assert out.splitlines() == ["loud 0", "loud 1", "loud 2", "host still prints"]
+    assert err.splitlines() == ["loud err 0", "loud err 1", "loud err 2"]
+    assert sys.stdout is stdout and sys.stderr is stderr
+    # The controller keeps its own streams across steps: what it printed is in its StringIO.
+    own_out, own_err = sim.robots[0].controller.own_streams
+    assert own_out.getvalue().count("quiet out") == 4 and own_err.getvalue().count("quiet err") == 4  # 5 steps
+
+
+@pytest.mark.parametrize(("call", "status"), [("sys.exit(3)", 3), ("os._exit(5)", 5), ("sys.exit(0)", 0)])
+def test_exits_end_only_that_controller_and_non_zero_statuses_are_reported(project, load, capfd, call, status):
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot { name "leaver" controller "leaver" }
+    Robot { name "stayer" controller "stayer" }
+    """
+    leaver = f"""
+    import os, sys
+    from controller import Robot
+    robot = Robot()
+    robot.step(20)
+    try:
+        {call}
+    finally:
+        print("finally ran")
+    """
+    stayer = """
+    from controller import Robot
+    robot = Robot()
+    while robot.step(10) != -1:
+        pass
+    """
+    sim = load(project(world, controllers={"leaver": leaver, "stayer": stayer}))
+    sim.run(0.1)
+    leaving, staying = (r.controller for r in sim.robots)
+    assert leaving.finished and leaving.exit_status == status and not leaving.crashed
+    assert not staying.finished and sim.step_count == 10  # the run went on for the other robot
+    out, err = capfd.readouterr()
+    reported = [line for line in err.splitlines() if "exited with status" in line]
+    assert reported == ([f"WARNING: 'leaver' controller exited with status: {status}."] if status else [])
+    # os._exit ends the process at once: no finally block runs; sys.exit unwinds normally.
+    assert ("finally ran" in out) == call.startswith("sys.exit")
+    assert os._exit.__module__ in ("posix", "nt")  # the real one is back
+
+
+def test_a_controller_name_too_long_for_the_file_system_is_a_controller_error(project, load):
+    name = "c" * 3000
+    with pytest.raises(ControllerError, match=f'controller "{name}" cannot be looked up at .*File name too long'):
+        load(project(f'Robot {{ name "r" controller "{name}" }}'))

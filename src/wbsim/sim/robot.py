@@ -53,6 +53,7 @@ class RobotRuntime:
         self.wake_step = 0
         self.last_duration_steps = 0
         self.saw_end = False
+        self.exit_raised = False  # step() raised the SystemExit ending the controller
 
     @property
     def sim(self) -> Simulation:
@@ -82,7 +83,11 @@ class RobotRuntime:
         own = process is not None and process.in_own_greenlet()
         if sim.ended:
             if own:
+                assert process is not None
+                if self.exit_raised:  # it caught that SystemExit and stepped again: Webots would kill it now
+                    process.force_end()
                 if self.saw_end:
+                    self.exit_raised = True
                     raise SystemExit(0)  # Webots exits a controller that steps again after -1
                 self.saw_end = True
             return -1

@@ -190,7 +190,11 @@ class Simulation:
                     "while unique names are required.")
             self.robots.append(runtime)
         self._set_initial_velocities()
-        mujoco.mj_forward(self.model, self.data)
+        try:
+            mujoco.mj_forward(self.model, self.data)
+        except mujoco.FatalError as error:  # the initial state cannot even be computed: a load error
+            detail = " ".join(str(error).split())
+            raise SimulationError(f"MuJoCo cannot compute the initial state of {self.world.file}: {detail}") from None
         self.supervision = Supervision(self)
         self._initial_data = mujoco.MjData(self.model)
         mujoco.mj_copyData(self._initial_data, self.model, self.data)
@@ -249,6 +253,7 @@ class Simulation:
         for robot in self.robots:
             robot.wake_step = 0
             robot.saw_end = False
+            robot.exit_raised = False
             script = self._controller_scripts.get(robot)
             args = [str(a) for a in robot.node["controllerArgs"]]  # type: ignore[union-attr]
             robot.controller = ControllerProcess(robot, script, args, self._finder) if script else None
@@ -325,22 +330,25 @@ class Simulation:
             self.supervision.apply_wrenches()
         split = plugin.before_physics(data) if plugin is not None and plugin.enabled else False
         substepping = [b for b in self._substep_capable if b.watches_substeps]
-        editing = [b for b in self._substep_capable if b.edits_contacts]
-        if split or substepping or editing:  # contacts are edited, or a bank must see every physics step
-            edit = functools.partial(_edit_contacts, editing) if editing else None
-            for _ in range(self.substeps):
-                if split:
-                    plugin.physics_step(self.model, data, edit)  # type: ignore[union-attr]
-                elif edit is not None:
-                    mujoco.mj_step1(self.model, data)
-                    edit(self.model, data)
-                    mujoco.mj_step2(self.model, data)
-                else:
-                    mujoco.mj_step(self.model, data)
-                for bank in substepping:
-                    bank.substep(data)
-        else:
-            mujoco.mj_step(self.model, data, nstep=self.substeps)
+        try:
+            editing = [b for b in self._substep_capable if b.edits_contacts]
+            if split or substepping or editing:  # contacts are edited, or a bank must see every physics step
+                edit = functools.partial(_edit_contacts, editing) if editing else None
+                for _ in range(self.substeps):
+                    if split:
+                        plugin.physics_step(self.model, data, edit)  # type: ignore[union-attr]
+                    elif edit is not None:
+                        mujoco.mj_step1(self.model, data)
+                        edit(self.model, data)
+                        mujoco.mj_step2(self.model, data)
+                    else:
+                        mujoco.mj_step(self.model, data)
+                    for bank in substepping:
+                        bank.substep(data)
+            else:
+                mujoco.mj_step(self.model, data, nstep=self.substeps)
+        except mujoco.FatalError as error:
+            self._fatal(error)
         if plugin is not None:
             plugin.after_physics(data)  # before the wrenches go: it restores xfrc_applied as it found it
         if wrenches:
@@ -349,6 +357,8 @@ class Simulation:
         counts = self._warning_counts
         if counts[3] or counts[4] or counts[5]:  # mjWARN_BADQPOS, BADQVEL, BADQACC
             self._unstable()
+        if counts[1] or counts[2]:  # mjWARN_CONTACTFULL, CNSTRFULL: MuJoCo dropped contacts or constraints
+            self._arena_full()
         if on_physics:
             self._run_hooks(Phase.PHYSICS)
         if plugin is not None and plugin.enabled:
@@ -367,6 +377,27 @@ class Simulation:
         if self._reset_requested:
             self._reset_requested = False
             self._reset_world(restart_controllers=False)
+
+    def _arena_full(self) -> None:
+        """MuJoCo's arena could not hold every contact or constraint and dropped some: stop, as the rest of
+        the run would be wrong (bodies falling through each other) without any other sign."""
+        self.ended = True
+        self.exit_status = 1
+        raise SimulationError(
+            f"MuJoCo ran out of arena memory in the step ending at t = {self.time_s:.3f} s of {self.world.file} "
+            f"(model.narena = {self.model.narena} bytes) and dropped contacts or constraints. Fewer bodies in "
+            "contact at once, or a larger arena (the 'memory' of the compiled MjSpec), are needed."
+        )
+
+    def _fatal(self, error: mujoco.FatalError) -> None:
+        """MuJoCo stopped with a fatal error (e.g. its arena ran out): end the run with a typed error."""
+        self.ended = True
+        self.exit_status = 1
+        detail = " ".join(str(error).split())
+        raise SimulationError(
+            f"MuJoCo failed in the step ending at t = {(self.step_count + 1) * self.basic_time_step_ms / 1000.0:.3f} s "
+            f"of {self.world.file}: {detail}"
+        ) from None
 
     def _unstable(self) -> None:
         """MuJoCo flagged a non-finite or huge position, velocity or acceleration: stop with a clear error."""

@@ -443,3 +443,83 @@ def test_simulation_reset_after_close_is_still_freed_when_dropped(project):
     gc.collect()
     assert ref() is None
     assert len(sys.meta_path) == finders_before
+
+
+# -- MuJoCo's own failures become typed errors with the world's context (issue 15) ------------------------------
+
+FALLING_BOXES = "WorldInfo { basicTimeStep 16 }\nSolid { boundingObject Plane { size 100 100 } }\n" + "\n".join(
+    f'Solid {{ translation {i % 5} {i // 5} 0.06 name "b{i}" boundingObject Box {{ size 0.1 0.1 0.1 }} '
+    "physics Physics { } }" for i in range(40))
+
+
+def _with_arena(path, memory: int):  # noqa: ANN001, ANN202
+    """The world compiled with MuJoCo's arena forced to ``memory`` bytes."""
+    from wbsim.compile.builder import compile_world
+    from wbsim.world.loader import load_world_model
+
+    compiled = compile_world(load_world_model(path))
+    compiled.spec.memory = memory
+    compiled.model = compiled.spec.compile()
+    return compiled
+
+
+def test_an_arena_too_small_for_the_contacts_stops_instead_of_dropping_them(project):
+    from wbsim.sim.simulation import Simulation
+
+    path = project(FALLING_BOXES)
+    sim = Simulation(_with_arena(path, 40_000))
+    with pytest.raises(SimulationError, match=r"ran out of arena memory in the step ending at t = 0\.048 s") as info:
+        for _ in range(10):
+            sim.step()
+    assert str(path) in str(info.value) and sim.ended and sim.exit_status == 1
+    sim.close()
+    # With the arena wbsim sizes, the boxes land and rest on the floor.
+    with Simulation(_with_arena(path, -1)) as sim:
+        for _ in range(20):
+            sim.step()
+        assert sim.data.ncon >= 4 * 40 and (sim.data.qpos[2::7] > 0.04).all()
+
+
+def test_a_fatal_mujoco_error_at_load_is_a_simulation_error(project):
+    from wbsim.sim.simulation import Simulation
+
+    path = project("WorldInfo { }\n" + "\n".join(f'Solid {{ name "s{i}" }}' for i in range(300)))
+    compiled = _with_arena(path, 60_000)  # enough to compile, too little for the collision pass's pair table
+    with pytest.raises(SimulationError, match="MuJoCo cannot compute the initial state of .*out of memory"):
+        Simulation(compiled)
+
+
+def test_a_fatal_mujoco_error_in_a_step_is_a_simulation_error(project, load, monkeypatch):
+    import mujoco
+
+    sim = load(project(FALLING_BOXES))
+    sim.step()
+
+    def fails(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise mujoco.FatalError("mj_stackAlloc: out of memory")
+
+    monkeypatch.setattr(mujoco, "mj_step", fails)  # MuJoCo raises FatalError from inside mj_step
+    with pytest.raises(SimulationError, match=r"MuJoCo failed in the step ending at t = 0\.032 s of .*test\.wbt: "
+                                              "mj_stackAlloc: out of memory"):
+        sim.step()
+    assert sim.ended and sim.exit_status == 1
+
+
+def test_divergence_is_blamed_on_the_robot_that_caused_it(project, load):
+    # Three robots side by side, touching; only B's motor is driven absurdly fast (issue 15 saw another
+    # robot blamed). The error names B.
+    robot = """DEF {n} Robot {{ name "{n}" translation {x} 0 0.05 controller "<extern>" children [
+      HingeJoint {{ jointParameters HingeJointParameters {{ axis 0 1 0 }}
+        device [ RotationalMotor {{ name "m" maxTorque 1e30 maxVelocity 1e30 }} ]
+        endPoint Solid {{ translation 0 0.1 0 physics Physics {{ }} boundingObject Sphere {{ radius 0.03 }} }} }} ]
+      boundingObject Box {{ size 0.1 0.1 0.05 }} physics Physics {{ }} }}
+    """
+    world = "WorldInfo { basicTimeStep 16 }\nSolid { boundingObject Plane { } }\n" + "".join(
+        robot.format(n=n, x=x) for n, x in (("A", 0.19), ("B", 0.3), ("C", 0.41)))
+    sim = load(project(world))
+    motor = sim.robot("B").getDevice("m")
+    motor.setPosition(float("inf"))
+    motor.setVelocity(1e30)
+    with pytest.raises(SimulationError, match=r'unstable in the step ending at t = 0\.016 s.*, in Robot "B"\)'):
+        for _ in range(10):
+            sim.step()

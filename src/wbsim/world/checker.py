@@ -48,6 +48,34 @@ _NO_USE_KINDS = frozenset(
 )
 _INVALID = object()
 
+# Finite values beyond which compilation or stepping breaks down, by unit: (smallest non-zero magnitude,
+# largest magnitude, why). They are wbsim's limits, not Webots' (which accepts any double and then fails in ODE).
+_LENGTH_REASON = ("lengths must be at most 1e+09 m (and geometry sizes at least 1e-09 m): beyond, volumes and "
+                  "inertias overflow double precision, and below, MuJoCo's geometric tolerances swallow the shape")
+_MASS_REASON = ("masses and densities must be at most 1e+12: larger ones make inertias overflow or MuJoCo's "
+                "solver lose all precision against ordinary bodies")
+_PHYSICAL_LIMITS: dict[str, tuple[float, float, str]] = {
+    "m": (1e-9, 1e9, _LENGTH_REASON),
+    "kg": (0.0, 1e12, _MASS_REASON),
+    "kg/m^3": (0.0, 1e12, _MASS_REASON),
+    "ms": (1e-3, 1e5, "basicTimeStep must be between 0.001 ms and 100000 ms: wbsim splits each basic step into "
+                      "MuJoCo steps of a few ms, so longer steps take minutes each, and shorter ones let no time "
+                      "pass in double precision"),
+}
+_GEOMETRY_TYPES = frozenset({"Box", "Sphere", "Cylinder", "Capsule", "ElevationGrid"})
+_RAYS_REASON = ("wbsim casts every ray of a sensor at each sample: more would take minutes and gigabytes per step "
+                "(Webots renders a lidar into a GPU texture, at most 16384 pixels wide)")
+_ANGLE_REASON = ("the lidar's fields of view must be between 1e-06 and 1e+06 rad in magnitude: its image layout "
+                 "divides by them and overflows beyond")
+# Per-field limits, by (node type, field): (smallest non-zero magnitude, largest magnitude, why).
+_FIELD_LIMITS: dict[tuple[str, str], tuple[float, float, str]] = {
+    ("Lidar", "horizontalResolution"): (0.0, 16384.0, f"at most 16384: {_RAYS_REASON}"),
+    ("Lidar", "numberOfLayers"): (0.0, 4096.0, f"at most 4096: {_RAYS_REASON}"),
+    ("Lidar", "fieldOfView"): (1e-6, 1e6, _ANGLE_REASON),
+    ("Lidar", "verticalFieldOfView"): (1e-6, 1e6, _ANGLE_REASON),
+    ("DistanceSensor", "numberOfRays"): (0.0, 4096.0, f"at most 4096: {_RAYS_REASON}"),
+}
+
 
 @dataclass(frozen=True, slots=True)
 class ProtoScope:
@@ -479,7 +507,33 @@ class Checker:
             where = atoms[error.index].location if 0 <= error.index < len(atoms) else value.location
             self._error(f"Invalid value for {label} ({spec.type.value}): {error.message}.", where, field_path)
             return _INVALID
+        limited = self._within_limits(spec, converted, value.location, field_path, label, node_type)
+        if limited is _INVALID:
+            return _INVALID
         return self._constrain(spec, converted, value.location, field_path, label)
+
+    def _within_limits(self, spec: FieldSpec, value: object, location: SourceLocation, path: str, label: str,
+                       node_type: str) -> object:
+        """Refuse finite values no simulation can use (they would overflow or hang later), with the reason."""
+        field_limit = _FIELD_LIMITS.get((node_type, spec.name))
+        if field_limit is not None:
+            low, high, reason = field_limit
+            for number in _numbers(value):
+                if abs(number) > high or 0.0 < abs(number) < low:
+                    self._error(f"Value {number:g} out of range for {label}: {reason}.", location, path)
+                    return _INVALID
+        limit = _PHYSICAL_LIMITS.get(spec.unit)
+        if limit is None or spec.effect != "simulated" or (spec.unit == "ms" and spec.name != "basicTimeStep"):
+            return value
+        low, high, reason = limit
+        if spec.unit == "m" and node_type not in _GEOMETRY_TYPES:
+            low = 0.0  # positions and ranges may be 0 or tiny; only geometry sizes have a floor
+        for number in _numbers(value):
+            size = abs(number)
+            if size > high or 0.0 < size < low:
+                self._error(f"Value {number:g} out of range for {label}: {reason}.", location, path)
+                return _INVALID
+        return value
 
     def _node_value(
         self, spec: FieldSpec, value: ValueSyntax, ctx: _Ctx, path: str, label: str, field_path: str

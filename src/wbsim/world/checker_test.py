@@ -719,3 +719,35 @@ def test_negate_repair_at_load_warns_with_the_schema_text() -> None:
         "Invalid 'redColorSensitivity' changed to 2. The value should be non-negative.",
     ]
     assert model.warnings[0].node_path == 'Robot > children[0] > DistanceSensor "d" > aperture'
+
+
+# -- limits of what can be simulated (issue 15): finite values that would overflow or hang later ---------------
+
+
+@pytest.mark.parametrize(("body", "needle", "reason"), [
+    ("Solid { boundingObject Box { size 1e200 1 1 } }", "1e200", "lengths must be at most 1e+09 m"),
+    ("Solid { boundingObject Sphere { radius 1e200 } }", "1e200", "lengths must be at most 1e+09 m"),
+    ("Solid { boundingObject Capsule { radius 1e200 } }", "1e200", "lengths must be at most 1e+09 m"),
+    ("Solid { boundingObject Box { size 1e-310 1 1 } }", "1e-310", "geometry sizes at least 1e-09 m"),
+    ("Solid { translation 0 0 -1e300 }", "0 0 -1e300", "lengths must be at most 1e+09 m"),
+    ("Solid { physics Physics { density 1e300 } }", "1e300", "masses and densities must be at most 1e+12"),
+    ("Solid { physics Physics { mass 1e13 } }", "1e13", "masses and densities must be at most 1e+12"),
+    ("WorldInfo { basicTimeStep 2e7 }", "2e7", "basicTimeStep must be between 0.001 ms and 100000 ms"),
+    ("WorldInfo { basicTimeStep 1e-310 }", "1e-310", "basicTimeStep must be between 0.001 ms and 100000 ms"),
+])
+def test_values_beyond_what_can_be_simulated_are_located_errors_with_the_reason(body: str, needle: str,
+                                                                                 reason: str) -> None:
+    error = one_error(body)
+    assert reason in error.message and "out of range" in error.message
+    column = body.index(needle) + 1
+    assert error.location == loc(2, column)
+
+
+@pytest.mark.parametrize("body", [
+    "Solid { boundingObject Box { size 1e9 1e-9 1 } physics Physics { density 1e12 } }",
+    "Solid { translation 0 0 1e-300 boundingObject Sphere { radius 1e-9 } }",  # positions may be tiny
+    "WorldInfo { basicTimeStep 100000 } Solid { physics Physics { mass 1e12 } }",
+    "WorldInfo { basicTimeStep 0.001 }",
+])
+def test_values_at_the_limits_load(body: str) -> None:
+    load(body)

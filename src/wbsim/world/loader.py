@@ -118,5 +118,7 @@ def load_world_model(
         raise WorldLoadError(
             [WorldSyntaxError(f"World file is not valid UTF-8: {error}.", SourceLocation(file, 1, 1))]
         ) from None
+    except OSError as error:  # permission denied, name too long, ...
+        raise WorldLoadError([WorldError(f"World file cannot be read: {world_path}: {error.strerror or error}")]) from None
     settings = AssetSettings.from_environment(webots_home=webots_home, offline=offline)
     return load_world_model_from_string(text, file, project_dir_of(world_path.resolve()), assets=settings)

@@ -11,6 +11,7 @@ import pytest
 from wbsim.errors import SourceLocation, WorldError, WorldLoadError, WorldSchemaError, WorldSyntaxError
 from wbsim.world.loader import load_world_model, load_world_model_from_string, project_dir_of
 from wbsim.world.model import WbNode
+from wbsim.world.parser import MAX_NODE_DEPTH
 
 DATA = Path(__file__).resolve().parents[3] / "tests" / "data" / "world"
 ROVER = DATA / "rover_project" / "worlds" / "rover.wbt"
@@ -215,5 +216,7 @@ def test_absurdly_deep_nesting_is_a_load_error_not_a_crash() -> None:
     with pytest.raises(WorldLoadError) as info:
         load_world_model_from_string(text, "deep.wbt")
     (error,) = info.value.errors
-    assert error.message == "The world is nested too deeply for wbsim to load."
-    assert error.location == SourceLocation("deep.wbt", 1, 1)
+    # Located at the first node too deep (issue 15: it used to be reported at a made-up 1:1).
+    assert error.message.startswith(f"Nodes are nested more than {MAX_NODE_DEPTH} levels deep here")
+    line = H.count("\n") + 1
+    assert error.location == SourceLocation("deep.wbt", line, 1 + MAX_NODE_DEPTH * len("Group { children [ "))

@@ -36,7 +36,8 @@ from wbsim.world.syntax import (
     WorldSyntax,
 )
 
-__all__ = ["parse_world", "parse_proto", "parse_generated_proto", "FIELD_TYPE_NAMES", "is_identifier"]
+__all__ = ["parse_world", "parse_proto", "parse_generated_proto", "FIELD_TYPE_NAMES", "is_identifier",
+           "MAX_NODE_DEPTH"]
 
 FIELD_TYPE_NAMES = frozenset(
     prefix + base
@@ -62,6 +63,10 @@ def is_identifier(text: str) -> bool:
     return all(ord(c) > 0x20 and c not in _ILLEGAL_ID_CHARS for c in text)
 
 
+MAX_NODE_DEPTH = 3000
+"""Deepest node nesting accepted: parsing, checking and compiling recurse a few frames per level."""
+
+
 class _Parser:
     """Recursive-descent parser over a token list; one instance per file."""
 
@@ -77,6 +82,7 @@ class _Parser:
         self.defs: dict[str, NodeSyntax] = {}
         # Where the parser is, in the checker's node-path format: ['Robot "r"', 'children[2]', 'HingeJoint'].
         self.path: list[str] = []
+        self.depth = 0  # nodes open around the parser's position
 
     # -- token helpers -------------------------------------------------------------------------
     def _fill(self, index: int) -> None:
@@ -155,6 +161,11 @@ class _Parser:
         type_token = self.expect_identifier("a node type name")
         label = f"DEF {def_name} {type_token.text}" if def_name else type_token.text
         self.path.append(label)
+        self.depth += 1
+        if self.depth > MAX_NODE_DEPTH:
+            raise self.error(
+                f"Nodes are nested more than {MAX_NODE_DEPTH} levels deep here, wbsim's limit (MuJoCo itself "
+                "accepts bodies at most about 1000 levels deep).", type_token)
         self.expect(TokenKind.LBRACE, f"'{{' after node type {type_token.text}")
         node = NodeSyntax(type_name=type_token.text, location=type_token.location, def_name=def_name)
         while True:
@@ -175,6 +186,7 @@ class _Parser:
                         and isinstance(value.items[0], Atom) and value.items[0].kind == "string"):
                     self.path[-1] = f'{type_token.text} "{value.items[0].value}"'  # as the checker labels it
         self.path.pop()
+        self.depth -= 1
         if def_name is not None:
             self.defs[def_name] = node
         return node

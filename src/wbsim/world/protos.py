@@ -54,9 +54,13 @@ class ProtoLibrary:
         if self._local_index is None:
             index: dict[str, Path] = {}
             root = self.project_dir / "protos"
-            if root.is_dir():
-                for path in sorted(root.rglob("*.proto")):
-                    index.setdefault(path.stem, path)
+            try:
+                if root.is_dir():
+                    for path in sorted(root.rglob("*.proto")):
+                        if path.is_file():  # a folder called X.proto is no PROTO
+                            index.setdefault(path.stem, path)
+            except OSError:  # an unreadable folder below protos/: the PROTOs found so far are what there is
+                pass
             self._local_index = index
         return self._local_index.get(name)
 
@@ -76,7 +80,7 @@ class ProtoLibrary:
             path = self._local(name)
             if path is None:
                 return None
-        return self._parse(path.resolve(), name)
+        return self._parse(path.resolve(), name, extern.location if extern is not None else location)
 
     def _declared(self, name: str, url: str, scope: ProtoScope, location: SourceLocation) -> Path:
         local_copy = self.project_dir / "protos" / "**" / f"{name}.proto"
@@ -109,7 +113,12 @@ class ProtoLibrary:
             return path
         base = Path(scope.file).parent
         path = Path(url) if Path(url).is_absolute() else (base / url)
-        if path.is_file():
+        try:
+            found = path.is_file()
+        except OSError as error:  # e.g. a name too long for the file system
+            raise WorldSchemaError(f"PROTO file cannot be opened: {path}: {error.strerror or error} "
+                                   "(declared here).", location) from None
+        if found:
             return path
         origin = self.assets.webots_path_of(Path(scope.file)) if self.assets is not None else None
         if origin is not None and not Path(url).is_absolute():
@@ -150,7 +159,7 @@ class ProtoLibrary:
         raise WorldAssetError(f"Cannot find mesh {url!r}. Looked in:\n    1. {path}: not there\n  "
                               "Put the file there or fix the url.", location)
 
-    def _parse(self, path: Path, name: str) -> ProtoSyntax:
+    def _parse(self, path: Path, name: str, used_at: SourceLocation) -> ProtoSyntax:
         cached = self._parsed.get(path)
         if cached is not None:
             return cached
@@ -158,6 +167,8 @@ class ProtoLibrary:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as error:
             raise WorldSyntaxError(f"PROTO file is not valid UTF-8: {error}.", SourceLocation(str(path), 1, 1)) from None
+        except OSError as error:  # unreadable, a folder, vanished since the lookup
+            raise WorldSchemaError(f"PROTO file {path} cannot be read: {error.strerror or error}.", used_at) from None
         proto = parse_proto(text, str(path))
         if proto.name != name:
             raise WorldSchemaError(

@@ -695,3 +695,49 @@ def test_template_sees_every_field_type_in_webots_form(tmp_path: Path) -> None:
         "mf": [[1, 2], [1, 2]], "mv": [[], [{"x": 1, "y": 2, "z": 3}, {"x": 4, "y": 5, "z": 6}]],
         "ms": [["z"], ["a", "b"]], "mi": [[1, 2], []], "mb": [[False], [False]],
     }
+
+
+# -- file-system failures are typed, located errors (issue 15) ---------------------------------------------------
+
+
+def test_a_folder_named_like_a_proto_is_not_a_proto(tmp_path: Path) -> None:
+    (tmp_path / "protos" / "Ball.proto").mkdir(parents=True)
+    error = one_error(tmp_path, "Ball { }")
+    assert isinstance(error, WorldSchemaError) and "Unknown node or PROTO 'Ball'" in error.message
+
+
+def test_an_externproto_naming_a_folder_is_a_located_error(tmp_path: Path) -> None:
+    (tmp_path / "worlds" / "Ball.proto").mkdir(parents=True)
+    world = project(tmp_path, 'EXTERNPROTO "Ball.proto"\nBall { }')
+    with pytest.raises(WorldLoadError) as info:
+        load_world_model(world)
+    (error,) = info.value.errors
+    assert "PROTO file not found" in error.message and error.location == at(world, 2, 13)
+
+
+def test_an_over_long_externproto_path_is_a_located_error(tmp_path: Path) -> None:
+    name = "x" * 5000
+    world = project(tmp_path, f'EXTERNPROTO "{name}.proto"\n{name} {{ }}')
+    with pytest.raises(WorldLoadError) as info:
+        load_world_model(world)
+    first = info.value.errors[0]
+    assert isinstance(first, WorldSchemaError) and "cannot be opened" in first.message
+    assert first.location == at(world, 2, 13)
+
+
+def test_an_unreadable_proto_file_is_a_located_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    proto = write(tmp_path / "protos" / "Ball.proto", BALL)
+    world = project(tmp_path, "Ball { }")
+    real_read = Path.read_text
+
+    def denied(self: Path, *args: object, **kwargs: object) -> str:
+        if self.name == "Ball.proto":  # chmod 0 does not stop root, who runs the test suite in CI
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "read_text", denied)
+    with pytest.raises(WorldLoadError) as info:
+        load_world_model(world)
+    (error,) = info.value.errors
+    assert error.message == f"PROTO file {proto.resolve()} cannot be read: Permission denied."
+    assert error.location == at(world, 2, 1)

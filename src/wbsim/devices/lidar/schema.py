@@ -155,7 +155,9 @@ def repair(s: LidarSettings, type_value: str) -> tuple[LidarSettings, list[tuple
     if s.horizontal_resolution <= 0:
         out.append(("horizontalResolution", _invalid("horizontalResolution", 1, "positive")))
         s = replace(s, horizontal_resolution=1)
-    if image_height(s) < s.number_of_layers:
+    # (Skipped for a non-positive verticalFieldOfView, repaired just below: Webots' formula gives a negative
+    # resolution there.)
+    if s.vertical_field_of_view > 0 and image_height(s) < s.number_of_layers:
         required = math.ceil(s.number_of_layers * s.field_of_view / _pixel_vertical_fov(s))
         if s.rotating:
             required = int(required * (2.0 * math.pi / s.field_of_view))
