@@ -28,6 +28,7 @@ All arrays are in the world frame, lengths in metres. See ``docs/distance_sensor
 
 from __future__ import annotations
 
+import math
 import weakref
 from dataclasses import dataclass
 
@@ -330,12 +331,53 @@ def nearest_triangle(p: np.ndarray, v: np.ndarray, pair: np.ndarray, a: np.ndarr
     return best, normal
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
+class _Candidates:
+    """The (ray, bounded geom) pairs of a batch that may hit, found with every bounding sphere grown by
+    ``margin`` (m), with the poses they were found in.
+
+    While no cluster's rays moved (its body's displacement plus its rotation times its radius) and no geom's
+    centre moved by more than ``margin`` in all, every ray segment that meets a bounding sphere is among them,
+    so they replace the broad phase: the hits are the same as from a fresh broad phase, only cheaper.
+
+    Attributes:
+        ray, geom, sensor: each pair's ray, bounded-geom index and the ray's sensor, (m,).
+        body_pos, body_mat: the cluster bodies' positions (c, 3) and rotations (c, 9) when found.
+        centre: the bounded geoms' centres when found, (b, 3).
+        margin: how far things may move (m).
+    """
+
+    ray: np.ndarray
+    geom: np.ndarray
+    sensor: np.ndarray
+    body_pos: np.ndarray
+    body_mat: np.ndarray
+    centre: np.ndarray
+    margin: float
+
+    def valid(self, data: mujoco.MjData, batch: RayBatch, centre: np.ndarray) -> bool:
+        """No ray segment and no geom centre moved by more than :attr:`margin` in all since they were found.
+
+        A point at distance ``s`` on a ray of a cluster moved at most ``|dx| + ||dR||_F (|site offset| + s)``,
+        bounded with the cluster radius; NaN poses are never valid.
+        """
+        step = data.xpos[batch.cluster_body] - self.body_pos
+        turn = data.xmat[batch.cluster_body] - self.body_mat
+        rays = (np.sqrt(np.einsum("ij,ij->i", step, step))
+                + np.sqrt(np.einsum("ij,ij->i", turn, turn)) * batch.cluster_radius).max(initial=0.0)
+        shift = centre - self.centre
+        geoms = math.sqrt(np.einsum("ij,ij->i", shift, shift).max(initial=0.0))
+        return bool(rays + geoms <= self.margin - _SLACK)
+
+
+@dataclass(eq=False)
 class _Static:
-    """Per batch: (plane target, may each ray hit it) and which bounded geoms each cluster may see (c, b)."""
+    """Per batch: (plane target, may each ray hit it), which bounded geoms each cluster may see (c, b), and
+    the current candidate pairs (None until the first cast)."""
 
     planes: tuple[tuple[int, np.ndarray], ...]
     seen: np.ndarray
+    candidates: _Candidates | None = None
 
 
 class RayCaster:
@@ -344,9 +386,14 @@ class RayCaster:
     Args:
         model: the compiled MuJoCo model (geom types, sizes, meshes, height fields).
         targets: the geoms rays may hit.
+        margin: how far (a fraction of the largest cluster radius of a batch) the broad phase looks beyond the
+            bounding spheres, so that its pairs serve the following casts until something moves that far
+            (0: a broad phase at every cast whose poses differ). The hits do not depend on it, only the cost.
     """
 
-    def __init__(self, model: mujoco.MjModel, targets: RayTargets) -> None:
+    def __init__(self, model: mujoco.MjModel, targets: RayTargets, margin: float = 0.1) -> None:
+        self.margin = margin
+        self.broad_phases = 0  # how many broad phases ran (the others reused their pairs)
         kinds = np.array([_KIND_OF.get(int(model.geom_type[g]), -1) for g in targets.geom_ids], dtype=np.int64)
         keep = kinds >= 0  # other geom types (none from boundingObjects) are not seen
         self.geom_ids = np.array(targets.geom_ids, dtype=np.int64)[keep]
@@ -496,19 +543,68 @@ class RayCaster:
     def _cast_bounded(self, data: mujoco.MjData, origin: np.ndarray, axis: np.ndarray, direction: np.ndarray,
                       batch: RayBatch, static: _Static, distance: np.ndarray, target: np.ndarray, normal: np.ndarray,
                       normals: bool) -> None:
-        """Rays against the geoms with a bounding sphere: broad phase, then exact tests per geom type."""
+        """Rays against the geoms with a bounding sphere: candidate pairs, then exact tests per geom type."""
         centre = data.geom_xpos[self._bounded_gid]  # (b, 3)
-        rb = self._bounded_rb
+        candidates = static.candidates
+        if candidates is None or not candidates.valid(data, batch, centre):
+            candidates = static.candidates = self._broad_phase(data, origin, axis, direction, batch, static, centre)
+        ray, geom = candidates.ray, candidates.geom
+        if not len(ray):
+            return
+        # 3. (ray, geom) pairs whose segment crosses the geom's bounding sphere now.
+        to_centre = centre.T.take(geom, axis=1) - origin.take(candidates.sensor, axis=1)  # (3, m)
+        ray_dir = direction.take(ray, axis=1)
+        along = np.clip(np.einsum("ij,ij->j", to_centre, ray_dir), 0.0, batch.ray_length[ray])
+        gap = to_centre - along * ray_dir
+        radius = self._bounded_rb[geom] + _SLACK
+        crossing = np.einsum("ij,ij->j", gap, gap) <= radius * radius
+        ray, geom = ray[crossing], geom[crossing]
+        if not len(ray):
+            return
+        # 4. Exact tests in the geom frame: p = R^T (origin - centre), v = R^T direction.
+        index = self._bounded[geom]
+        axes = data.geom_xmat[self.geom_ids[index]].T.reshape(3, 3, -1)  # (row, column, pair)
+        p = np.einsum("jir,jr->ir", axes, -to_centre[:, crossing])
+        v = np.einsum("jir,jr->ir", axes, ray_dir[:, crossing])
+        limit = batch.ray_length[ray]
+        rendering = batch.rendering[batch.ray_sensor[ray]]
+        t, n_local = self._exact(p, v, index, limit, rendering, normals)
+        # 5. The nearest hit of each ray (pairs are in (cluster, geom) order: ties go to the first geom).
+        order = np.lexsort((t, ray))
+        ray, t, index = ray[order], t[order], index[order]
+        firsts = np.flatnonzero(np.diff(ray, prepend=-1))
+        chosen = order[firsts]
+        ray, t, index = ray[firsts], t[firsts], index[firsts]
+        better = t < distance[ray]
+        if not better.any():
+            return
+        hit_rays = ray[better]
+        distance[hit_rays] = t[better]
+        target[hit_rays] = index[better]
+        if normals:
+            chosen = chosen[better]
+            normal[:, hit_rays] = np.einsum("ijr,jr->ir", axes[:, :, chosen], n_local[:, chosen])
+
+    def _broad_phase(self, data: mujoco.MjData, origin: np.ndarray, axis: np.ndarray, direction: np.ndarray,
+                     batch: RayBatch, static: _Static, centre: np.ndarray) -> _Candidates:
+        """The (ray, geom) pairs whose ray segment passes within ``margin`` of the geom's bounding sphere, in
+        (cluster, geom, ray) order, valid until something moves by ``margin`` (:meth:`_Candidates.valid`)."""
+        self.broad_phases += 1
+        margin = self.margin * float(batch.cluster_radius.max(initial=0.0))
+        rb = self._bounded_rb + (_SLACK + margin)
+        none = np.zeros(0, dtype=np.int64)
+        result = _Candidates(none, none, none, data.xpos[batch.cluster_body].copy(),
+                             data.xmat[batch.cluster_body].copy(), centre.copy(), margin)
         # 1. (cluster, geom) pairs within reach: the sensors of one body share its bounding sphere; a cluster
         #    ignores the geoms of the robot its sensors ignore.
-        body = data.xpos[batch.cluster_body]
+        body = result.body_pos
         d2 = (np.einsum("ij,ij->i", body, body)[:, None] + np.einsum("ij,ij->i", centre, centre)[None, :]
               - 2.0 * body @ centre.T)
-        reach = batch.cluster_radius[:, None] + rb[None, :] + _SLACK
+        reach = batch.cluster_radius[:, None] + rb[None, :]
         near = (d2 <= reach * reach) & static.seen
         pair_cluster, pair_geom = np.nonzero(near)
         if not len(pair_cluster):
-            return
+            return result
         # 2. (sensor, geom) pairs: the geom's bounding sphere meets the cone of the sensor's rays.
         counts = batch.cluster_count[pair_cluster]
         slot = np.repeat(batch.cluster_start[pair_cluster] - (np.cumsum(counts) - counts), counts)
@@ -524,7 +620,7 @@ class RayCaster:
         square = np.einsum("ij,ij->j", to_centre, to_centre)
         across = np.sqrt(np.maximum(square - along * along, 0.0))
         cos, sin = batch.cone_cos[sensor], batch.cone_sin[sensor]
-        radius = rb[geom] + _SLACK
+        radius = rb[geom]
         span = batch.lengths[sensor] + radius
         # In the plane of the axis and the centre the cone is a wedge of half-angle theta: the centre is in it,
         # or near its side (when the side's nearest point is not the apex), or near the apex.
@@ -534,8 +630,8 @@ class RayCaster:
         keep &= square <= span * span
         sensor, geom, to_centre = sensor[keep], geom[keep], to_centre[:, keep]
         if not len(sensor):
-            return
-        # 3. (ray, geom) pairs whose segment crosses the geom's bounding sphere.
+            return result
+        # 3. (ray, geom) pairs whose segment passes near the geom's bounding sphere.
         counts = batch.ray_count[sensor]
         ray = np.repeat(batch.ray_start[sensor] - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
         geom = np.repeat(geom, counts)
@@ -543,34 +639,11 @@ class RayCaster:
         ray_dir = direction.take(ray, axis=1)
         along = np.clip(np.einsum("ij,ij->j", to_centre, ray_dir), 0.0, batch.ray_length[ray])
         gap = to_centre - along * ray_dir
-        radius = rb[geom] + _SLACK
+        radius = rb[geom]
         crossing = np.einsum("ij,ij->j", gap, gap) <= radius * radius
-        ray, geom = ray[crossing], geom[crossing]
-        if not len(ray):
-            return
-        # 4. Exact tests in the geom frame: p = R^T (origin - centre), v = R^T direction.
-        index = self._bounded[geom]
-        axes = data.geom_xmat[self.geom_ids[index]].T.reshape(3, 3, -1)  # (row, column, pair)
-        p = np.einsum("jir,jr->ir", axes, -to_centre[:, crossing])
-        v = np.einsum("jir,jr->ir", axes, ray_dir[:, crossing])
-        limit = batch.ray_length[ray]
-        rendering = batch.rendering[batch.ray_sensor[ray]]
-        t, n_local = self._exact(p, v, index, limit, rendering, normals)
-        # 5. The nearest hit of each ray.
-        order = np.lexsort((t, ray))
-        ray, t, index = ray[order], t[order], index[order]
-        firsts = np.flatnonzero(np.r_[True, ray[1:] != ray[:-1]])
-        chosen = order[firsts]
-        ray, t, index = ray[firsts], t[firsts], index[firsts]
-        better = t < distance[ray]
-        if not better.any():
-            return
-        hit_rays = ray[better]
-        distance[hit_rays] = t[better]
-        target[hit_rays] = index[better]
-        if normals:
-            chosen = chosen[better]
-            normal[:, hit_rays] = np.einsum("ijr,jr->ir", axes[:, :, chosen], n_local[:, chosen])
+        result.ray, result.geom = ray[crossing], geom[crossing]
+        result.sensor = batch.ray_sensor[result.ray]
+        return result
 
     def _exact(self, p: np.ndarray, v: np.ndarray, index: np.ndarray, limit: np.ndarray, rendering: np.ndarray,
                normals: bool) -> tuple[np.ndarray, np.ndarray]:
