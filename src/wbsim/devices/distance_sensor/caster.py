@@ -2,13 +2,15 @@
 
 One call of :meth:`RayCaster.cast` intersects every ray of every sensor due with the scene, vectorised
 with numpy over (ray, geom) pairs. ``mujoco.mj_multiRay`` casts rays from a single origin only (one call
-per sensor) and costs about 4 us per call even for 3 rays (measured, 61 geoms, 0.1 m cutoff), which for
-160 sensors is several times the physics step; this caster instead:
+per sensor), excludes one body, not a robot, and costs about 29 us per call of 3 rays on the distance
+benchmark's world (103 geoms, 1 m cutoff; 4.6 ms for its 160 sensors, ten times this caster); this
+caster instead:
 
 1. keeps the (sensor, geom) pairs whose distance is within the ray length plus the geom's bounding
    radius (``geom_rbound``), minus the geoms the sensor must not see (its own robot, transparent geoms);
 2. expands them to (ray, geom) pairs and keeps those whose ray segment passes through the geom's bounding
-   sphere;
+   sphere; steps 1 and 2 look a margin farther and their pairs serve the next casts while nothing moved by
+   that margin (:class:`_Candidates`), each cast keeping those whose segment crosses the sphere now;
 3. intersects those pairs exactly, per geom type, in the geom frame: boxes, spheres, capsules and
    cylinders give the interval ``[t_in, t_out]`` of the ray inside the solid, meshes and height fields
    their nearest triangle (Moller-Trumbore, both faces); planes (infinite, MuJoCo's) are cast for every
