@@ -233,7 +233,7 @@ def _primitive_interval(p: np.ndarray, v: np.ndarray, half: np.ndarray, quadric:
         t2[np.isnan(t2)] = np.inf
     lo = np.fmin(t1, t2)
     hi = np.fmax(t1, t2)
-    slab_in = np.maximum(np.maximum(lo[0], lo[1]), lo[2])  # lo.max(axis=0), as numpy reduces it, in fewer steps
+    slab_in = np.maximum(np.maximum(lo[0], lo[1]), lo[2])  # lo.max(axis=0) as numpy reduces it, faster
     slab_out = np.minimum(np.minimum(hi[0], hi[1]), hi[2])
     qv = quadric * v
     a = np.einsum("ij,ij->j", qv, v)
@@ -400,9 +400,9 @@ class _Candidates:
 
 @dataclass(eq=False)
 class _Static:
-    """Per batch: (plane target, may each ray hit it (None: all)), which bounded geoms each cluster may see (c, b), the
-    longest ray (m), whether its sensors use both hit rules, and the current candidate pairs (None until the
-    first cast)."""
+    """Per batch: (plane target, may each ray hit it (None: all)), which bounded geoms each cluster may see
+    (c, b), the longest ray (m), whether its sensors use both hit rules, and the current candidate pairs
+    (None until the first cast)."""
 
     planes: tuple[tuple[int, np.ndarray | None], ...]
     seen: np.ndarray
@@ -590,7 +590,7 @@ class RayCaster:
         to_centre = centres.take(found.centre_at) - origins.take(found.origin_at)  # (3, m)
         ray_dir = direction.take(found.ray, axis=1)
         along = np.einsum("ij,ij->j", to_centre, ray_dir)
-        np.minimum(np.maximum(along, 0.0, out=along), found.length, out=along)  # np.clip, without its overhead
+        np.minimum(np.maximum(along, 0.0, out=along), found.length, out=along)  # np.clip, cheaper
         gap = to_centre - along * ray_dir
         crossing = np.flatnonzero(np.einsum("ij,ij->j", gap, gap) <= found.radius2)
         if not len(crossing):
