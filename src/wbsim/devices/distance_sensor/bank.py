@@ -53,7 +53,8 @@ _NONE = -2  # "no robot": a sensor excluding nothing
 class _Cast:
     """The rays of some sensors of a sample group and how their distances combine (precomputed).
 
-    ``rows`` are bank rows; ``batch`` their rays; per ray ``weights`` and ``lengths``; per row ``kind``.
+    ``rows`` are bank rows; ``batch`` their rays; per ray ``weights`` and ``lengths``; per row ``kind``;
+    whether some rows are sonars (``normals``), infra-red (``rendering``), lasers (``laser``).
     """
 
     rows: np.ndarray
@@ -64,6 +65,7 @@ class _Cast:
     sensitivity: np.ndarray
     normals: bool
     rendering: bool
+    laser: bool
 
 
 @dataclass(frozen=True, eq=False)
@@ -296,6 +298,9 @@ class DistanceSensorBank(SampledBank):
         batch = casts[0].batch if len(casts) == 1 else RayBatch.concatenate(self.context.model,
                                                                             [c.batch for c in casts])
         hits = self.caster.cast(data, batch, normals=any(c.normals for c in casts))
+        if len(casts) == 1:
+            self.distance[casts[0].rows] = self._combine(casts[0], hits)
+            return
         start = 0
         for cast in casts:
             count = len(cast.batch.ray_sensor)
@@ -309,10 +314,12 @@ class DistanceSensorBank(SampledBank):
         assert self.caster is not None
         starts = cast.batch.ray_start
         lengths = cast.batch.lengths
-        hit = np.isfinite(hits.distance)
-        t = np.where(hit, hits.distance, cast.ray_lengths)
+        # A ray's distance, or its length if it hit nothing (hits are never farther than the length).
+        t = np.minimum(hits.distance, cast.ray_lengths)
         kind = cast.kind
         result = np.add.reduceat(cast.weights * t, starts)  # generic and infra-red: the weighted mean
+        if cast.rendering or cast.normals:
+            hit = np.isfinite(hits.distance)
         if cast.rendering:
             factor = np.where(hit, self.caster.infra_red[np.maximum(hits.target, 0)], 1.0)
             reflection = np.add.reduceat(cast.weights * factor, starts)
@@ -323,7 +330,7 @@ class DistanceSensorBank(SampledBank):
             echo = hit & (np.arccos(np.clip(cosine, -1.0, 1.0)) < PI_OVER_8)
             nearest = np.minimum.reduceat(np.where(echo, hits.distance, np.inf), starts)
             result = np.where(kind == SONAR, np.minimum(nearest, lengths), result)
-        return np.where(kind == LASER, t[starts], result)
+        return np.where(kind == LASER, t[starts], result) if cast.laser else result
 
     def _plan(self, group: SampleGroup) -> _Plan:
         plan = group.cache
@@ -359,7 +366,7 @@ class DistanceSensorBank(SampledBank):
         return _Cast(rows=rows, batch=batch, weights=self.weights[rays],
                      ray_lengths=np.repeat(lengths, counts), kind=kind,
                      sensitivity=self.red_color_sensitivity[rows].copy(), normals=bool((kind == SONAR).any()),
-                     rendering=rendering)
+                     rendering=rendering, laser=bool((kind == LASER).any()))
 
 
 @dataclass

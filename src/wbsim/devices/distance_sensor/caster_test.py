@@ -180,3 +180,47 @@ def test_broad_phase_keeps_grazing_and_wide_cones():
     targets = {model.geom(int(caster.geom_ids[t])).name for t in hits.target if t >= 0}
     assert {"floor", "ball"} <= targets
     assert "hull" not in targets  # its own robot
+
+
+def test_candidates_reused_between_casts_give_the_hits_of_a_fresh_broad_phase():
+    # The robot drives, turns and is moved far away; a ball moves too. The caster keeps its (ray, geom) pairs
+    # while nothing moved by its margin: every cast must equal the cast of a caster that never reuses them.
+    from wbsim.devices.distance_sensor.rays import ray_directions
+
+    xml = _SCENE.replace('<geom name="ball" type="sphere" size="0.12" pos="-0.5 0.6 0.25"/>',
+                         '<body name="mover" pos="-0.5 0.6 0.25"><geom name="ball" type="sphere" size="0.12"/></body>')
+    model = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    targets = RayTargets(tuple(range(model.ngeom)),
+                         tuple(0 if g == model.geom("hull").id else -1 for g in range(model.ngeom)),
+                         (False,) * model.ngeom, (1.0,) * model.ngeom, ((math.inf, math.inf),) * model.ngeom)
+    reusing, fresh = RayCaster(model, targets), RayCaster(model, targets, margin=0.0)
+    local = ray_directions(5, 1.2)
+    batch = RayBatch.build(model, np.arange(4), np.full(4, 5), np.tile(local, (4, 1)), np.full(4, 1.5),
+                           np.zeros(4, dtype=np.int64), np.zeros(4, dtype=bool), np.zeros(4, dtype=bool))
+    rng = np.random.default_rng(7)
+    robot, mover = model.body("robot"), model.body("mover")
+    yaw, hits_seen = 0.0, 0
+    for step in range(160):
+        if step < 40:  # drives and turns
+            robot.pos[:2] += rng.normal(0.0, 0.01, 2)
+            yaw += rng.normal(0.0, 0.03)
+        elif step < 80:  # only turns: its rays sweep
+            yaw += 0.04
+        elif step == 80:  # a teleport: the pairs must be found again
+            robot.pos[:2] = [0.4, 0.1]
+        elif step < 120:  # only the ball moves, through the rays
+            mover.pos[:2] += [0.02, -0.01]
+        else:  # both
+            robot.pos[:2] -= 0.01
+            mover.pos[:2] += rng.normal(0.0, 0.01, 2)
+        robot.quat[:] = [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
+        mujoco.mj_kinematics(model, data)
+        got, expected = reusing.cast(data, batch, normals=True), fresh.cast(data, batch, normals=True)
+        for name in ("distance", "target", "normal", "direction"):
+            assert np.array_equal(getattr(got, name), getattr(expected, name)), (step, name)
+        hits_seen += int((got.target >= 0).sum())
+    assert fresh.broad_phases == 160
+    assert 4 <= reusing.broad_phases <= 60  # reused most of the time, found again after the teleport
+    assert hits_seen > 200
