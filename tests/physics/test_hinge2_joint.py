@@ -465,6 +465,31 @@ def test_hinge_joint_static_friction_without_motor_holds_like_odes(make_sim, fri
     assert (abs(float(sim.data.qpos[joint.qpos_adr])) < 1e-3) == holds
 
 
+def test_static_friction_without_motor_slides_with_coulomb_torque_then_sticks(make_sim) -> None:
+    """Above its static friction a joint slides against exactly ``staticFriction`` (ODE's motor row at velocity 0
+    saturates at FMax): a spinning endPoint on a vertical axis decelerates at ``staticFriction / I`` every step,
+    then stays at rest (the near-hard friction leaves no creep or stick-slip)."""
+    friction, inertia, omega0 = 1.0, 0.1 + 1.0 * 0.5**2, 0.5
+    sim = make_sim("""Solid { children [ HingeJoint {
+        jointParameters HingeJointParameters { axis 0 0 1 staticFriction 1 }
+        endPoint Solid { translation 0.5 0 0 physics Physics { density -1 mass 1 centerOfMass [ 0 0 0 ]
+          inertiaMatrix [ 0.1 0.1 0.1 0 0 0 ] } } } ] }""", "WorldInfo { basicTimeStep 16 physicsDisableTime 0 }")
+    (joint,) = sim.bindings.joints
+    sim.data.qvel[joint.dof_adr] = omega0
+    h = sim.basic_time_step_ms / 1000.0
+    for step in range(1, 8):  # sliding: exact Coulomb deceleration
+        sim.step()
+        assert float(sim.data.qvel[joint.dof_adr]) == pytest.approx(omega0 - friction / inertia * h * step, abs=1e-12)
+    for _ in range(30):
+        sim.step()
+    held = float(sim.data.qpos[joint.qpos_adr])
+    assert held == pytest.approx(omega0**2 * inertia / (2 * friction), rel=0.03)  # the stop angle
+    for _ in range(30):
+        sim.step()
+    assert abs(float(sim.data.qvel[joint.dof_adr])) < 1e-12
+    assert float(sim.data.qpos[joint.qpos_adr]) == pytest.approx(held, abs=1e-9)
+
+
 def test_parent_and_end_point_never_collide(make_sim) -> None:
     """ODE skips bodies linked by a joint; MuJoCo only skips a body and its direct parent, and the endPoint's
     MuJoCo parent is the intermediate body: an explicit exclusion keeps the overlapping boxes apart."""
