@@ -139,7 +139,8 @@ class MotorBank(DeviceBank):
 
     def restart(self) -> None:
         """Webots' world reset with controllers running: the motor state as after loading, but enabled force
-        feedback stays enabled and samples again in the reset step, from the initial state."""
+        feedback stays enabled and samples again in the reset step, from the constraint forces of the last
+        physics step before the reset (the simulation keeps them, as ODE keeps its joint feedback)."""
         self._reset(keep_feedback_sampling=True)
 
     def reset_physics(self, dofs: np.ndarray | None) -> None:
