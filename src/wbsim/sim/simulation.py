@@ -491,15 +491,10 @@ class Simulation:
         self.world_resets += 1
         if self.plugin is not None:
             self.plugin.before_reset()
-        # ODE's joint feedback survives Webots' world reset (the joints are kept): motor feedback sampled in the
-        # reset step reads the forces of the last physics step before it (WbRotationalMotor::computeFeedback).
-        last_constraint_forces = None if restart_controllers else self.data.qfrc_constraint.copy()
-        if not restart_controllers:
+        if not restart_controllers:  # what Webots reads from joint feedback, which survives its reset
             for bank in self._sampling:
                 bank.before_world_reset(self.data)
         mujoco.mj_copyData(self.data, self.model, self._initial_data)
-        if last_constraint_forces is not None:
-            self.data.qfrc_constraint[:] = last_constraint_forces
         for name, values in self._initial_model_arrays.items():
             getattr(self.model, name)[...] = values
         self.step_count = 0
