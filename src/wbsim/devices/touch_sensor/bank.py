@@ -99,6 +99,7 @@ class TouchSensorBank(SampledBank):
             self._geom_row[list(bindings[row].geom_ids)] = row
         self._seen = np.zeros(self.n + 1, dtype=bool)  # bumpers touching in some physics step of this step
         self._kept_history: np.ndarray | None = None  # the last physics step's forces, through a world reset
+        self._initial_collisions = False  # a world reset's collision pass is still to be seen by the bumpers
         self.watches_substeps = bool(len(self._bumpers))
         self._sleeping = bool(model.opt.enableflags & mujoco.mjtEnableBit.mjENBL_SLEEP)
         # Updated in place (never replaced), so API objects may keep references to them.
@@ -124,6 +125,7 @@ class TouchSensorBank(SampledBank):
     def reset(self) -> None:
         """All sensors disabled, values NaN, no touch latched (as after loading)."""
         self._kept_history = None
+        self._initial_collisions = False
         self._restore_fields()
         self.values[:] = np.nan
         self.touching[:] = False
@@ -134,10 +136,13 @@ class TouchSensorBank(SampledBank):
     def restart(self) -> None:
         """After a world reset (``simulationReset``): enabled sensors stay enabled and sample in the reset
         step (forces: those of the last physics step before the reset, :meth:`before_world_reset`); a latched
-        touch is kept, as Webots keeps ``mIsTouching`` (``WbTouchSensor`` has no reset of its own)."""
+        touch is kept, as Webots keeps ``mIsTouching`` (``WbTouchSensor`` has no reset of its own), and the
+        contacts of the initial state count too (Webots runs a collision pass after the reset,
+        ``handleInitialCollisions``, whose contacts set the bumpers' flags before the reset step's answer)."""
         self._restore_fields()
         self.touching[:] = False
         self._seen[:] = False
+        self._initial_collisions = True
         self.schedule.restart()
 
     def field_changed(self, row: int, name: str, value: object) -> object | None:
@@ -192,7 +197,10 @@ class TouchSensorBank(SampledBank):
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Update the bumper latches, then compute the values of the sensors due after basic step ``step``."""
         if len(self._bumpers):
+            if self._initial_collisions:  # the reset step: the initial state's contacts (MuJoCo's, from load)
+                self.substep(data)
             self._watch_contacts(data)
+        self._initial_collisions = False
         history = data.history if self._kept_history is None else self._kept_history
         self._kept_history = None
         for group in self.schedule.due(step):
