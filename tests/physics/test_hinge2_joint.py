@@ -16,7 +16,7 @@ import pytest
 
 from wbsim.compile.builder import compile_world
 from wbsim.compile.frames import Frame, quat_from_axis_angle, quat_to_matrix
-from wbsim.errors import WorldLoadError
+from wbsim.sim.simulation import Simulation
 from wbsim.world.loader import load_world_model_from_string
 
 G = 9.81
@@ -327,30 +327,65 @@ def test_kinematic_end_point_moved_by_both_motors(project, load) -> None:
                                rot((0, 0, 1), 0.5) @ rot((1, 0, 0), -0.25), atol=1e-6)
 
 
-def _load_error(body: str) -> WorldLoadError:
-    model = load_world_model_from_string("#VRML_SIM R2023b utf8\nWorldInfo { }\n" + body, "e.wbt")
-    with pytest.raises(WorldLoadError) as info:
-        compile_world(model)
-    return info.value
+def _compiled(body: str, info: str = "WorldInfo { }"):  # noqa: ANN202
+    model = load_world_model_from_string("#VRML_SIM R2023b utf8\n" + info + "\n" + body, "e.wbt")
+    return compile_world(model)
 
 
-def test_parent_without_physics_is_a_located_error() -> None:
-    error = _load_error("Solid {\n  children [\n    Hinge2Joint {\n      endPoint Solid { physics Physics { } }\n"
-                        "    }\n  ]\n}")
-    (only,) = error.errors
-    assert only.message.startswith("Hinge2Joint nodes can only connect Solid nodes that have a Physics node")
-    assert (only.location.line, only.location.column) == (5, 5)
-    assert only.node_path == "Solid > children[0] > Hinge2Joint"
+def test_parent_without_physics_leaves_the_end_point_unattached_with_webots_warning() -> None:
+    """``WbHinge2Joint::setJoint``: with no body above the joint Webots warns and makes no ODE joint, so the
+    endPoint (with Physics) is a free body: it falls, and its motor moves nothing."""
+    compiled = _compiled("Solid {\n  translation 0 0 1\n  children [\n    Hinge2Joint {\n"
+                         "      device [ RotationalMotor { name \"m\" } ]\n"
+                         "      endPoint DEF EP Solid { translation 0.1 0 0 physics Physics { density -1 mass 1 } }\n"
+                         "    }\n  ]\n}")
+    (warning,) = [w for w in compiled.warnings if "Hinge2Joint" in w.message]
+    assert warning.message.startswith("Hinge2Joint nodes can only connect Solid nodes that have a Physics node")
+    assert (warning.location.line, warning.location.column) == (6, 5)
+    assert warning.node_path == "Solid > children[0] > Hinge2Joint"
+    sim = Simulation(compiled)
+    assert all(j.qpos_adr < 0 for j in sim.bindings.joints)
+    ep = end_point(sim)
+    sim.supervision.refresh()
+    np.testing.assert_allclose(sim.data.xpos[ep.body_id], [0.1, 0.0, 1.0], atol=1e-12)
+    steps = 10
+    for _ in range(steps):
+        sim.step()
+    sim.supervision.refresh()
+    n, h = steps * sim.substeps, sim.basic_time_step_ms / 1000.0 / sim.substeps
+    fallen = 1.0 - G * h * h * n * (n + 1) / 2  # semi-implicit Euler from rest, as MuJoCo integrates
+    np.testing.assert_allclose(sim.data.xpos[ep.body_id], [0.1, 0.0, fallen], atol=1e-9)
 
 
-def test_aligned_axes_are_a_located_error() -> None:
-    error = _load_error("Solid { physics Physics { } children [ Hinge2Joint {\n"
-                        "  jointParameters HingeJointParameters { axis 0 0 2 }\n"
-                        "  jointParameters2 JointParameters { axis 0 0 -1 }\n"
-                        "  endPoint Solid { physics Physics { } } } ] }")
-    (only,) = error.errors
-    assert "must not be aligned" in only.message
-    assert only.node_path == "Solid > children[0] > Hinge2Joint"
+def test_aligned_axes_use_the_world_x_and_z_axes_with_webots_warning() -> None:
+    """``WbHinge2Joint::applyToOdeAxis``: aligned axes give ODE the world's x and z axes instead (at the load
+    pose, whatever the parent's orientation and axis 1's position), with Webots' warning."""
+    compiled = _compiled("Solid { rotation 1 1 0 0.7 physics Physics { } children [ Hinge2Joint {\n"
+                         "  jointParameters HingeJointParameters { axis 0 0 2 position 0.4 }\n"
+                         "  jointParameters2 JointParameters { axis 0 0 -1 position -0.3 }\n"
+                         "  endPoint DEF EP Solid { physics Physics { } } } ] }", "WorldInfo { gravity 0 }")
+    (warning,) = [w for w in compiled.warnings if "aligned" in w.message]
+    assert warning.message == "Hinge axes are aligned: using x and z axes instead."
+    assert (warning.location.line, warning.location.column) == (3, 59)
+    assert warning.node_path == "Solid > children[0] > Hinge2Joint"
+    sim = Simulation(compiled)
+    mujoco.mj_forward(sim.model, sim.data)
+    axis1, axis2 = (sim.bindings.joint(sim.node("EP").parent, i) for i in (1, 2))
+    np.testing.assert_allclose(sim.data.xaxis[axis1.joint_id], [1.0, 0.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(sim.data.xaxis[axis2.joint_id], [0.0, 0.0, 1.0], atol=1e-12)
+
+
+def test_aligned_axes_of_a_kinematic_end_point_stay_as_written() -> None:
+    """A kinematic endPoint has no ODE joint (no warning): both motors turn it about the file's axis."""
+    compiled = _compiled("Solid { children [ Hinge2Joint {\n"
+                         "  jointParameters HingeJointParameters { axis 0 0 1 }\n"
+                         "  jointParameters2 JointParameters { axis 0 0 1 }\n"
+                         "  endPoint DEF EP Solid { } } ] }")
+    assert not [w for w in compiled.warnings if "aligned" in w.message]
+    sim = Simulation(compiled)
+    mujoco.mj_forward(sim.model, sim.data)
+    for joint in sim.bindings.joints:
+        np.testing.assert_allclose(sim.data.xaxis[joint.joint_id], [0.0, 0.0, 1.0], atol=1e-12)
 
 
 def test_suspension_warnings_are_located() -> None:
@@ -428,6 +463,31 @@ def test_hinge_joint_static_friction_without_motor_holds_like_odes(make_sim, fri
     for _ in range(32):
         sim.step()
     assert (abs(float(sim.data.qpos[joint.qpos_adr])) < 1e-3) == holds
+
+
+def test_static_friction_without_motor_slides_with_coulomb_torque_then_sticks(make_sim) -> None:
+    """Above its static friction a joint slides against exactly ``staticFriction`` (ODE's motor row at velocity 0
+    saturates at FMax): a spinning endPoint on a vertical axis decelerates at ``staticFriction / I`` every step,
+    then stays at rest (the near-hard friction leaves no creep or stick-slip)."""
+    friction, inertia, omega0 = 1.0, 0.1 + 1.0 * 0.5**2, 0.5
+    sim = make_sim("""Solid { children [ HingeJoint {
+        jointParameters HingeJointParameters { axis 0 0 1 staticFriction 1 }
+        endPoint Solid { translation 0.5 0 0 physics Physics { density -1 mass 1 centerOfMass [ 0 0 0 ]
+          inertiaMatrix [ 0.1 0.1 0.1 0 0 0 ] } } } ] }""", "WorldInfo { basicTimeStep 16 physicsDisableTime 0 }")
+    (joint,) = sim.bindings.joints
+    sim.data.qvel[joint.dof_adr] = omega0
+    h = sim.basic_time_step_ms / 1000.0
+    for step in range(1, 8):  # sliding: exact Coulomb deceleration
+        sim.step()
+        assert float(sim.data.qvel[joint.dof_adr]) == pytest.approx(omega0 - friction / inertia * h * step, abs=1e-12)
+    for _ in range(30):
+        sim.step()
+    held = float(sim.data.qpos[joint.qpos_adr])
+    assert held == pytest.approx(omega0**2 * inertia / (2 * friction), rel=0.03)  # the stop angle
+    for _ in range(30):
+        sim.step()
+    assert abs(float(sim.data.qvel[joint.dof_adr])) < 1e-12
+    assert float(sim.data.qpos[joint.qpos_adr]) == pytest.approx(held, abs=1e-9)
 
 
 def test_parent_and_end_point_never_collide(make_sim) -> None:

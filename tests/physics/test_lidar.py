@@ -303,6 +303,39 @@ def test_world_reset_stops_the_point_cloud_and_rests_the_head(project, load):
     assert not lidar.isPointCloudEnabled() and lidar.getFrequency() == 5
 
 
+def test_world_reset_a_fixed_lidar_scans_in_the_reset_step_from_the_initial_state(project, load):
+    """Webots renders its cameras after the reset (``WbSimulationWorld::step``: reset, ``increaseTime``, then
+    ``WbRobot::renderCameras``; ``WbSensor::reset`` made the lidar due) and ``WbLidar::writeAnswer`` copies a
+    fixed lidar's image: the reset step's answer holds a scan of the initial state, the next one a period
+    later. A falling sphere in the scan plane tells the scans apart."""
+    world = """
+    WorldInfo { basicTimeStep 16 }
+    Solid { translation 1 0 0 name "ball" physics Physics { } boundingObject Sphere { radius 0.3 } }
+    Robot { name "r" supervisor TRUE controller "<extern>" children [
+      Lidar { horizontalResolution 32 fieldOfView 0.5 numberOfLayers 1 maxRange 5 } ] }
+    """
+    sim = load(project(world))
+    robot = sim.robot("r")
+    lidar = robot.getDevice("lidar")
+    lidar.enable(48)
+    for _ in range(30):  # the ball falls through the scan plane and out of it
+        robot.step(16)
+    assert np.isinf(_image(lidar)).all()
+    robot.simulationReset()
+    robot.step(16)  # the reset step
+    p, d, _ = _rays(sim, 0)
+    c = np.array([1.0, 0.0, 0.0])  # the ball back at its initial place
+    b = np.einsum("lck,k->lc", d, c - p)
+    expected = b - np.sqrt(b * b - (np.dot(c - p, c - p) - 0.09))
+    reset_scan = _image(lidar)
+    np.testing.assert_allclose(reset_scan, expected, atol=MM)
+    for _ in range(2):  # t = 32, 48 ms: no sample
+        robot.step(16)
+        assert np.array_equal(_image(lidar), reset_scan)
+    robot.step(16)  # t = 64 ms: the next sample, the ball 11 mm lower
+    assert (_image(lidar) > reset_scan + 1e-4).all()
+
+
 def test_rotating_point_times_are_stamped_at_the_start_of_the_step(project, load):
     # Webots fills a rotating lidar's points in postPhysicsStep, before the clock advances: after the third
     # 16 ms step the columns swept then read 0.032 - j * 0.016 / width.

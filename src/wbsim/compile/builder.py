@@ -681,8 +681,7 @@ class _Builder:
                         "(Webots would make it kinematic and ignore its collisions).", end_point)
             return
         if not kinematic and not parent.dynamic and not self._upper_solid_has_physics(node):
-            self._error("Hinge2Joint nodes can only connect Solid nodes that have a Physics node: the Solid holding "
-                        "this joint has none (Webots leaves the endPoint unattached).", node)
+            self._unattached_end_point(node, end_point, parent, frame)
             return
         axes = []
         for vals, where in ((values, params), (values2, params2)):
@@ -695,11 +694,16 @@ class _Builder:
                 return
             axes.append(frame.rot @ (axis / norm))
         axis1, axis2 = axes
-        if float(np.linalg.norm(np.cross(axis1, axis2))) < 1e-9:
-            self._error("The two axes of a Hinge2Joint must not be aligned (Webots would use the x and z axes "
-                        "instead).", node)
-            return
         p1 = slots[0].initial_position
+        if float(np.linalg.norm(np.cross(axis1, axis2))) < 1e-9 and not kinematic:
+            # Webots (WbHinge2Joint::applyToOdeAxis) gives ODE the world's x and z axes instead, at the load pose;
+            # a kinematic endPoint has no ODE joint and turns about the file's axes (no warning there).
+            self.warnings.append(WorldWarning("Hinge axes are aligned: using x and z axes instead.", node.location,
+                                              node.path))
+            to_parent = self._world_rotation(parent.spec).T
+            axis1 = to_parent @ np.array([1.0, 0.0, 0.0])
+            # axis 2 is given in the intermediate body (turned by p1 about axis 1): world z at the load pose.
+            axis2 = quat_to_matrix(quat_from_axis_angle((*axis1, p1))).T @ (to_parent @ np.array([0.0, 0.0, 1.0]))
         # The intermediate body: at the anchor, rotated by position about axis 1 (MuJoCo's ref is position).
         inter = Frame(frame.apply(np.asarray(values["anchor"], dtype=float)),
                       quat_to_matrix(quat_from_axis_angle((*axis1, p1))))
@@ -755,6 +759,26 @@ class _Builder:
                                axis=local.tolist())
         slide.stiffness = [spring, 0.0, 0.0]
         slide.damping = [damper, 0.0, 0.0]
+
+    def _unattached_end_point(self, node: WbNode, end_point: WbNode, parent: _Body, frame: Frame) -> None:
+        """A Hinge2Joint whose parent has no body (Webots' ``WbHinge2Joint::setJoint`` fails): Webots warns and
+        creates no joint, so the endPoint is a free body of its own; its devices stay unbound (no joint)."""
+        self.warnings.append(WorldWarning("Hinge2Joint nodes can only connect Solid nodes that have a Physics node "
+                                          "(the endPoint is left unattached, as in Webots).", node.location, node.path))
+        assert parent.world_frame is not None  # a static body's world pose is known
+        ep_frame = frame @ Frame.from_webots(end_point["translation"], end_point["rotation"])  # type: ignore[arg-type]
+        world = _Body(self.spec.worldbody, "world", False, "", parent.robot, is_world=True,
+                      world_frame=Frame.identity())
+        self._solid(end_point, world, parent.world_frame @ ep_frame, None)
+
+    @staticmethod
+    def _world_rotation(body: mujoco.MjsBody) -> np.ndarray:
+        """The world rotation of a MuJoCo body being built, at the load pose (its chain of ``quat``)."""
+        rotation = np.eye(3)
+        while body is not None and body.name != "world":
+            rotation = quat_to_matrix(np.asarray(body.quat, dtype=float)) @ rotation
+            body = body.parent
+        return rotation
 
     @staticmethod
     def _upper_solid_has_physics(node: WbNode) -> bool:

@@ -211,6 +211,12 @@ class DeviceBank:
         at step 1 (``SampleSchedule.restart``) refresh from the initial state."""
         self.reset()
 
+    def before_world_reset(self, data: mujoco.MjData) -> None:
+        """Webots' world reset (``simulationReset``) is about to restore the initial state; ``data`` still
+        holds the last physics step. Webots keeps its ODE joints through the reset, so a value it reads from
+        joint feedback in the reset step is that step's: a bank sampling such a value keeps it here for its
+        sample of the reset step (nothing by default)."""
+
     def reset_physics(self, dofs: np.ndarray | None) -> None:
         """A supervisor zeroed the velocities of ``dofs`` (all of them if None)."""
 

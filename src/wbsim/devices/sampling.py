@@ -100,17 +100,19 @@ class SampleSchedule:
         self._keys = []
         self.next_any = NEVER
 
-    def restart(self, first_step: int = 1) -> None:
+    def restart(self, first_step: int | np.ndarray = 1) -> None:
         """After a world reset (Webots' ``WbSensor::reset``, ``lastUpdate = -inf``): enabled devices stay
-        enabled and sample next after basic step ``first_step``. The simulation ends the reset step at step 1
-        and samples it (Webots refreshes sensors in that step's answer, from the initial state)."""
+        enabled and sample next after basic step ``first_step`` (one for all, or one per device, (n,)). The
+        simulation ends the reset step at step 1 and samples it (Webots refreshes sensors in that step's
+        answer, from the initial state)."""
         enabled = np.flatnonzero(self.every > 0).tolist()
+        firsts = np.broadcast_to(np.asarray(first_step, dtype=np.int64), (self.n,))
         self._group_of = [None] * self.n
         self._groups = {}
         self._keys = []
         self.next_any = NEVER
         for row in enabled:
-            self._join(row, first_step, int(self.every[row]))
+            self._join(row, int(firsts[row]), int(self.every[row]))
 
     def enable(self, row: int, period_ms: int, now_step: int) -> None:
         """Enable device ``row`` with ``period_ms`` (> 0) at basic step ``now_step``, or disable it (0).

@@ -539,6 +539,9 @@ class Simulation:
         self.world_resets += 1
         if self.plugin is not None:
             self.plugin.before_reset()
+        if not restart_controllers:  # what Webots reads from joint feedback, which survives its reset
+            for bank in self._sampling:
+                bank.before_world_reset(self.data)
         mujoco.mj_copyData(self.data, self.model, self._initial_data)
         for name, values in self._initial_model_arrays.items():
             getattr(self.model, name)[...] = values

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numpy as np
 import pytest
 
@@ -316,6 +317,48 @@ def test_simulation_reset_ends_its_step_at_one_basic_step_with_the_initial_state
     assert heights[6] == heights[7] == 1.0  # held until the next sample, one period later
     assert heights[8] == pytest.approx(fallen(3), abs=1e-9)  # t = 0.04: three physics steps after the reset
     assert heights[11] == pytest.approx(fallen(6), abs=1e-9)
+
+
+ARM = """
+WorldInfo { basicTimeStep 10 }
+DEF BOSS Robot {
+  name "boss"
+  controller "<extern>"
+  supervisor TRUE
+  children [
+    Solid {
+      physics Physics { density -1 mass 1 }
+      children [
+        HingeJoint {
+          jointParameters HingeJointParameters { axis 0 1 0 }
+          device [ RotationalMotor { name "m" maxTorque 100 } ]
+          endPoint Solid { translation 0.5 0 0 physics Physics { density -1 mass 2 centerOfMass [ 0 0 0 ]
+                           inertiaMatrix [ 0.001 0.001 0.001 0 0 0 ] } }
+        }
+      ]
+    }
+  ]
+}
+"""
+
+
+def test_motor_feedback_in_the_reset_step_is_the_last_physics_steps(project, load):
+    """Webots keeps its ODE joints through a world reset, so the feedback a motor samples in the reset step
+    (``WbRotationalMotor::computeFeedback`` reads ``dJointGetFeedback``) is the force of the last physics step
+    before the reset; from the next step on it is the initial state's."""
+    sim = load(project(ARM))
+    boss = sim.robot("boss")
+    motor = boss.getDevice("m")
+    motor.enableTorqueFeedback(10)
+    motor.setPosition(-math.pi / 2)  # the arm up: no gravity torque to hold there
+    boss.step(2000)
+    before = motor.getTorqueFeedback()
+    assert abs(before) < 1e-3
+    boss.simulationReset()
+    boss.step(10)  # the reset step
+    assert motor.getTorqueFeedback() == pytest.approx(before, abs=1e-3)
+    boss.step(10)  # one physics step from the initial state: the arm horizontal, held against gravity
+    assert abs(motor.getTorqueFeedback()) == pytest.approx(2 * 9.81 * 0.5, rel=0.02)
 
 
 def test_run_counts_steps_done_even_across_a_world_reset_and_accepts_inf(project, load):

@@ -138,9 +138,11 @@ class LidarBank(SampledBank):
         """Webots' ``WbLidar::reset`` (world reset): enabled lidars stay enabled, the simulator stops computing
         point clouds, heads go back to rest; the frequency a controller set stays (``wb_lidar_set_frequency``
         writes the ``defaultFrequency`` field, and a supervisor reset restores no such field). The last image
-        stays readable. The first scan is at the end of the first physics step after the reset step: Webots
-        turns the head before the physics and copies the image after it, never in the reset step."""
-        self.schedule.restart(first_step=2)
+        stays readable. A fixed lidar scans in the reset step, from the initial state (Webots renders its
+        cameras after the reset, ``WbRobot::renderCameras``, and ``WbLidar::writeAnswer`` copies the image); a
+        rotating one first at the end of the next physics step (Webots turns the head before the physics and
+        copies its columns after it, ``WbLidar::postPhysicsStep``)."""
+        self.schedule.restart(first_step=np.where(self.rotating, 2, 1))
         self.point_cloud[:] = False
         self.head_angle[:] = 0.0
 

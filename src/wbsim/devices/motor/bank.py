@@ -132,6 +132,7 @@ class MotorBank(DeviceBank):
         self.substeps = context.substeps
         self.watches_substeps = False  # while torque-mode motors have a torque to front-load (see substep)
         self._first_substep = False
+        self._kept_forces: np.ndarray | None = None  # the last physics step's, through a world reset
         self.reset()
 
     def core(self, row: int) -> Motor:
@@ -146,7 +147,8 @@ class MotorBank(DeviceBank):
 
     def restart(self) -> None:
         """Webots' world reset with controllers running: the motor state as after loading, but enabled force
-        feedback stays enabled and samples again in the reset step, from the initial state."""
+        feedback stays enabled and samples again in the reset step, from the constraint forces of the last
+        physics step before the reset (:meth:`before_world_reset`)."""
         self._reset(keep_feedback_sampling=True)
 
     def reset_physics(self, dofs: np.ndarray | None) -> None:
@@ -156,6 +158,8 @@ class MotorBank(DeviceBank):
 
     def _reset(self, keep_feedback_sampling: bool) -> None:
         n = self.n
+        if not keep_feedback_sampling:
+            self._kept_forces = None
         self.target_position = self.initial_position.copy()
         self.target_velocity = self.max_velocity.copy()
         self.available = self.max_force.copy()
@@ -260,13 +264,20 @@ class MotorBank(DeviceBank):
         self.current_velocity[idx] = current
         data.qvel[self.dof_adr[idx]] = (new_position - position) / self.ts
 
+    def before_world_reset(self, data: mujoco.MjData) -> None:
+        """Keep the constraint forces of the last physics step: Webots' feedback sampled in the reset step reads
+        the ODE joint feedback of that step (``WbRotationalMotor::computeFeedback``; the joints survive)."""
+        self._kept_forces = data.qfrc_constraint.copy()
+
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Refresh the force/torque feedback of motors whose sampling period elapsed at ``step``."""
+        forces = data.qfrc_constraint if self._kept_forces is None else self._kept_forces
+        self._kept_forces = None
         for group in self.feedback.due(step):
             rows = group.rows
             moving = self.dynamic[rows]
             # The velocity motor's force on the joint is the reaction on the reference DOF, negated.
-            self.feedback_value[rows[moving]] = -data.qfrc_constraint[self.ref_dof[rows[moving]]]
+            self.feedback_value[rows[moving]] = -forces[self.ref_dof[rows[moving]]]
             self.feedback_value[rows[~moving]] = 0.0
 
     def enable_feedback(self, i: int, period_ms: int, now_step: int) -> None:

@@ -98,6 +98,8 @@ class TouchSensorBank(SampledBank):
         for row in self._bumpers:
             self._geom_row[list(bindings[row].geom_ids)] = row
         self._seen = np.zeros(self.n + 1, dtype=bool)  # bumpers touching in some physics step of this step
+        self._kept_history: np.ndarray | None = None  # the last physics step's forces, through a world reset
+        self._initial_collisions = False  # a world reset's collision pass is still to be seen by the bumpers
         self.watches_substeps = bool(len(self._bumpers))
         self._sleeping = bool(model.opt.enableflags & mujoco.mjtEnableBit.mjENBL_SLEEP)
         # Updated in place (never replaced), so API objects may keep references to them.
@@ -122,6 +124,8 @@ class TouchSensorBank(SampledBank):
 
     def reset(self) -> None:
         """All sensors disabled, values NaN, no touch latched (as after loading)."""
+        self._kept_history = None
+        self._initial_collisions = False
         self._restore_fields()
         self.values[:] = np.nan
         self.touching[:] = False
@@ -131,11 +135,14 @@ class TouchSensorBank(SampledBank):
 
     def restart(self) -> None:
         """After a world reset (``simulationReset``): enabled sensors stay enabled and sample in the reset
-        step (from the initial state); a latched touch is kept, as Webots keeps
-        ``mIsTouching`` (``WbTouchSensor`` has no reset of its own)."""
+        step (forces: those of the last physics step before the reset, :meth:`before_world_reset`); a latched
+        touch is kept, as Webots keeps ``mIsTouching`` (``WbTouchSensor`` has no reset of its own), and the
+        contacts of the initial state count too (Webots runs a collision pass after the reset,
+        ``handleInitialCollisions``, whose contacts set the bumpers' flags before the reset step's answer)."""
         self._restore_fields()
         self.touching[:] = False
         self._seen[:] = False
+        self._initial_collisions = True
         self.schedule.restart()
 
     def field_changed(self, row: int, name: str, value: object) -> object | None:
@@ -181,16 +188,27 @@ class TouchSensorBank(SampledBank):
         if data.ncon:
             self._seen[self._geom_row[data.contact.geom]] = True
 
+    def before_world_reset(self, data: mujoco.MjData) -> None:
+        """Keep the force samples of the last basic step: a force sensor's fixed joint survives Webots' world
+        reset with its feedback, which the sample of the reset step reads."""
+        if len(self._bumpers) < self.n:
+            self._kept_history = data.history.copy()
+
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Update the bumper latches, then compute the values of the sensors due after basic step ``step``."""
         if len(self._bumpers):
+            if self._initial_collisions:  # the reset step: the initial state's contacts (MuJoCo's, from load)
+                self.substep(data)
             self._watch_contacts(data)
+        self._initial_collisions = False
+        history = data.history if self._kept_history is None else self._kept_history
+        self._kept_history = None
         for group in self.schedule.due(step):
             plan = group.cache
             if plan is None:
                 plan = group.cache = self._plan(group)
             assert isinstance(plan, _Plan)
-            self._compute(data, plan)
+            self._compute(history, plan)
 
     def _watch_contacts(self, data: mujoco.MjData) -> None:
         now = self._seen[: self.n].copy()
@@ -204,7 +222,7 @@ class TouchSensorBank(SampledBank):
         self.touching[:] = now
         self.latched |= now
 
-    def _compute(self, data: mujoco.MjData, plan: _Plan) -> None:
+    def _compute(self, history: np.ndarray, plan: _Plan) -> None:
         values = self.values
         if len(plan.bumpers):
             values[plan.bumpers, 0] = self.latched[plan.bumpers]
@@ -212,7 +230,6 @@ class TouchSensorBank(SampledBank):
         if not plan.n_inputs:
             return
         inputs = np.zeros(plan.n_inputs)
-        history = data.history
         if len(plan.force_rows):
             f1_x = history[plan.force_idx[:, :, 0]].mean(axis=1) * plan.force_sign
             inputs[plan.force_rows] = np.where(f1_x < 0.0, -f1_x, 0.0)  # only a push into the sensor counts
