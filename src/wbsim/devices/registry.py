@@ -33,6 +33,7 @@ KIND_MODULES: tuple[str, ...] = (
     "wbsim.devices.gyro",
     "wbsim.devices.lidar",
     "wbsim.devices.propeller",
+    "wbsim.devices.inert",
 )
 """The modules defining a ``KIND``, in the order banks run within a phase."""
 
