@@ -147,6 +147,7 @@ class ControllerProcess:
         self.private_modules: dict[str, ModuleType] = {}
         self.finished = False
         self.crashed = False
+        self.crash: tuple[str, str, float] | None = None  # (exception text, "file:line" raising, simulated s)
         self.exit_status: int | None = None
         self.greenlet: greenlet.greenlet | None = None
         self._resumer: greenlet.greenlet | None = None
@@ -154,6 +155,14 @@ class ControllerProcess:
         # The controller's own sys.path, made on first entry: its folder, then the host's entries.
         self.path: list[str] | None = None
         self.host_entries: frozenset[str] = frozenset()
+
+    def _raising_line(self, error: BaseException) -> str:
+        """``file:line`` of the innermost frame of ``error``'s traceback in the controller's own folder (else the
+        innermost frame), for the crash summary."""
+        frames = traceback.extract_tb(error.__traceback__)
+        own = [f for f in frames if Path(f.filename).resolve().is_relative_to(self.folder.resolve())]
+        frame = (own or frames or [None])[-1]
+        return f"{frame.filename}:{frame.lineno}" if frame is not None else str(self.script)
 
     @property
     def name(self) -> str:
@@ -203,9 +212,10 @@ class ControllerProcess:
             self.exit_status = code if isinstance(code, int) else (0 if code is None else 1)
             if code not in (None, 0) and not isinstance(code, int):
                 print(code, file=sys.stderr)
-        except BaseException:
+        except BaseException as error:
             self.crashed = True
             self.exit_status = 1
+            self.crash = (f"{type(error).__name__}: {error}", self._raising_line(error), self.robot.sim.time_s)
             print(f"Controller '{self.name}' of robot '{self.robot.name}' crashed:", file=sys.stderr)
             traceback.print_exc()
             sys.stderr.flush()

@@ -42,7 +42,15 @@ __all__ = ["Simulation", "SimulationOptions", "load_world", "WbsimWarning"]
 
 
 class WbsimWarning(UserWarning):
-    """A world or compile warning (the world still loads)."""
+    """A world or compile warning (the world still loads).
+
+    Attributes:
+        world_warning: the located warning (file, line, column, node path), or None.
+    """
+
+    def __init__(self, text: str, world_warning: WorldWarning | None = None) -> None:
+        super().__init__(text)
+        self.world_warning = world_warning
 
 
 @dataclass(frozen=True)
@@ -551,4 +559,4 @@ def load_world(
 
 
 def _emit_warning(warning: WorldWarning) -> None:
-    warnings.warn(str(warning), WbsimWarning, stacklevel=3)
+    warnings.warn(WbsimWarning(str(warning), warning), stacklevel=3)
