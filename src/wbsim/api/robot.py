@@ -7,6 +7,7 @@ object from the simulation: ``sim.robot("name")``; its ``step`` then advances th
 from __future__ import annotations
 
 import functools
+import math
 import sys
 from pathlib import Path
 from collections.abc import Callable, Mapping
@@ -166,6 +167,45 @@ class Robot:
     def wwiReceiveText(self) -> str | None:
         """Text from the robot window: None (no robot window headless)."""
         return None
+
+    # -- battery ------------------------------------------------------------------------------------------
+    def _battery(self, function: str) -> bool:
+        batteries = self._runtime.sim.batteries
+        if batteries is None or id(self._runtime) not in batteries.row:
+            print_error(f"{function}(): the robot has no battery (its 'battery' field is empty).")
+            return False
+        return True
+
+    def batterySensorEnable(self, samplingPeriod: int) -> None:
+        """Sample the battery's current energy every ``samplingPeriod`` ms (first value one period later)."""
+        if samplingPeriod < 0:
+            print_error("wb_robot_battery_sensor_enable() called with negative sampling period.")
+        elif self._battery("wb_robot_battery_sensor_enable"):
+            self._runtime.sim.batteries.enable(self._runtime, int(samplingPeriod))  # type: ignore[union-attr]
+
+    def batterySensorDisable(self) -> None:
+        """Stop sampling the battery."""
+        if self._battery("wb_robot_battery_sensor_disable"):
+            self._runtime.sim.batteries.enable(self._runtime, 0)  # type: ignore[union-attr]
+
+    def batterySensorGetSamplingPeriod(self) -> int:
+        """The battery sensor's period in ms (0 = disabled)."""
+        batteries = self._runtime.sim.batteries
+        if batteries is None or id(self._runtime) not in batteries.row:
+            return 0
+        return int(batteries.period_ms[batteries.row[id(self._runtime)]])
+
+    def batterySensorGetValue(self) -> float:
+        """The battery's energy (J) at the last sample; NaN before the first one or without a battery."""
+        batteries = self._runtime.sim.batteries
+        if batteries is None or id(self._runtime) not in batteries.row:
+            return math.nan
+        return float(batteries.value[batteries.row[id(self._runtime)]])
+
+    def _set_battery_period(self, period: int | None) -> None:
+        self.batterySensorEnable(int(self.getBasicTimeStep()) if period is None else period)
+
+    battery_sensor_sampling_period = property(batterySensorGetSamplingPeriod, _set_battery_period)
 
     def getSupervisor(self) -> bool:
         """True if the robot's ``supervisor`` field is TRUE."""

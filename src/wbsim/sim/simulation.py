@@ -33,6 +33,7 @@ from wbsim.sim.phases import PHASE_ORDER, Hook, Phase
 from wbsim.sim.robot import RobotRuntime
 from wbsim.sim.supervision import Supervision
 from wbsim.world.loader import load_world_model
+from wbsim.sim.battery import Batteries
 from wbsim.world.model import WbNode, WorldModel, WorldWarning
 
 if TYPE_CHECKING:
@@ -186,6 +187,7 @@ class Simulation:
             self.robots.append(runtime)
         self._set_initial_velocities()
         mujoco.mj_forward(self.model, self.data)
+        self.batteries = Batteries.attach(self)  # None when no robot has a battery
         self.supervision = Supervision(self)
         self._initial_data = mujoco.MjData(self.model)
         mujoco.mj_copyData(self._initial_data, self.model, self.data)
@@ -481,6 +483,8 @@ class Simulation:
             else:
                 bank.restart()  # controllers keep running with their sensors enabled
         self.supervision.reset()
+        if self.batteries is not None:
+            self.batteries.reset(keep_sensors=not restart_controllers)
         self.plugin_mailbox.clear()
         for robot in self.robots:
             robot.custom_data = str(robot.node["customData"])
