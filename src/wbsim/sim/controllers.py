@@ -13,6 +13,9 @@ Isolation, matching what separate processes give in Webots:
   ``sys.path`` (``sys.path.append("../../libraries/python")``), are private to that controller: two
   controllers with a ``utils.py`` each, or two robots running the same controller with a shared
   library, never share module state;
+- a ``runtime.ini`` next to the script is honoured (:mod:`wbsim.sim.runtime_ini`): its ``PYTHONPATH``
+  folders follow the controller's folder on its ``sys.path``, its variables are in ``os.environ`` while it
+  runs;
 - an exception prints its traceback on stderr and ends only that controller; its robot keeps its last
   commands, as in Webots. ``KeyboardInterrupt`` (Ctrl-C) is not a controller crash: it stops the
   simulation's caller.
@@ -33,6 +36,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 import greenlet
+
+from wbsim.sim.runtime_ini import read_runtime_ini
 
 if TYPE_CHECKING:
     from wbsim.sim.robot import RobotRuntime
@@ -155,6 +160,8 @@ class ControllerProcess:
         # The controller's own sys.path, made on first entry: its folder, then the host's entries.
         self.path: list[str] | None = None
         self.host_entries: frozenset[str] = frozenset()
+        self.runtime_ini = read_runtime_ini(self.folder)  # its PYTHONPATH and environment variables
+        self._outside_environment: dict[str, str | None] = {}
 
     def _raising_line(self, error: BaseException) -> str:
         """``file:line`` of the innermost frame of ``error``'s traceback in the controller's own folder (else the
@@ -237,8 +244,11 @@ class ControllerProcess:
         saved_path = sys.path
         if self.path is None:
             self.host_entries = frozenset(p for p in saved_path if isinstance(p, str))
-            self.path = [self._folder_str, *saved_path]
+            self.path = [self._folder_str, *self.runtime_ini.python_path, *saved_path]
         sys.path = self.path
+        if self.runtime_ini.environment:  # runtime.ini variables hold only while this controller runs
+            self._outside_environment = {name: os.environ.get(name) for name in self.runtime_ini.environment}
+            os.environ.update(self.runtime_ini.environment)
         outside: dict[str, ModuleType | None] = {}
         modules = sys.modules
         for name in self._swapped_names():
@@ -262,6 +272,12 @@ class ControllerProcess:
             previous = outside.get(name)
             if previous is not None:
                 modules[name] = previous
+        if self.runtime_ini.environment:
+            for name, value in self._outside_environment.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
         if saved_cwd != self._folder_str:
             os.chdir(saved_cwd)
         sys.argv = saved_argv
