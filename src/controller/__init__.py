@@ -14,11 +14,11 @@ from wbsim.api import device_api_classes
 from wbsim.api.ansi_codes import AnsiCodes
 from wbsim.api.device import Device, Sensor
 from wbsim.api.robot import Robot
-from wbsim.api.supervisor import Field, Node, Supervisor
+from wbsim.api.supervisor import Field, Node, Proto, Supervisor
 from wbsim.api.user_input import Joystick, Keyboard, Mouse, MouseState
 
-_BASE = tuple(cls.__name__ for cls in (AnsiCodes, Device, Field, Joystick, Keyboard, Mouse, MouseState, Node, Robot,
-                                       Sensor, Supervisor))
+_BASE = tuple(cls.__name__ for cls in (AnsiCodes, Device, Field, Joystick, Keyboard, Mouse, MouseState, Node, Proto,
+                                       Robot, Sensor, Supervisor))
 
 
 def __getattr__(name: str) -> Any:

@@ -12,6 +12,8 @@ from wbsim.api.constants import NODE_TYPE_NAMES, node_type_of
 from wbsim.api.device import print_error
 from wbsim.api.robot import Robot
 from wbsim.compile.frames import Frame
+from wbsim.devices.registry import kinds_by_node_type
+from wbsim.errors import WbsimError
 from wbsim.sim.supervision import find_def_supervisor
 from wbsim.world.fieldtypes import FieldType
 from wbsim.world.model import WbNode
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
     from wbsim.sim.robot import RobotRuntime
     from wbsim.sim.simulation import Simulation
 
-__all__ = ["Supervisor", "Node", "Field"]
+__all__ = ["Supervisor", "Node", "Field", "Proto"]
 
 _NAN3 = [math.nan] * 3
 _FLT_MAX = 3.4028234663852886e38
@@ -62,11 +64,13 @@ class Field:
         "Bool": 1, "Int32": 2, "Float": 3, "Vec2f": 4, "Vec3f": 5, "Rotation": 6, "Color": 7, "String": 8, "Node": 9,
     }
 
-    def __init__(self, supervisor: Supervisor, node: WbNode | None, name: str, field_type: FieldType) -> None:
+    def __init__(self, supervisor: Supervisor, node: WbNode | None, name: str, field_type: FieldType,
+                 base: bool = False) -> None:
         self._supervisor = supervisor
         self._node = node
         self._name = name
         self._type = field_type
+        self._base = base  # a field of a PROTO instance's base node (getBaseNodeField), not of its interface
 
     def getName(self) -> str:
         """The field name."""
@@ -82,9 +86,115 @@ class Field:
         return self._type.value
 
     def _raw(self) -> object:
-        if self._node is None:  # the root's children
-            return self._supervisor._sim.world.nodes
-        return self._supervisor._sim.supervision.field_value(self._node, self._name)
+        if self._node is None:  # the root's children (with the nodes imported or removed at run time)
+            sim = self._supervisor._sim
+            return sim.supervision.overrides.get((None, "children"), sim.world.nodes)  # type: ignore[call-overload]
+        node = self._node
+        if self._base and node.proto_name is not None and self._name in node.proto_fields:
+            supervision = self._supervisor._sim.supervision
+            if self._name in ("translation", "rotation") or (node, self._name) in supervision.overrides:
+                return supervision.field_value(node, self._name)
+            return node.fields[self._name]  # the base node's own value, not the PROTO interface's
+        return self._supervisor._sim.supervision.field_value(node, self._name)
+
+    # -- adding and removing nodes at run time (nodes without physical part only) -------------------------------
+    def _store_nodes(self, value: object) -> None:
+        self._supervisor._sim.supervision.overrides[(self._node, self._name)] = value  # type: ignore[index]
+
+    def _parse_nodes(self, fn: str, text: str) -> list[WbNode] | None:
+        """The nodes of ``text`` checked as nodes of this field, or None (after Webots-style errors) if they
+        cannot be imported: wbsim adds nodes without a physical part (no Solid, joint or device) at run time."""
+        from wbsim.world.loader import load_world_model_from_string
+
+        sim = self._supervisor._sim
+        host = self._node.type_name if self._node is not None else None
+        # Checked inside a node of the field's owner type, so that the field's own rules (node kinds) apply.
+        source = f"{host} {{ {self._name} [ {text} ] }}" if host else text
+        if host and not self._type.is_multiple:
+            source = f"{host} {{ {self._name} {text} }}"
+        try:
+            model = load_world_model_from_string("#VRML_SIM R2023b utf8\n" + source, "<imported node>",
+                                                 sim.world.project_dir)
+        except WbsimError as error:
+            print_error(f"{fn}(): cannot import the node string: {error}")
+            return None
+        if host:
+            value = model.nodes[0].fields[self._name]
+            nodes = list(value) if isinstance(value, tuple) else [value] if isinstance(value, WbNode) else []
+        else:
+            nodes = [n for n in model.nodes if n.type_name != "WorldInfo"]
+        if any(_has_physics(node) for node in nodes):
+            print_error(f"{fn}(): importing Solid, joint or device nodes at run time is not supported by wbsim yet; "
+                        "only nodes without a physical part (Pose, Group, Shape, lights, ...) can be imported.")
+            return None
+        for node in nodes:
+            node.parent = self._node
+            node.parent_field = self._name
+        return nodes
+
+    def importMFNodeFromString(self, position: int, nodeString: str) -> None:
+        """Insert the nodes of ``nodeString`` at ``position`` (-1: at the end) of this MFNode field. wbsim imports
+        nodes without a physical part only (Solids need a recompiled model; not supported yet)."""
+        fn = "wb_supervisor_field_import_mf_node_from_string"
+        if self._type is not FieldType.MFNode:
+            print_error(f"{fn}() called with a field of type {self._type.value} instead of MFNode.")
+            return
+        items = list(self._raw())  # type: ignore[call-overload]
+        if not -len(items) - 1 <= position <= len(items):
+            print_error(f"{fn}() called with an out-of-bound index: {position} (should be between "
+                        f"{-len(items) - 1} and {len(items)}).")
+            return
+        nodes = self._parse_nodes(fn, nodeString)
+        if nodes is None:
+            return
+        at = position if position >= 0 else len(items) + 1 + position
+        self._store_nodes(tuple(items[:at] + nodes + items[at:]))
+
+    def importSFNodeFromString(self, nodeString: str) -> None:
+        """Put the node of ``nodeString`` in this empty SFNode field (nodes without a physical part only)."""
+        fn = "wb_supervisor_field_import_sf_node_from_string"
+        if self._type is not FieldType.SFNode or self._node is None:
+            print_error(f"{fn}() called with a field of type {self._type.value} instead of SFNode.")
+            return
+        if self._raw() is not None:
+            print_error(f"{fn}(): the '{self._name}' field is not empty.")
+            return
+        if self._name in ("boundingObject", "physics"):
+            print_error(f"{fn}(): importing into '{self._name}' at run time is not supported by wbsim yet.")
+            return
+        nodes = self._parse_nodes(fn, nodeString)
+        if nodes:
+            self._store_nodes(nodes[0])
+
+    def removeMF(self, index: int) -> None:
+        """Remove item ``index`` of this MF field (a node without a physical part, or a value)."""
+        items = self._raw()
+        if not isinstance(items, tuple) or not self._type.is_multiple:
+            print_error("wb_supervisor_field_remove_mf() called with a SF field.")
+            return
+        if index < 0:
+            index += len(items)
+        if not 0 <= index < len(items):
+            print_error(f"wb_supervisor_field_remove_mf() called with an out-of-bound index: {index}.")
+            return
+        item = items[index]
+        if isinstance(item, WbNode) and _has_physics(item):
+            print_error("wb_supervisor_field_remove_mf(): removing Solid, joint or device nodes at run time is not "
+                        "supported by wbsim yet.")
+            return
+        self._store_nodes(items[:index] + items[index + 1:])
+
+    def removeSF(self) -> None:
+        """Empty this SFNode field (its node must have no physical part)."""
+        value = self._raw()
+        if self._type is not FieldType.SFNode or self._node is None:
+            print_error("wb_supervisor_field_remove_sf() called with a non-SFNode field.")
+            return
+        if isinstance(value, WbNode) and (_has_physics(value) or self._name in ("boundingObject", "physics")):
+            print_error("wb_supervisor_field_remove_sf(): removing physical nodes at run time is not supported by "
+                        "wbsim yet.")
+            return
+        self._store_nodes(None)
 
     def _python(self, value: object) -> object:
         if isinstance(value, WbNode):
@@ -179,8 +289,20 @@ class Field:
 
     setSFBool = setSFInt32 = setSFFloat = setSFString = setSFVec2f = setSFVec3f = setSFRotation = setSFColor = _set
 
+    def getActualField(self) -> Field:
+        """The field this PROTO interface field stands for: wbsim answers the interface field itself."""
+        return self
+
+    def enableSFTracking(self, samplingPeriod: int) -> None:
+        """Webots streams the value to speed up reads; wbsim reads are always live, so nothing is needed."""
+
+    def disableSFTracking(self) -> None:
+        """See :meth:`enableSFTracking`."""
+
     name = property(getName)
     type = property(getType)
+    type_name = property(getTypeName)
+    count = property(getCount)
     value = property(_get, _set)
 
     def __repr__(self) -> str:
@@ -248,8 +370,75 @@ class Node:
         return Field(self._supervisor, node, name, spec.type)
 
     def getNumberOfFields(self) -> int:
-        """The number of fields of the node."""
+        """The number of fields of the node (of its PROTO interface for PROTO instances)."""
+        if self._wb is None:
+            return 1
+        if self._wb.proto_name is not None:
+            return len(self._wb.proto_fields)
+        return len(self._wb.schema.fields)
+
+    def getFieldByIndex(self, index: int) -> Field | None:
+        """The field at ``index`` in declaration order (PROTO instances: their interface), or None."""
+        if self._wb is None:
+            return self.getField("children") if index == 0 else None
+        names = list(self._wb.proto_fields) if self._wb.proto_name is not None else list(self._wb.schema.fields)
+        if not 0 <= index < len(names):
+            print_error(f"wb_supervisor_node_get_field_by_index() called with an out-of-bound index: {index}.")
+            return None
+        return self.getField(names[index])
+
+    def getBaseNodeField(self, name: str) -> Field | None:
+        """The field ``name`` of the node's base node (for a PROTO instance, the Webots node it is made of)."""
+        if self._wb is None:
+            return self.getField(name)
+        spec = self._wb.schema.fields.get(name)
+        return Field(self._supervisor, self._wb, name, spec.type, base=True) if spec is not None else None
+
+    def getBaseNodeFieldByIndex(self, index: int) -> Field | None:
+        """The base node's field at ``index`` (schema order), or None."""
+        if self._wb is None:
+            return self.getFieldByIndex(index)
+        names = list(self._wb.schema.fields)
+        if not 0 <= index < len(names):
+            print_error(f"wb_supervisor_node_get_base_node_field_by_index() called with an out-of-bound index: {index}.")
+            return None
+        return self.getBaseNodeField(names[index])
+
+    def getNumberOfBaseNodeFields(self) -> int:
+        """The number of fields of the base node."""
         return len(self._wb.schema.fields) if self._wb is not None else 1
+
+    def getProto(self) -> Proto | None:
+        """The PROTO this node is an instance of, or None."""
+        if self._wb is None or self._wb.proto_name is None:
+            return None
+        return Proto(self, self._wb.proto_name)
+
+    def remove(self) -> None:
+        """Remove the node from the scene (nodes without a physical part only; the root cannot be removed)."""
+        node = self._wb
+        if node is None:
+            print_error("wb_supervisor_node_remove(): the root node cannot be removed.")
+            return
+        parent = self.getParentNode()
+        field = parent.getField(node.parent_field or "children") if parent is not None else None
+        if field is None:
+            print_error("wb_supervisor_node_remove(): the node has no parent field.")
+            return
+        items = field._raw()
+        if isinstance(items, tuple):
+            if node in items:
+                field.removeMF(items.index(node))
+        elif items is node:
+            field.removeSF()
+
+    DEF = property(getDef)
+    id = property(getId)
+    type = property(getType)
+    type_name = property(getTypeName)
+    base_type_name = property(getBaseTypeName)
+    number_of_fields = property(getNumberOfFields)
+    number_of_base_node_fields = property(getNumberOfBaseNodeFields)
 
     def _frame(self, fn: str) -> Frame | None:
         if self._wb is None:
@@ -369,6 +558,47 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<Node {self.getTypeName()} DEF={self.getDef()!r} id={self._id}>"
+
+
+class Proto:
+    """The PROTO a node is an instance of (Webots ``controller.Proto``): its name and interface fields."""
+
+    def __init__(self, node: Node, name: str) -> None:
+        self._node = node
+        self._name = name
+
+    def getTypeName(self) -> str:
+        """The PROTO name."""
+        return self._name
+
+    def getParent(self) -> Proto | None:
+        """The PROTO this one derives from: None (wbsim expands PROTOs to their base node)."""
+        return None
+
+    def isDerived(self) -> bool:
+        """False (see :meth:`getParent`)."""
+        return False
+
+    def getField(self, name: str) -> Field | None:
+        """The interface field ``name``, or None."""
+        return self._node.getField(name) if name in self._node._wb.proto_fields else None  # type: ignore[union-attr]
+
+    def getFieldByIndex(self, index: int) -> Field | None:
+        """The interface field at ``index``, or None."""
+        return self._node.getFieldByIndex(index)
+
+    def getNumberOfFields(self) -> int:
+        """The number of interface fields."""
+        return self._node.getNumberOfFields()
+
+    type_name = property(getTypeName)
+    number_of_fields = property(getNumberOfFields)
+    is_derived = property(isDerived)
+
+
+def _has_physics(node: WbNode) -> bool:
+    """True if ``node`` or a node inside it is a Solid, a joint or a device (it has a MuJoCo part)."""
+    return any(n.is_a("solid") or n.is_a("joint") or n.type_name in kinds_by_node_type() for n in node.walk())
 
 
 def _type_of_value(node: WbNode, name: str, value: object) -> FieldType:

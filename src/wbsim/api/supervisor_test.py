@@ -471,3 +471,60 @@ def test_forces_and_reset_physics_on_a_frame_only_solid(project, load, monkeypat
     np.testing.assert_allclose(wrenches[1], wrenches[0], atol=1e-12)
     frame_only = sim.bindings.solid(sim.node("T"))
     assert next(iter(sim.supervision.wrenches)) == frame_only.body_id == sim.bindings.solid(sim.node("BOSS")).body_id
+
+
+def test_node_identity_properties_and_fields_by_index(rig):
+    sim, boss = rig
+    box = boss.getFromDef("BOX")
+    assert (box.DEF, box.type_name, box.base_type_name, box.type, box.id) == ("BOX", "Solid", "Solid", box.getType(),
+                                                                              box.getId())
+    assert box.number_of_fields == box.getNumberOfFields() == len(box._wb.schema.fields)
+    first = box.getFieldByIndex(0)
+    assert first.getName() == "translation" and first.type_name == "SFVec3f"
+    assert box.getFieldByIndex(box.getNumberOfFields()) is None
+    assert box.getBaseNodeField("translation").getSFVec3f() == box.getField("translation").getSFVec3f()
+    assert box.getNumberOfBaseNodeFields() == box.getNumberOfFields() and box.getProto() is None
+    children = boss.getRoot().getField("children")
+    assert children.count == children.getCount() == 6 and children.getActualField() is children
+
+
+def test_proto_instances_expose_their_proto_and_base_node(project, load):
+    path = project('DEF B Bar { length 2 }\nRobot { name "s" controller "<extern>" supervisor TRUE }',
+                   files={"protos/Bar.proto": "#VRML_SIM R2023b utf8\n"
+                                              "PROTO Bar [ field SFFloat length 1 field SFString name \"bar\" ] "
+                                              "{ Solid { name IS name } }"})
+    sim = load(path)
+    bar = sim.robot("s").getFromDef("B")
+    proto = bar.getProto()
+    assert (proto.getTypeName(), proto.isDerived(), proto.getParent()) == ("Bar", False, None)
+    assert proto.getNumberOfFields() == bar.getNumberOfFields() == 2
+    assert proto.getField("length").getSFFloat() == 2.0 and proto.getField("nope") is None
+    assert bar.getFieldByIndex(0).getName() == "length"
+    assert bar.getBaseNodeField("name").getSFString() == "bar" and bar.getBaseNodeField("length") is None
+
+
+def test_import_and_remove_nodes_without_physical_part(rig, capfd):
+    sim, boss = rig
+    children = boss.getRoot().getField("children")
+    children.importMFNodeFromString(-1, "DEF MARK Pose { translation 1 2 3 children [ Shape { geometry Sphere { } } ] }")
+    children.importMFNodeFromString(0, "Group { }")
+    assert children.getCount() == 8
+    assert children.getMFNode(0).getTypeName() == "Group" and children.getMFNode(-1).getDef() == "MARK"
+    mark = children.getMFNode(-1)
+    assert mark.getField("translation").getSFVec3f() == [1.0, 2.0, 3.0]
+    assert mark.getParentNode() == boss.getRoot()
+    shape = mark.getField("children").getMFNode(0)
+    shape.getField("geometry").removeSF()
+    assert shape.getField("geometry").getSFNode() is None
+    shape.getField("geometry").importSFNodeFromString("Box { size 1 2 3 }")
+    assert shape.getField("geometry").getSFNode().getField("size").getSFVec3f() == [1.0, 2.0, 3.0]
+    mark.remove()
+    children.removeMF(0)
+    assert children.getCount() == 6
+    # Solids need a recompiled model: refused with an error, the scene unchanged.
+    children.importMFNodeFromString(-1, "Solid { }")
+    boss.getFromDef("BOX").remove()
+    assert children.getCount() == 6
+    err = capfd.readouterr().err
+    assert "importing Solid, joint or device nodes at run time is not supported by wbsim yet" in err
+    assert "removing Solid, joint or device nodes at run time is not supported by wbsim yet" in err
