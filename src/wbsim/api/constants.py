@@ -20,7 +20,7 @@ NODE_TYPE_NAMES: tuple[str, ...] = (
     "LIDAR", "LIGHT_SENSOR", "LINEAR_MOTOR", "PEN", "POSITION_SENSOR", "PROPELLER", "RADAR", "RANGE_FINDER", "RECEIVER",
     "ROTATIONAL_MOTOR", "SKIN", "SPEAKER", "TOUCH_SENSOR", "VACUUM_GRIPPER", "BALL_JOINT",
     "BALL_JOINT_PARAMETERS", "CHARGER", "CONTACT_PROPERTIES", "DAMPING", "FLUID", "FOCUS", "HINGE_JOINT",
-    "HINGE_JOINT_PARAMETERS", "HINGE_2_JOINT", "HINGE_2_JOINT_PARAMETERS", "IMMERSION_PROPERTIES",
+    "HINGE_JOINT_PARAMETERS", "HINGE_2_JOINT", "IMMERSION_PROPERTIES",
     "JOINT_PARAMETERS", "LENS", "LENS_FLARE", "PHYSICS", "RECOGNITION", "SLIDER_JOINT", "SLOT", "SOLID",
     "SOLID_REFERENCE", "TRACK", "TRACK_WHEEL", "WORLD_INFO", "ZOOM", "MICROPHONE", "RADIO",
 )
@@ -31,6 +31,8 @@ def node_type_of(type_name: str) -> int:
     constant = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", type_name).upper()
     constant = {"PBRAPPEARANCE": "PBR_APPEARANCE", "GPS": "GPS", "LED": "LED"}.get(constant, constant)
     constant = constant.replace("HINGE2", "HINGE_2")
+    if constant == "HINGE_2_JOINT_PARAMETERS":  # no number of its own in Webots' enum
+        constant = "HINGE_JOINT_PARAMETERS"
     try:
         return NODE_TYPE_NAMES.index(constant)
     except ValueError:

@@ -101,6 +101,16 @@ class Robot:
             return Robot.EVENT_KEYBOARD
         return Robot.EVENT_NO_EVENT
 
+    def getBrake(self, name: str) -> Device | None:
+        """Deprecated Webots alias of getDevice (wbsim has no Brake devices yet: None)."""
+        print("DEPRECATION: Robot.getBrake is deprecated, please use Robot.getDevice instead.", file=sys.stderr)
+        return self.getDevice(name)
+
+    def getSkin(self, name: str) -> Device | None:
+        """Deprecated Webots alias of getDevice (wbsim has no Skin devices yet: None)."""
+        print("DEPRECATION: Robot.getSkin is deprecated, please use Robot.getDevice instead.", file=sys.stderr)
+        return self.getDevice(name)
+
     def _add_step_hook(self, hook: Callable[[float], None]) -> None:
         """Call ``hook(duration_ms)`` at each ``step`` call, before the simulation runs: controller-library work
         Webots does when a controller steps (``write_request``), e.g. an emitter with a baud rate."""

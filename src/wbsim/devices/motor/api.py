@@ -226,6 +226,11 @@ class Motor(Device):
     torque_feedback = property(getTorqueFeedback)
     type = property(getType)
     position_sensor = property(getPositionSensor)
+    brake = property(getBrake)
+    force = property(fset=setForce, doc="Write-only: ``setForce``.")
+    torque = property(fset=setTorque, doc="Write-only: ``setTorque``.")
+    force_feedback_sampling_period = property(getForceFeedbackSamplingPeriod, enableForceFeedback)
+    torque_feedback_sampling_period = property(getTorqueFeedbackSamplingPeriod, enableForceFeedback)
 
 
 class RotationalMotor(Motor):

@@ -46,6 +46,7 @@ class PositionSensor(Sensor):
     value = property(getValue)
     type = property(getType)
     motor = property(getMotor)
+    brake = property(getBrake)
 
 
 def api_classes() -> dict[str, type]:
