@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -182,7 +182,10 @@ class Field:
             print_error("wb_supervisor_field_remove_mf(): removing Solid, joint or device nodes at run time is not "
                         "supported by wbsim yet.")
             return
-        self._store_nodes(items[:index] + items[index + 1:])
+        if self._type.is_node:
+            self._store_nodes(items[:index] + items[index + 1:])
+        else:  # values go through the device that may apply them
+            self._supervisor._sim.supervision.set_field_value(self._node, self._name, items[:index] + items[index + 1:])
 
     def removeSF(self) -> None:
         """Empty this SFNode field (its node must have no physical part)."""
@@ -288,6 +291,85 @@ class Field:
         self._supervisor._sim.supervision.set_field_value(self._node, self._name, converted)
 
     setSFBool = setSFInt32 = setSFFloat = setSFString = setSFVec2f = setSFVec3f = setSFRotation = setSFColor = _set
+
+    # -- MF values (not nodes): written like SF values, through the devices that apply them -----------------
+    def _mf_item(self, fn: str, value: object) -> object | None:
+        """``value`` converted to this MF field's item type, or None after Webots' error."""
+        single = self._type.single
+        try:
+            if single in (FieldType.SFVec2f, FieldType.SFVec3f, FieldType.SFColor, FieldType.SFRotation):
+                size = {FieldType.SFVec2f: 2, FieldType.SFVec3f: 3, FieldType.SFColor: 3, FieldType.SFRotation: 4}[single]
+                item: object = tuple(float(v) for v in value)  # type: ignore[union-attr]
+                if len(item) != size or not all(math.isfinite(v) for v in item):  # type: ignore[arg-type]
+                    print_error(f"{fn}() called with an invalid value.")
+                    return None
+                return item
+            if single is FieldType.SFBool:
+                return bool(value)
+            if single is FieldType.SFInt32:
+                return int(value)  # type: ignore[call-overload]
+            if single is FieldType.SFFloat:
+                item = float(value)  # type: ignore[arg-type]
+                if not math.isfinite(item):  # type: ignore[arg-type]
+                    print_error(f"{fn}() called with an invalid value.")
+                    return None
+                return item
+            return str(value)
+        except (TypeError, ValueError):
+            print_error(f"{fn}() called with a value of the wrong type.")
+            return None
+
+    def _mf_edit(self, fn: str, index: int, value: object, insert: bool) -> None:
+        if self._node is None or not self._type.is_multiple or self._type.is_node:
+            print_error(f"{fn}() called with a field of type {self._type.value}.")
+            return
+        items = list(self._raw())  # type: ignore[call-overload]
+        count = len(items)
+        low, high = (-count - 1, count) if insert else (-count, count - 1)
+        if not low <= index <= high:
+            print_error(f"{fn}() called with an out-of-bound index: {index} (should be between {low} and {high}).")
+            return
+        item = self._mf_item(fn, value)
+        if item is None:
+            return
+        if insert:
+            at = index if index >= 0 else count + 1 + index
+            items.insert(at, item)
+        else:
+            items[index] = item
+        self._supervisor._sim.supervision.set_field_value(self._node, self._name, tuple(items))
+
+    def _setter(kind: str) -> Any:  # type: ignore[misc]  # noqa: N805 - builds methods at class creation
+        def set_item(self: Field, index: int, value: object) -> None:
+            self._mf_edit(f"wb_supervisor_field_set_mf_{kind.lower()}", index, value, insert=False)
+        set_item.__name__ = f"setMF{kind}"
+        set_item.__doc__ = f"Replace item ``index`` of this MF{kind} field (negative: from the end)."
+        return set_item
+
+    def _inserter(kind: str) -> Any:  # type: ignore[misc]  # noqa: N805
+        def insert_item(self: Field, index: int, value: object) -> None:
+            self._mf_edit(f"wb_supervisor_field_insert_mf_{kind.lower()}", index, value, insert=True)
+        insert_item.__name__ = f"insertMF{kind}"
+        insert_item.__doc__ = f"Insert ``value`` at ``index`` of this MF{kind} field (-1: at the end)."
+        return insert_item
+
+    setMFBool = _setter("Bool")
+    setMFInt32 = _setter("Int32")
+    setMFFloat = _setter("Float")
+    setMFVec2f = _setter("Vec2f")
+    setMFVec3f = _setter("Vec3f")
+    setMFRotation = _setter("Rotation")
+    setMFColor = _setter("Color")
+    setMFString = _setter("String")
+    insertMFBool = _inserter("Bool")
+    insertMFInt32 = _inserter("Int32")
+    insertMFFloat = _inserter("Float")
+    insertMFVec2f = _inserter("Vec2f")
+    insertMFVec3f = _inserter("Vec3f")
+    insertMFRotation = _inserter("Rotation")
+    insertMFColor = _inserter("Color")
+    insertMFString = _inserter("String")
+    del _setter, _inserter
 
     def getActualField(self) -> Field:
         """The field this PROTO interface field stands for: wbsim answers the interface field itself."""

@@ -528,3 +528,30 @@ def test_import_and_remove_nodes_without_physical_part(rig, capfd):
     err = capfd.readouterr().err
     assert "importing Solid, joint or device nodes at run time is not supported by wbsim yet" in err
     assert "removing Solid, joint or device nodes at run time is not supported by wbsim yet" in err
+
+
+def test_mf_value_setters_inserts_and_removal(project, load, capfd):
+    path = project('Robot { name "s" controller "<extern>" supervisor TRUE children [\n'
+                   '  DEF L LED { color [ 1 0 0 ] children [ Shape { appearance Appearance { material DEF M Material { } } } ] }\n'
+                   "] }\nDEF W WorldInfo { info [ \"a\" ] }")
+    sim = load(path)
+    boss = sim.robot("s")
+    info = boss.getFromDef("W").getField("info")
+    info.insertMFString(-1, "c")
+    info.insertMFString(1, "b")
+    info.setMFString(0, "A")
+    assert [info.getMFString(i) for i in range(info.getCount())] == ["A", "b", "c"]
+    info.removeMF(-1)
+    assert info.getCount() == 2
+    info.setMFString(5, "x")
+    assert "out-of-bound index: 5" in capfd.readouterr().err
+    # An LED applies a colour list written through MF setters (as Webots' LED reads its 'color' field).
+    colors = boss.getFromDef("L").getField("color")
+    colors.insertMFColor(-1, [0, 0, 1])
+    colors.setMFColor(0, [0, 1, 0])
+    led = boss.getDevice("led")
+    led.set(2)
+    boss.step(16)
+    assert boss.getFromDef("M").getField("emissiveColor").getSFColor() == [0.0, 0.0, 1.0]
+    colors.insertMFColor(0, [1, 2])
+    assert "invalid value" in capfd.readouterr().err
