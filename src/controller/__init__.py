@@ -14,10 +14,10 @@ from wbsim.api import device_api_classes
 from wbsim.api.ansi_codes import AnsiCodes
 from wbsim.api.device import Device, Sensor
 from wbsim.api.robot import Robot
-from wbsim.api.supervisor import Field, Node, Proto, Supervisor
+from wbsim.api.supervisor import ContactPoint, Field, Node, Proto, Supervisor
 from wbsim.api.user_input import Joystick, Keyboard, Mouse, MouseState
 
-_BASE = tuple(cls.__name__ for cls in (AnsiCodes, Device, Field, Joystick, Keyboard, Mouse, MouseState, Node, Proto,
+_BASE = tuple(cls.__name__ for cls in (AnsiCodes, ContactPoint, Device, Field, Joystick, Keyboard, Mouse, MouseState, Node, Proto,
                                        Robot, Sensor, Supervisor))
 
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from wbsim.sim.robot import RobotRuntime
     from wbsim.sim.simulation import Simulation
 
-__all__ = ["Supervisor", "Node", "Field", "Proto"]
+__all__ = ["Supervisor", "Node", "Field", "Proto", "ContactPoint"]
 
 _NAN3 = [math.nan] * 3
 _FLT_MAX = 3.4028234663852886e38
@@ -607,6 +607,73 @@ class Node:
         """Apply ``torque`` (N*m) to the Solid's body during the next step; ``relative``: Solid frame."""
         self._wrench(torque, relative, torque=True)
 
+    def addForceWithOffset(self, force: list[float], offset: list[float], relative: bool) -> None:
+        """Apply ``force`` (N; Solid frame if ``relative``) at ``offset`` (m, from the centre of mass, in the
+        Solid's frame) during the next step: the force plus the torque ``offset x force`` (ODE's
+        ``dBodyAdd(Rel)ForceAtRelPos``, as Webots)."""
+        fn = "wb_supervisor_node_add_force_with_offset"
+        binding = self._solid(fn)
+        if binding is None:
+            return
+        if not binding.dynamic:  # type: ignore[attr-defined]
+            self._sim.messages.warning(f"{fn}() can't be used with a kinematic Solid")
+            return
+        values, arm = _check_vector(fn, force, 3), _check_vector(fn, offset, 3)
+        if values is None or arm is None:
+            return
+        rotation = self._sim.supervision.world_frame(self._wb).rot  # type: ignore[arg-type, union-attr]
+        f = np.asarray(values, dtype=float)
+        if relative:
+            f = rotation @ f
+        r = rotation @ np.asarray(arm, dtype=float)
+        self._sim.supervision.add_wrench(binding, f, False)  # type: ignore[arg-type]
+        self._sim.supervision.add_wrench(binding, np.cross(r, f), True)  # type: ignore[arg-type]
+
+    def enablePoseTracking(self, samplingPeriod: int, fromNode: Node | None = None) -> None:
+        """Webots streams poses to speed up reads; wbsim's reads are always live, so nothing is needed."""
+
+    def disablePoseTracking(self, fromNode: Node | None = None) -> None:
+        """See :meth:`enablePoseTracking`."""
+
+    def enableContactPointsTracking(self, samplingPeriod: int, includeDescendants: bool = False) -> None:
+        """Webots streams contact points to speed up reads; wbsim's reads are always live."""
+
+    def disableContactPointsTracking(self, includeDescendants: bool = False) -> None:
+        """See :meth:`enableContactPointsTracking`."""
+
+    def setVisibility(self, fromNode: Node, visible: bool) -> None:
+        """Hide the node from a camera or viewpoint: nothing is rendered headless, so there is nothing to hide."""
+
+    def moveViewpoint(self) -> None:
+        """Move the viewpoint to the node: there is no viewpoint headless."""
+
+    def getContactPoints(self, includeDescendants: bool = False) -> list[ContactPoint]:
+        """The contact points of this Solid's boundingObject (and, with ``includeDescendants``, of the Solids
+        inside it) at the end of the last step, in world coordinates; ``getNodeId`` is the id of the Solid
+        whose geometry touches (Webots' ``wb_supervisor_node_get_contact_points``)."""
+        fn = "wb_supervisor_node_get_contact_points"
+        if self._wb is None or not self._wb.is_a("solid"):
+            print_error(f"{fn}() can exclusively be used with a Solid.")
+            return []
+        sim = self._sim
+        solids = [self._wb]
+        if includeDescendants:
+            solids = [n for n in self._wb.walk() if n.is_a("solid")]
+        owner_of_geom: dict[int, WbNode] = {}
+        for solid in solids:
+            binding = sim.bindings.solid(solid)
+            for geom in getattr(binding, "geom_ids", ()) or ():
+                owner_of_geom[int(geom)] = solid
+        points: list[ContactPoint] = []
+        data = sim.data
+        for i in range(data.ncon):
+            contact = data.contact[i]
+            for geom in (int(contact.geom1), int(contact.geom2)):
+                owner = owner_of_geom.get(geom)
+                if owner is not None:
+                    points.append(ContactPoint([float(v) for v in contact.pos], self._supervisor._node(owner).getId()))
+        return points
+
     def _wrench(self, vector: list[float], relative: bool, torque: bool) -> None:
         binding = self._solid("wb_supervisor_node_add_torque" if torque else "wb_supervisor_node_add_force")
         if binding is None:
@@ -640,6 +707,26 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<Node {self.getTypeName()} DEF={self.getDef()!r} id={self._id}>"
+
+
+class ContactPoint:
+    """A contact point (Webots ``controller.ContactPoint``): ``point`` in world coordinates (m) and the id of
+    the Solid node whose geometry touches (``node_id``)."""
+
+    def __init__(self, point: list[float], node_id: int) -> None:
+        self.point = point
+        self.node_id = node_id
+
+    def getPoint(self) -> list[float]:
+        """The point [x, y, z] in world coordinates (m)."""
+        return self.point
+
+    def getNodeId(self) -> int:
+        """The id of the touching Solid (``Supervisor.getFromId``)."""
+        return self.node_id
+
+    def __repr__(self) -> str:
+        return f"ContactPoint({self.point}, node {self.node_id})"
 
 
 class Proto:
@@ -795,4 +882,53 @@ class Supervisor(Robot):
 
     def setLabel(self, *args: object) -> None:
         """Accepted for compatibility; wbsim has no 3D view to draw labels in."""
+
+    simulation_mode = property(simulationGetMode, simulationSetMode)
+
+    # -- rendering, recording and virtual reality: nothing is rendered headless ---------------------------------
+    def getSelected(self) -> Node | None:
+        """The node selected in the 3D view: None (there is no 3D view)."""
+        return None
+
+    def exportImage(self, filename: str, quality: int) -> None:
+        """Save a screenshot: impossible headless (Webots' error for an unavailable rendering)."""
+        print_error("wb_supervisor_export_image(): nothing is rendered by wbsim (headless); no image written.")
+
+    def movieStartRecording(self, filename: str, width: int, height: int, codec: int, quality: int,
+                            acceleration: int, caption: bool) -> None:
+        """Record a movie: impossible headless; :meth:`movieFailed` then reports the failure."""
+        print_error("wb_supervisor_movie_start_recording(): nothing is rendered by wbsim (headless); no movie.")
+        self._movie_failed = True
+
+    def movieStopRecording(self) -> None:
+        """Stop the movie recording (there is none)."""
+
+    def movieIsReady(self) -> bool:
+        """True: no recording is in progress."""
+        return True
+
+    def movieFailed(self) -> bool:
+        """True after a :meth:`movieStartRecording` (no movie can be made headless)."""
+        return bool(getattr(self, "_movie_failed", False))
+
+    def animationStartRecording(self, filename: str) -> bool:
+        """Record a web animation: not available in wbsim (False, as Webots answers a failure)."""
+        print_error("wb_supervisor_animation_start_recording(): animations are not recorded by wbsim.")
+        return False
+
+    def animationStopRecording(self) -> bool:
+        """False: no animation is being recorded."""
+        return False
+
+    def virtualRealityHeadsetIsUsed(self) -> bool:
+        """False: no headset."""
+        return False
+
+    def virtualRealityHeadsetGetPosition(self) -> list[float]:
+        """NaN position: no headset."""
+        return list(_NAN3)
+
+    def virtualRealityHeadsetGetOrientation(self) -> list[float]:
+        """NaN rotation matrix: no headset."""
+        return [math.nan] * 9
 

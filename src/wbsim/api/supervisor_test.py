@@ -555,3 +555,40 @@ def test_mf_value_setters_inserts_and_removal(project, load, capfd):
     assert boss.getFromDef("M").getField("emissiveColor").getSFColor() == [0.0, 0.0, 1.0]
     colors.insertMFColor(0, [1, 2])
     assert "invalid value" in capfd.readouterr().err
+
+
+def test_contact_points_of_a_resting_box_and_force_with_offset(rig):
+    sim, boss = rig
+    box = boss.getFromDef("BOX")
+    assert box.getContactPoints() == []
+    boss.step(1500)  # falls 2 m and rests on the floor
+    points = box.getContactPoints()
+    assert len(points) >= 3 and all(p.getNodeId() == box.getId() for p in points)
+    assert all(abs(p.getPoint()[2]) < 2e-3 for p in points)  # on the floor plane z = 0
+    floor_points = boss.getFromDef("FLOOR").getContactPoints()
+    assert {p.getNodeId() for p in floor_points} == {boss.getFromDef("FLOOR").getId()}
+
+
+def test_force_with_offset_pushes_and_turns(project, load):
+    world = ('WorldInfo { basicTimeStep 10 gravity 0 }\nRobot { name "s" controller "<extern>" supervisor TRUE }\n'
+             "DEF BOX Solid { translation 0 0 1 boundingObject Box { size 0.2 0.2 0.2 } physics Physics { density -1 mass 2 } }")
+    sim = load(project(world))
+    box = sim.robot("s").getFromDef("BOX")
+    # F = 2 N along x at 0.1 m above the centre of mass, for one 10 ms step: torque 0.2 N m about +y.
+    box.addForceWithOffset([2.0, 0, 0], [0, 0, 0.1], False)
+    sim.robot("s").step(10)
+    v = box.getVelocity()
+    inertia = 2 * 0.2**2 / 6  # solid cube of 2 kg, 0.2 m sides
+    assert v[0] == pytest.approx(2.0 / 2 * 0.01, rel=1e-3)
+    assert v[4] == pytest.approx(2.0 * 0.1 / inertia * 0.01, rel=1e-3)
+
+
+def test_headless_supervisor_members(rig, capfd):
+    sim, boss = rig
+    assert boss.getSelected() is None and boss.simulation_mode == boss.SIMULATION_MODE_FAST
+    boss.movieStartRecording("m.mp4", 640, 480, 0, 90, 1, False)
+    assert boss.movieFailed() and boss.movieIsReady()
+    assert boss.animationStartRecording("a.html") is False
+    assert not boss.virtualRealityHeadsetIsUsed() and math.isnan(boss.virtualRealityHeadsetGetPosition()[0])
+    boss.exportImage("x.png", 90)
+    assert "nothing is rendered by wbsim" in capfd.readouterr().err
