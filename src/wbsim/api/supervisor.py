@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -592,6 +593,32 @@ class Node:
             self._sim.messages.warning("wb_supervisor_node_set_velocity(): only Solids with their own free body "
                                        "(top-level Solids with Physics) can be given a velocity in wbsim.")
 
+    def setJointPosition(self, position: float, index: int = 1) -> None:
+        """Put this joint (HingeJoint, SliderJoint) at ``position`` (rad or m) at once, with zero velocity; the
+        endPoint and everything on it follow. Motors keep their targets (Webots' behaviour)."""
+        fn = "wb_supervisor_node_set_joint_position"
+        node = self._wb
+        binding = self._sim.bindings.of(node) if node is not None else None
+        kind = getattr(binding, "kind", None)
+        if node is None or not node.is_a("joint") or kind not in ("hinge", "slider"):
+            print_error(f"{fn}() can exclusively be used with a HingeJoint or a SliderJoint"
+                        + (" (BallJoint and Hinge2Joint are not supported by wbsim yet)." if node is not None
+                           and node.is_a("joint") else "."))
+            return
+        if index != 1:
+            print_error(f"{fn}() called with an invalid 'index' argument: {index} (this joint has one axis).")
+            return
+        if not _check_float(fn, position):
+            return
+        qpos_adr, dof_adr = binding.qpos_adr, binding.dof_adr  # type: ignore[union-attr]
+        if qpos_adr < 0:
+            print_error(f"{fn}(): the joint has no endPoint.")
+            return
+        data = self._sim.data
+        data.qpos[qpos_adr] = float(position)
+        data.qvel[dof_adr] = 0.0
+        self._sim.supervision.invalidate()
+
     def resetPhysics(self) -> None:
         """Zero the velocities of this Solid and every Solid below it, and the commanded motor velocities."""
         binding = self._solid("wb_supervisor_node_reset_physics")
@@ -709,13 +736,13 @@ class Node:
         return f"<Node {self.getTypeName()} DEF={self.getDef()!r} id={self._id}>"
 
 
+@dataclass
 class ContactPoint:
     """A contact point (Webots ``controller.ContactPoint``): ``point`` in world coordinates (m) and the id of
     the Solid node whose geometry touches (``node_id``)."""
 
-    def __init__(self, point: list[float], node_id: int) -> None:
-        self.point = point
-        self.node_id = node_id
+    point: list[float]
+    node_id: int
 
     def getPoint(self) -> list[float]:
         """The point [x, y, z] in world coordinates (m)."""
@@ -725,8 +752,6 @@ class ContactPoint:
         """The id of the touching Solid (``Supervisor.getFromId``)."""
         return self.node_id
 
-    def __repr__(self) -> str:
-        return f"ContactPoint({self.point}, node {self.node_id})"
 
 
 class Proto:

@@ -592,3 +592,23 @@ def test_headless_supervisor_members(rig, capfd):
     assert not boss.virtualRealityHeadsetIsUsed() and math.isnan(boss.virtualRealityHeadsetGetPosition()[0])
     boss.exportImage("x.png", 90)
     assert "nothing is rendered by wbsim" in capfd.readouterr().err
+
+
+def test_set_joint_position_moves_the_end_point(project, load, capfd):
+    world = ('WorldInfo { basicTimeStep 10 gravity 0 }\nDEF R Robot { name "s" controller "<extern>" supervisor TRUE\n'
+             "  children [ DEF J HingeJoint { jointParameters HingeJointParameters { axis 0 0 1 }\n"
+             "    endPoint DEF ARM Solid { translation 1 0 0 physics Physics { density -1 mass 1 } "
+             "boundingObject Sphere { radius 0.05 } } } ] }")
+    sim = load(project(world))
+    boss = sim.robot("s")
+    boss.getFromDef("J").setJointPosition(math.pi / 2)
+    x, y, _ = boss.getFromDef("ARM").getPosition()
+    assert (x, y) == (pytest.approx(0.0, abs=1e-9), pytest.approx(1.0))
+    params = boss.getFromDef("J").getField("jointParameters").getSFNode()
+    assert params.getField("position").getSFFloat() == pytest.approx(math.pi / 2)
+    boss.step(100)
+    assert boss.getFromDef("ARM").getPosition()[1] == pytest.approx(1.0)  # at rest there
+    boss.getFromDef("ARM").setJointPosition(1.0)
+    boss.getFromDef("J").setJointPosition(1.0, 2)
+    err = capfd.readouterr().err
+    assert "can exclusively be used with a HingeJoint or a SliderJoint" in err and "invalid 'index'" in err
