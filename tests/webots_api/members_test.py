@@ -44,10 +44,12 @@ Robot { name "r" controller "<extern>" supervisor TRUE }
 @pytest.fixture(scope="module")
 def instances(tmp_path_factory):
     """A Supervisor instance (Robot and Supervisor members may be set per instance, as in Webots)."""
-    from conftest import write_project
     from wbsim.sim.simulation import load_world
 
-    path = write_project(tmp_path_factory.mktemp("members"), WORLD)
+    worlds = tmp_path_factory.mktemp("members") / "worlds"
+    worlds.mkdir()
+    path = worlds / "members.wbt"
+    path.write_text("#VRML_SIM R2023b utf8\n" + WORLD, encoding="utf-8")
     sim = load_world(path)
     yield {"Robot": sim.robot("r"), "Supervisor": sim.robot("r")}
     sim.close()

@@ -101,11 +101,6 @@ class Robot:
             return Robot.EVENT_KEYBOARD
         return Robot.EVENT_NO_EVENT
 
-    def getBrake(self, name: str) -> Device | None:
-        """Deprecated Webots alias of getDevice (wbsim has no Brake devices yet: None)."""
-        print("DEPRECATION: Robot.getBrake is deprecated, please use Robot.getDevice instead.", file=sys.stderr)
-        return self.getDevice(name)
-
     def getSkin(self, name: str) -> Device | None:
         """Deprecated Webots alias of getDevice (wbsim has no Skin devices yet: None)."""
         print("DEPRECATION: Robot.getSkin is deprecated, please use Robot.getDevice instead.", file=sys.stderr)

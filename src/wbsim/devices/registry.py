@@ -34,6 +34,7 @@ KIND_MODULES: tuple[str, ...] = (
     "wbsim.devices.lidar",
     "wbsim.devices.propeller",
     "wbsim.devices.inert",
+    "wbsim.devices.brake",
 )
 """The modules defining a ``KIND``, in the order banks run within a phase."""
 

@@ -355,7 +355,7 @@ def test_visual_nodes() -> None:
 
 
 @pytest.mark.parametrize("name", ["Charger", "Skin", "Radio",
-                                  "Mesh", "Cone", "Brake", "Hinge2Joint", "Slot", "Focus", "Muscle"])
+                                  "Mesh", "Cone", "Fluid", "Hinge2Joint", "Slot", "Focus", "Muscle"])
 def test_known_unsupported_nodes(name: str) -> None:
     schema = builtin_schemas()[name]
     assert schema.support == "unsupported"

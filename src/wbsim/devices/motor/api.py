@@ -206,9 +206,9 @@ class Motor(Device):
         """The PositionSensor in the same joint, or None."""
         return self._robot._device_in_joint(self._core.binding.joint.node, "position_sensor")  # type: ignore[return-value]
 
-    def getBrake(self) -> None:
-        """Brakes are not simulated by wbsim: always None."""
-        return None
+    def getBrake(self) -> Device | None:
+        """The brake in the same joint, or None."""
+        return self._robot._device_in_joint(self._core.binding.joint.node, "brake")
 
     # -- properties (Webots' Python API also offers these) -----------------------------------------------
     target_position = property(getTargetPosition, setPosition)
