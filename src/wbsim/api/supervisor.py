@@ -562,17 +562,25 @@ class Node:
         return binding
 
     def getCenterOfMass(self) -> list[float]:
-        """World position of the Solid's centre of mass [x, y, z] (m)."""
+        """World position [x, y, z] (m) of the centre of mass of the Solid and every Solid inside it (Webots'
+        definition: endPoints of its joints, nested Solids); the Solid's origin if none of them has mass."""
         binding = self._solid("wb_supervisor_node_get_center_of_mass")
         if binding is None:
             return list(_NAN3)
-        if binding.site_id >= 0:  # type: ignore[attr-defined]
-            # A frame-only Solid has no mass of its own (Webots: the centre of mass of the Solid and its
-            # descendants): its origin.
+        bodies = set()
+        for node in self._wb.walk():  # type: ignore[union-attr]
+            if node.is_a("solid"):
+                inner = self._sim.bindings.solid(node)
+                if inner is not None and inner.site_id < 0:  # Solids merged into a body add to its mass
+                    bodies.add(inner.body_id)
+        rows = np.fromiter(sorted(bodies), dtype=np.int64)
+        masses = self._sim.model.body_mass[rows]
+        total = float(masses.sum())
+        if total <= 0.0:
             frame = self._sim.supervision.world_frame(self._wb)  # type: ignore[arg-type]
             return list(map(float, frame.pos))  # type: ignore[union-attr]
         self._sim.supervision.refresh()
-        return list(map(float, self._sim.data.xipos[binding.body_id]))  # type: ignore[attr-defined]
+        return list(map(float, masses @ self._sim.data.xipos[rows] / total))
 
     def getVelocity(self) -> list[float]:
         """[vx, vy, vz, wx, wy, wz] of the Solid's rigid body at its centre of mass, world frame."""

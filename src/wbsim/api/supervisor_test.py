@@ -612,3 +612,15 @@ def test_set_joint_position_moves_the_end_point(project, load, capfd):
     boss.getFromDef("J").setJointPosition(1.0, 2)
     err = capfd.readouterr().err
     assert "can exclusively be used with a HingeJoint or a SliderJoint" in err and "invalid 'index'" in err
+
+
+def test_center_of_mass_includes_descendant_solids(project, load):
+    world = ('WorldInfo { gravity 0 }\nDEF R Robot { name "s" controller "<extern>" supervisor TRUE\n'
+             "  physics Physics { density -1 mass 3 } boundingObject Sphere { radius 0.1 }\n"
+             "  children [ HingeJoint { jointParameters HingeJointParameters { axis 0 0 1 }\n"
+             "    endPoint DEF ARM Solid { translation 1 0 0 physics Physics { density -1 mass 1 } "
+             "boundingObject Sphere { radius 0.05 } } } ] }")
+    sim = load(project(world))
+    boss = sim.robot("s")
+    assert boss.getFromDef("R").getCenterOfMass() == pytest.approx([0.25, 0.0, 0.0])  # (3*0 + 1*1) / 4
+    assert boss.getFromDef("ARM").getCenterOfMass() == pytest.approx([1.0, 0.0, 0.0])
