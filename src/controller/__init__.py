@@ -13,12 +13,13 @@ from typing import Any
 from wbsim.api import device_api_classes
 from wbsim.api.ansi_codes import AnsiCodes
 from wbsim.api.device import Device, Sensor
+from wbsim.api.motion import Motion
 from wbsim.api.robot import Robot
 from wbsim.api.supervisor import ContactPoint, Field, Node, Proto, Supervisor
 from wbsim.api.user_input import Joystick, Keyboard, Mouse, MouseState
 
-_BASE = tuple(cls.__name__ for cls in (AnsiCodes, ContactPoint, Device, Field, Joystick, Keyboard, Mouse, MouseState, Node, Proto,
-                                       Robot, Sensor, Supervisor))
+_BASE = tuple(cls.__name__ for cls in (AnsiCodes, ContactPoint, Device, Field, Joystick, Keyboard, Motion, Mouse,
+                                       MouseState, Node, Proto, Robot, Sensor, Supervisor))
 
 
 def __getattr__(name: str) -> Any:

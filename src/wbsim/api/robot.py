@@ -57,6 +57,7 @@ class Robot:
                 "use sim.robot('<robot name>') on the simulation returned by wbsim.load_world()."
             )
         self._runtime = runtime
+        runtime.api_robot = self  # what Motion plays on (Webots' controller library has one robot per process)
         self._step_hooks: list[Callable[[float], None]] = []
         self.devices: dict[str, Device] = {}
         self.keyboard = Keyboard(runtime)

@@ -58,6 +58,7 @@ class RobotRuntime:
         self.saw_end = False
         self.pending_keys: deque[int] = deque()
         self.input_periods: dict[str, int] = {}
+        self.api_robot: object | None = None  # the Robot object of its controller (for Motion)
 
     def press_keys(self, *codes: int) -> None:
         """Type keys for this robot's controller (headless runs have no keyboard): its enabled ``Keyboard``
