@@ -97,4 +97,6 @@ def test_motion_in_a_controller_plays_on_its_robot(project, load, capfd):
     path = project(world, controllers={"waver": controller}, files={"controllers/waver/wave.motion": MOTION})
     sim = load(path)
     sim.run(1.5)
-    assert not sim.failed and "target 2.0" in capfd.readouterr().out
+    # As in Webots, a step sets the targets of the elapsed time, then advances it: the motion is over once
+    # 1000 ms have elapsed, and the last target set is the one of 990 ms (1 + 890/900).
+    assert not sim.failed and f"target {1 + 890 / 900}" in capfd.readouterr().out
