@@ -627,6 +627,19 @@ class Node:
         data.qvel[dof_adr] = 0.0
         self._sim.supervision.invalidate()
 
+    def restartController(self) -> None:
+        """End this Robot's controller and start it again from its first line with the next step (a supervisor
+        restarting its own controller is not supported)."""
+        fn = "wb_supervisor_node_restart_controller"
+        node = self._wb
+        robot = next((r for r in self._sim.robots if r.node is node), None) if node is not None else None
+        if robot is None:
+            print_error(f"{fn}() can exclusively be used with a Robot.")
+            return
+        if not self._sim.restart_controller(robot):
+            print_error(f"{fn}(): robot '{robot.name}' has no controller file to restart, or it is the calling "
+                        "controller (not supported by wbsim).")
+
     def resetPhysics(self) -> None:
         """Zero the velocities of this Solid and every Solid below it, and the commanded motor velocities."""
         binding = self._solid("wb_supervisor_node_reset_physics")

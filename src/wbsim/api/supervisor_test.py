@@ -624,3 +624,31 @@ def test_center_of_mass_includes_descendant_solids(project, load):
     boss = sim.robot("s")
     assert boss.getFromDef("R").getCenterOfMass() == pytest.approx([0.25, 0.0, 0.0])  # (3*0 + 1*1) / 4
     assert boss.getFromDef("ARM").getCenterOfMass() == pytest.approx([1.0, 0.0, 0.0])
+
+
+def test_restart_controller_runs_it_again_from_the_start(project, load, capfd):
+    counter = """
+    from controller import Robot
+    robot = Robot()
+    print("started at", robot.getTime())
+    while robot.step(10) != -1:
+        pass
+    """
+    boss = """
+    from controller import Supervisor
+    supervisor = Supervisor()
+    supervisor.step(50)
+    supervisor.getFromDef("W").restartController()
+    supervisor.getSelf().restartController()
+    while supervisor.step(10) != -1:
+        pass
+    """
+    world = ('WorldInfo { basicTimeStep 10 }\nDEF W Robot { name "w" controller "counter" }\n'
+             'Robot { name "boss" controller "boss" supervisor TRUE }')
+    sim = load(project(world, controllers={"counter": counter, "boss": boss}))
+    sim.run(0.2)
+    captured = capfd.readouterr()
+    assert not sim.failed
+    # Restarted at t = 0.05 s, after the worker ran in that step: it starts again in the next one.
+    assert captured.out.count("started at") == 2 and "started at 0.06" in captured.out
+    assert "it is the calling controller" in captured.err

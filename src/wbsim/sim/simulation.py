@@ -255,6 +255,23 @@ class Simulation:
         if self._processes and self._finder not in sys.meta_path:
             sys.meta_path.insert(0, self._finder)
 
+    def restart_controller(self, robot: RobotRuntime) -> bool:
+        """Webots' ``restartController``: end ``robot``'s controller and start it again from its first line
+        (it runs with the next step). False if the robot has no controller file or it is the caller itself.
+        """
+        script = self._controller_scripts.get(robot)
+        process = robot.controller
+        if script is None or (process is not None and process.in_own_greenlet()):
+            return False
+        if process is not None:
+            process.terminate()
+        robot.wake_step = self.step_count
+        robot.saw_end = False
+        args = [str(a) for a in robot.node["controllerArgs"]]  # type: ignore[union-attr]
+        robot.controller = ControllerProcess(robot, script, args, self._finder)
+        self._processes[:] = [r.controller for r in self.robots if r.controller is not None]
+        return True
+
     # -- public API ------------------------------------------------------------------------------------
     @property
     def time_ms(self) -> float:
