@@ -319,7 +319,7 @@ def test_misplaced_geometry_in_children_lists_valid_nodes() -> None:
         ("HingeJoint { endPoint Box { } }", "Box", "field 'endPoint' of HingeJoint",
          listed("Connector", "DistanceSensor", "Emitter", "LED", "Receiver", "Robot", "Solid", children=False)),
         ("HingeJoint { device [ LinearMotor { } ] }", "LinearMotor", "field 'device' of HingeJoint",
-         "PositionSensor, RotationalMotor"),
+         "Brake, PositionSensor, RotationalMotor"),
         ("SliderJoint { jointParameters HingeJointParameters { } }", "HingeJointParameters",
          "field 'jointParameters' of SliderJoint", "JointParameters"),
         ("Solid { children [ WorldInfo { } ] }", "WorldInfo", "field 'children' of Solid", listed("BallJoint")),

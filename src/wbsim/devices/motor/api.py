@@ -207,8 +207,9 @@ class Motor(Device):
         return self._robot._device_in_joint(self._core.binding.joint.node, "position_sensor")  # type: ignore[return-value]
 
     def getBrake(self) -> Device | None:
-        """The brake in the same joint, or None."""
-        return self._robot._device_in_joint(self._core.binding.joint.node, "brake")
+        """The brake in the same joint, or None (a propeller's motor has no joint)."""
+        joint = getattr(self._core.binding, "joint", None)
+        return self._robot._device_in_joint(joint.node, "brake") if joint is not None else None
 
     # -- properties (Webots' Python API also offers these) -----------------------------------------------
     target_position = property(getTargetPosition, setPosition)
