@@ -627,6 +627,37 @@ class Node:
         data.qvel[dof_adr] = 0.0
         self._sim.supervision.invalidate()
 
+    def getStaticBalance(self) -> bool:
+        """Webots' static balance test: True if the centre of mass of the Solid and its descendants, projected
+        along gravity, lies inside the support polygon (the convex hull of their contact points projected on the
+        plane orthogonal to gravity). False without Physics contacts or with fewer than 3 non-aligned points."""
+        if self._solid("wb_supervisor_node_get_static_balance") is None:
+            return False
+        points = self.getContactPoints(includeDescendants=True)
+        gravity = np.asarray(self._sim.model.opt.gravity, dtype=float)
+        norm = float(np.linalg.norm(gravity))
+        if len(points) < 3 or norm == 0.0:
+            return False
+        down = gravity / norm
+        u = np.cross(down, [1.0, 0.0, 0.0] if abs(down[0]) < 0.9 else [0.0, 1.0, 0.0])
+        u /= np.linalg.norm(u)
+        v = np.cross(down, u)
+        plane = np.array([[float(np.dot(p.point, u)), float(np.dot(p.point, v))] for p in points])
+        com = np.asarray(self.getCenterOfMass(), dtype=float)
+        return _inside_convex_hull(plane, np.array([com @ u, com @ v]))
+
+    def saveState(self, stateName: str) -> None:
+        """Remember the positions and velocities of this Solid and of everything below it as ``stateName``."""
+        binding = self._solid("wb_supervisor_node_save_state")
+        if binding is not None:
+            self._sim.supervision.save_state(binding, str(stateName))  # type: ignore[arg-type]
+
+    def loadState(self, stateName: str) -> None:
+        """Put back the state saved as ``stateName`` (Webots' error if there is none)."""
+        binding = self._solid("wb_supervisor_node_load_state")
+        if binding is not None and not self._sim.supervision.load_state(binding, str(stateName)):  # type: ignore[arg-type]
+            print_error(f"wb_supervisor_node_load_state(): the state '{stateName}' was not saved for this node.")
+
     def restartController(self) -> None:
         """End this Robot's controller and start it again from its first line with the next step (a supervisor
         restarting its own controller is not supported)."""
@@ -809,6 +840,28 @@ class Proto:
     type_name = property(getTypeName)
     number_of_fields = property(getNumberOfFields)
     is_derived = property(isDerived)
+
+
+def _inside_convex_hull(points: np.ndarray, query: np.ndarray) -> bool:
+    """True if the 2-D point ``query`` lies inside (or on) the convex hull of ``points`` (n, 2), which must span
+    an area (Andrew's monotone chain, then a same-side test on every edge)."""
+    pts = sorted({(float(x), float(y)) for x, y in np.round(points, 12)})
+
+    def cross(o: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    hull: list[tuple[float, float]] = []
+    for sweep in (pts, pts[::-1]):
+        start = len(hull)
+        for p in sweep:
+            while len(hull) >= start + 2 and cross(hull[-2], hull[-1], p) <= 0:
+                hull.pop()
+            hull.append(p)
+        hull.pop()
+    if len(hull) < 3:
+        return False
+    q = (float(query[0]), float(query[1]))
+    return all(cross(hull[i], hull[(i + 1) % len(hull)], q) >= -1e-12 for i in range(len(hull)))
 
 
 def _has_physics(node: WbNode) -> bool:

@@ -652,3 +652,37 @@ def test_restart_controller_runs_it_again_from_the_start(project, load, capfd):
     # Restarted at t = 0.05 s, after the worker ran in that step: it starts again in the next one.
     assert captured.out.count("started at") == 2 and "started at 0.06" in captured.out
     assert "it is the calling controller" in captured.err
+
+
+def test_save_and_load_state_of_a_subtree(rig, capfd):
+    sim, boss = rig
+    box = boss.getFromDef("BOX")
+    boss.step(200)
+    box.saveState("falling")
+    position, velocity = box.getPosition(), box.getVelocity()
+    boss.step(300)
+    assert box.getPosition()[2] < position[2]
+    box.loadState("falling")
+    assert box.getPosition() == pytest.approx(position) and box.getVelocity() == pytest.approx(velocity)
+    boss.step(100)  # it falls on from there
+    assert box.getPosition()[2] < position[2]
+    box.loadState("never saved")
+    assert "'never saved' was not saved" in capfd.readouterr().err
+
+
+def test_static_balance_of_a_falling_then_resting_box(project, load):
+    from wbsim.api.supervisor import _inside_convex_hull
+
+    square = np.array([[0, 0], [1, 0], [1, 1], [0, 1], [0.5, 0.5]])
+    assert _inside_convex_hull(square, np.array([0.5, 0.2])) and not _inside_convex_hull(square, np.array([1.2, 0.5]))
+    assert not _inside_convex_hull(np.array([[0, 0], [1, 1], [2, 2]]), np.array([1, 1]))  # no area
+    world = ('WorldInfo { basicTimeStep 10 physicsDisableTime 0 }\nRobot { name "s" controller "<extern>" supervisor TRUE }\n'
+             "Solid { name \"floor\" boundingObject Plane { size 10 10 } }\n"
+             "DEF BOX Solid { translation 0 0 0.5 name \"box\" boundingObject Box { size 0.2 0.2 0.2 } "
+             "physics Physics { density -1 mass 1 } }")
+    sim = load(project(world))
+    boss = sim.robot("s")
+    box = boss.getFromDef("BOX")
+    assert box.getStaticBalance() is False  # in the air: no support polygon
+    boss.step(1500)
+    assert len(box.getContactPoints()) >= 3 and box.getStaticBalance() is True

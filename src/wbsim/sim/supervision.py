@@ -103,6 +103,7 @@ class Supervision:
             self._mocaps.append((node, binding.body_id, mocap))
         self._mocap_rows = {body: i for i, (_, body, _) in enumerate(self._mocaps)}
         self.overrides: dict[tuple[WbNode, str], object] = {}
+        self.saved_states: dict[tuple[WbNode, str], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         self.node_ids: dict[WbNode, int] = {}
         self.wrenches: dict[int, np.ndarray] = {}
         self._fresh_at: int | None = None
@@ -409,6 +410,45 @@ class Supervision:
         for bank in self.sim.banks.values():
             bank.reset_physics(dofs)
         self.invalidate()
+
+    def _subtree_dofs(self, binding: SolidBinding) -> tuple[np.ndarray, np.ndarray]:
+        """The ``qpos`` and ``qvel`` indices of the joints of the Solid's body and of every body below it."""
+        model = self.sim.model
+        root = binding.body_id
+        if root <= 0 or binding.site_id >= 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        below = np.zeros(model.nbody, dtype=bool)
+        below[root] = True
+        parents = model.body_parentid
+        for body in range(root + 1, model.nbody):  # MuJoCo numbers children after their parents
+            below[body] = below[parents[body]]
+        joints = np.flatnonzero(below[model.jnt_bodyid])
+        sizes = {int(mujoco.mjtJoint.mjJNT_FREE): 7, int(mujoco.mjtJoint.mjJNT_BALL): 4}
+        qpos = [np.arange(model.jnt_qposadr[j], model.jnt_qposadr[j] + sizes.get(int(model.jnt_type[j]), 1))
+                for j in joints]
+        qpos_rows = np.concatenate(qpos) if qpos else np.zeros(0, dtype=np.int64)
+        return qpos_rows, np.flatnonzero(below[model.dof_bodyid])
+
+    def save_state(self, binding: SolidBinding, name: str) -> None:
+        """Webots' ``Node.saveState``: remember the positions and velocities of the Solid and everything below it
+        under ``name`` (kept across world resets, as Webots keeps them while the world is loaded)."""
+        qpos_rows, dofs = self._subtree_dofs(binding)
+        data = self.sim.data
+        self.saved_states[(binding.node, name)] = (qpos_rows, data.qpos[qpos_rows].copy(), dofs,
+                                                   data.qvel[dofs].copy())
+
+    def load_state(self, binding: SolidBinding, name: str) -> bool:
+        """Webots' ``Node.loadState``: put back what :meth:`save_state` saved under ``name``; False if nothing."""
+        saved = self.saved_states.get((binding.node, name))
+        if saved is None:
+            return False
+        qpos_rows, qpos, dofs, qvel = saved
+        data = self.sim.data
+        data.qpos[qpos_rows] = qpos
+        data.qvel[dofs] = qvel
+        data.qacc_warmstart[dofs] = 0.0
+        self.invalidate()
+        return True
 
     def reset_physics(self) -> None:
         """Webots' simulationResetPhysics: all velocities and applied forces to zero, poses kept."""
