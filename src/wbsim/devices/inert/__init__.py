@@ -1,7 +1,7 @@
 """Inert devices: Webots device nodes that wbsim does not simulate yet, kept as devices.
 
 One generic kind driven by data (:mod:`wbsim.devices.inert.spec`): a Camera, RangeFinder, Radar,
-LightSensor, Speaker, Pen, Display, VacuumGripper or Microphone keeps its Solid part (frame, mass,
+LightSensor, Speaker, Pen, Display, VacuumGripper, Microphone or Radio keeps its Solid part (frame, mass,
 boundingObject, children with their joints and motors), prints one located warning naming what is not
 simulated, and ``Robot.getDevice`` returns an object of its Webots class whose methods accept Webots'
 arguments and answer Webots' "no data" values (NaN, empty lists, -1, the node's own fields for
@@ -19,7 +19,7 @@ __all__ = ["KIND"]
 KIND = DeviceKind(
     name="inert",
     node_types=("Camera", "RangeFinder", "Radar", "LightSensor", "Speaker", "Pen", "Display", "VacuumGripper",
-                "Microphone"),  # the keys of spec.INERT_DEVICES (a test checks)
+                "Microphone", "Radio"),  # the keys of spec.INERT_DEVICES (a test checks)
     placement="solid",
     schemas=lazy("wbsim.devices.inert.schema:schemas"),
     compiler=lazy("wbsim.devices.inert.compile:InertCompiler"),

@@ -37,6 +37,7 @@ Robot {
     Display { width 10 height 20 }
     VacuumGripper { isOn TRUE translation 0 0 -0.1 boundingObject Box { size 0.05 0.05 0.01 } }
     Microphone { }
+    Radio { }
   ]
 }
 """
@@ -120,6 +121,7 @@ def test_classes_and_no_data_answers(sim):
     robot.getDevice("pen").write(False)
     microphone = robot.getDevice("microphone")
     assert type(microphone) is controller.Device and microphone.getNodeType() == controller.Node.MICROPHONE
+    assert robot.getDevice("radio").getNodeType() == controller.Node.RADIO
 
 
 def test_reset_forgets_what_controllers_set(sim):

@@ -128,6 +128,7 @@ _CAMERA = InertSpec(
         _f("recognition", T_.SFNode, None, node_kinds=_CAMERA_PARTS),
         _f("lensFlare", T_.SFNode, None, node_kinds=_CAMERA_PARTS),
         _f("windowPosition", T_.SFVec2f, (0.0, 0.0)), _f("pixelSize", T_.SFFloat, 1.0),
+        _f("type", T_.SFString, "color"), _f("colorNoise", T_.SFFloat, 0.0),  # deprecated, still accepted
     ),
     members={
         "getExposure": S("exposure", F("exposure")), "setExposure": W("exposure"),
@@ -275,8 +276,19 @@ _MICROPHONE = InertSpec(
     members={},
 )
 
+_RADIO = InertSpec(
+    node_type="Radio", default_name="radio", api_class="", sensor=False,
+    not_simulated="nothing is transmitted (Webots' Python API has no Radio class: a plain Device)",
+    fields=(
+        _f("protocol", T_.SFString, "802.11b"), _f("txPowerMin", T_.SFFloat, -10.0), _f("txPowerMax", T_.SFFloat, 10.0),
+        _f("address", T_.SFString, ""), _f("rxSensitivity", T_.SFFloat, -100.0), _f("txPower", T_.SFFloat, 5.0),
+        _f("frequency", T_.SFFloat, 2400000000.0), _f("channel", T_.SFInt32, 0), _f("bitrate", T_.SFInt32, 1000000),
+    ),
+    members={},
+)
+
 INERT_DEVICES: Mapping[str, InertSpec] = MappingProxyType({spec.node_type: spec for spec in (
-    _CAMERA, _RANGE_FINDER, _RADAR, _LIGHT_SENSOR, _SPEAKER, _PEN, _DISPLAY, _VACUUM_GRIPPER, _MICROPHONE,
+    _CAMERA, _RANGE_FINDER, _RADAR, _LIGHT_SENSOR, _SPEAKER, _PEN, _DISPLAY, _VACUUM_GRIPPER, _MICROPHONE, _RADIO,
 )})
 """Every inert device type by Webots node type."""
 
