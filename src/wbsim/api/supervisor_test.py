@@ -686,3 +686,15 @@ def test_static_balance_of_a_falling_then_resting_box(project, load):
     assert box.getStaticBalance() is False  # in the air: no support polygon
     boss.step(1500)
     assert len(box.getContactPoints()) >= 3 and box.getStaticBalance() is True
+
+
+def test_writing_the_joint_position_field_moves_the_joint(project, load):
+    world = ('WorldInfo { gravity 0 }\nRobot { name "s" controller "<extern>" supervisor TRUE\n'
+             "  children [ HingeJoint { jointParameters DEF P HingeJointParameters { axis 0 0 1 }\n"
+             "    endPoint DEF ARM Solid { translation 1 0 0 physics Physics { density -1 mass 1 } "
+             "boundingObject Sphere { radius 0.05 } } } ] }")
+    sim = load(project(world))
+    boss = sim.robot("s")
+    boss.getFromDef("P").getField("position").setSFFloat(math.pi)
+    assert boss.getFromDef("ARM").getPosition()[0] == pytest.approx(-1.0)
+    assert boss.getFromDef("P").getField("position").getSFFloat() == pytest.approx(math.pi)

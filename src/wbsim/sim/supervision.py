@@ -497,15 +497,35 @@ class Supervision:
             return None
         return float(self.sim.data.qpos[qpos_adr])
 
+    def _set_joint_position(self, node: WbNode, value: object) -> bool:
+        """A write of a hinge or slider joint's ``position`` (in its JointParameters, or the joint's own field
+        without JointParameters): the joint moves there at once, as Webots moves it; False if ``node`` is not
+        such a field's owner."""
+        joint = node if node.is_a("joint") else node.parent
+        if joint is None or not joint.is_a("joint"):
+            return False
+        if joint["jointParameters"] is not (None if joint is node else node):
+            return False
+        binding = self.sim.bindings.of(joint)
+        qpos_adr = getattr(binding, "qpos_adr", -1)
+        if qpos_adr < 0 or getattr(binding, "kind", "") not in ("hinge", "slider"):
+            return False
+        self.sim.data.qpos[qpos_adr] = float(value)  # type: ignore[arg-type]
+        self.invalidate()
+        return True
+
     def set_field_value(self, node: WbNode, name: str, value: object) -> None:
-        """Write a field: Solid translation/rotation move the body; a device's bank applies the fields it
-        supports (``DeviceBank.field_changed``); other fields only store the value."""
+        """Write a field: Solid translation/rotation move the body, a joint's ``position`` moves the joint; a
+        device's bank applies the fields it supports (``DeviceBank.field_changed``); other fields only store the
+        value."""
         binding = self.sim.bindings.solid(node)
         if binding is not None and name == "translation":
             self.set_local_pose(binding, value, None)  # type: ignore[arg-type]
             return
         if binding is not None and name == "rotation":
             self.set_local_pose(binding, None, value)  # type: ignore[arg-type]
+            return
+        if name == "position" and self._set_joint_position(node, value):
             return
         device = self.sim.device_rows.get(node)
         if device is not None:
