@@ -698,3 +698,28 @@ def test_writing_the_joint_position_field_moves_the_joint(project, load):
     boss.getFromDef("P").getField("position").setSFFloat(math.pi)
     assert boss.getFromDef("ARM").getPosition()[0] == pytest.approx(-1.0)
     assert boss.getFromDef("P").getField("position").getSFFloat() == pytest.approx(math.pi)
+
+
+def test_writing_a_mass_changes_the_body_until_reset(project, load):
+    world = ('WorldInfo { basicTimeStep 10 gravity 0 }\nRobot { name "s" controller "<extern>" supervisor TRUE }\n'
+             "DEF BOX Solid { translation 0 0 1 boundingObject Box { size 0.2 0.2 0.2 } "
+             "physics DEF P Physics { density -1 mass 2 } }")
+    sim = load(project(world))
+    boss = sim.robot("s")
+
+    def push() -> float:
+        box = boss.getFromDef("BOX")
+        box.resetPhysics()
+        box.addForce([2.0, 0, 0], False)
+        boss.step(10)
+        return box.getVelocity()[0]
+
+    assert push() == pytest.approx(2.0 / 2 * 0.01, rel=1e-6)
+    boss.getFromDef("P").getField("mass").setSFFloat(4.0)
+    assert boss.getFromDef("P").getField("mass").getSFFloat() == 4.0
+    assert push() == pytest.approx(2.0 / 4 * 0.01, rel=1e-6)
+    body = sim.bindings.solid(boss.getFromDef("BOX")._wb).body_id
+    assert sim.model.body_inertia[body] == pytest.approx([4 * 0.08 / 12] * 3)  # inertia scaled with the mass
+    sim.reset()
+    boss = sim.robot("s")
+    assert push() == pytest.approx(2.0 / 2 * 0.01, rel=1e-6)

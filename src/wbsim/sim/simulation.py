@@ -226,7 +226,8 @@ class Simulation:
 
     def _mutable_model_arrays(self) -> dict[str, np.ndarray]:
         # Model fields that wbsim changes at run time; restored on reset.
-        return {name: getattr(self.model, name).copy() for name in ("body_pos", "body_quat", "tendon_frictionloss")}
+        return {name: getattr(self.model, name).copy()
+                for name in ("body_pos", "body_quat", "tendon_frictionloss", "body_mass", "body_inertia")}
 
     def _resolve_controllers(self) -> dict[RobotRuntime, Path]:
         scripts: dict[RobotRuntime, Path] = {}
@@ -488,8 +489,11 @@ class Simulation:
         if self.plugin is not None:
             self.plugin.before_reset()
         mujoco.mj_copyData(self.data, self.model, self._initial_data)
+        masses_changed = self.supervision.masses_changed
         for name, values in self._initial_model_arrays.items():
             getattr(self.model, name)[...] = values
+        if masses_changed:  # a supervisor wrote a mass: MuJoCo's derived constants follow the restored masses
+            mujoco.mj_setConst(self.model, mujoco.MjData(self.model))
         self.step_count = 0
         self.ended = False
         self.exit_status = 0

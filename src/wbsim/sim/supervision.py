@@ -104,6 +104,7 @@ class Supervision:
         self._mocap_rows = {body: i for i, (_, body, _) in enumerate(self._mocaps)}
         self.overrides: dict[tuple[WbNode, str], object] = {}
         self.saved_states: dict[tuple[WbNode, str], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.masses_changed = False  # a supervisor wrote a Physics mass (the reset recomputes MuJoCo's constants)
         self.node_ids: dict[WbNode, int] = {}
         self.wrenches: dict[int, np.ndarray] = {}
         self._fresh_at: int | None = None
@@ -185,6 +186,7 @@ class Supervision:
             getattr(model, name)[index] = values
         self.overrides.clear()
         self.wrenches.clear()
+        self.masses_changed = False
         self.static_dirty = False
         self._pending_locals = None
         self.invalidate()
@@ -497,6 +499,27 @@ class Supervision:
             return None
         return float(self.sim.data.qpos[qpos_adr])
 
+    def _set_mass(self, physics: WbNode, value: object) -> None:
+        """A write of a Physics node's ``mass`` (> 0, with ``density -1`` as Webots requires for a given mass):
+        the body's mass becomes ``value`` and its inertia scales with it (same shape, so the same mass
+        distribution, as Webots recomputes it); MuJoCo's derived constants are recomputed."""
+        solid = physics.parent
+        binding = self.sim.bindings.solid(solid) if solid is not None else None
+        mass = float(value)  # type: ignore[arg-type]
+        if binding is None or binding.site_id >= 0 or binding.body_id <= 0 or not mass > 0.0:
+            return
+        if float(physics["density"]) != -1.0:  # type: ignore[arg-type]
+            return
+        model = self.sim.model
+        body = binding.body_id
+        old = float(model.body_mass[body])
+        if old > 0.0:
+            model.body_inertia[body] *= mass / old
+        model.body_mass[body] = mass
+        mujoco.mj_setConst(model, mujoco.MjData(model))
+        self.masses_changed = True
+        self.invalidate()
+
     def _set_joint_position(self, node: WbNode, value: object) -> bool:
         """A write of a hinge or slider joint's ``position`` (in its JointParameters, or the joint's own field
         without JointParameters): the joint moves there at once, as Webots moves it; False if ``node`` is not
@@ -527,6 +550,8 @@ class Supervision:
             return
         if name == "position" and self._set_joint_position(node, value):
             return
+        if name == "mass" and node.type_name == "Physics":
+            self._set_mass(node, value)
         device = self.sim.device_rows.get(node)
         if device is not None:
             applied = device[0].field_changed(device[1], name, value)
