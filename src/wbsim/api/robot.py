@@ -7,12 +7,15 @@ object from the simulation: ``sim.robot("name")``; its ``step`` then advances th
 from __future__ import annotations
 
 import functools
+import math
 import sys
+from pathlib import Path
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from wbsim.api.device import Device
+from wbsim.api.device import Device, print_error
+from wbsim.api.user_input import Joystick, Keyboard, Mouse
 from wbsim.devices.registry import device_kinds, kind_named
 from wbsim.errors import ControllerError
 from wbsim.sim.controllers import current_robot
@@ -36,6 +39,12 @@ class Robot:
 
     EVENT_QUIT = -1
     EVENT_NO_EVENT = 0
+    EVENT_MOUSE_CLICK = 1
+    EVENT_MOUSE_MOVE = 2
+    EVENT_KEYBOARD = 4
+    EVENT_JOYSTICK_BUTTON = 8
+    EVENT_JOYSTICK_AXIS = 16
+    EVENT_JOYSTICK_POV = 32
     MODE_SIMULATION = 0
     MODE_CROSS_COMPILATION = 1
     MODE_REMOTE_CONTROL = 2
@@ -48,8 +57,13 @@ class Robot:
                 "use sim.robot('<robot name>') on the simulation returned by wbsim.load_world()."
             )
         self._runtime = runtime
+        runtime.api_robot = self  # what Motion plays on (Webots' controller library has one robot per process)
         self._step_hooks: list[Callable[[float], None]] = []
         self.devices: dict[str, Device] = {}
+        self.keyboard = Keyboard(runtime)
+        self.mouse = Mouse(runtime)
+        self.joystick = Joystick(runtime)
+        self._step_begun: float | None = None
         self._ordered: list[Device] = []
         for core in runtime.devices:
             device: Device = kind_named(core.kind).api(core, self)
@@ -63,6 +77,35 @@ class Robot:
         for hook in self._step_hooks:
             hook(duration)
         return self._runtime.step(duration)
+
+    def stepBegin(self, time_step: int | float | None = None) -> int:
+        """Start a step of ``time_step`` ms (Webots' asynchronous step); :meth:`stepEnd` completes it. wbsim
+        runs the step in ``stepEnd``, so work done in between happens before the simulation advances."""
+        if self._runtime.sim.ended:
+            return -1
+        self._step_begun = self._runtime.sim.basic_time_step_ms if time_step is None else time_step
+        return 0
+
+    def stepEnd(self) -> int:
+        """Complete the step started by :meth:`stepBegin`: 0, or -1 when the simulation ends."""
+        duration, self._step_begun = self._step_begun, None
+        if duration is None:
+            print_error("wb_robot_step_end() called without a previous call to wb_robot_step_begin().")
+            return -1
+        return self.step(duration)
+
+    def waitForUserInputEvent(self, event_type: int, timeout: int) -> int:
+        """Wait for a user input event: headless, returns at once, ``EVENT_KEYBOARD`` if ``event_type`` asks
+        for keyboard events and typed keys are pending (:meth:`RobotRuntime.press_keys`), else
+        ``EVENT_NO_EVENT``."""
+        if event_type & Robot.EVENT_KEYBOARD and self._runtime.pending_keys:
+            return Robot.EVENT_KEYBOARD
+        return Robot.EVENT_NO_EVENT
+
+    def getSkin(self, name: str) -> Device | None:
+        """Deprecated Webots alias of getDevice (wbsim has no Skin devices yet: None)."""
+        print("DEPRECATION: Robot.getSkin is deprecated, please use Robot.getDevice instead.", file=sys.stderr)
+        return self.getDevice(name)
 
     def _add_step_hook(self, hook: Callable[[float], None]) -> None:
         """Call ``hook(duration_ms)`` at each ``step`` call, before the simulation runs: controller-library work
@@ -94,6 +137,81 @@ class Robot:
         """Write the ``customData`` field."""
         self._runtime.custom_data = str(data)
         self._runtime.sim.supervision.overrides[(self._runtime.node, "customData")] = str(data)
+
+    def getProjectPath(self) -> str:
+        """The absolute path of the project folder (the parent of ``worlds/``)."""
+        return str(self._runtime.sim.world.project_dir.resolve())
+
+    def getWorldPath(self) -> str:
+        """The absolute path of the world file."""
+        return str(Path(self._runtime.sim.world.file).resolve())
+
+    def getSynchronization(self) -> bool:
+        """The robot's ``synchronization`` field (wbsim always runs controllers synchronously)."""
+        return bool(self._runtime.node.get("synchronization", True))
+
+    def setMode(self, mode: int, arg: str | None = None) -> None:
+        """Only ``MODE_SIMULATION`` exists in wbsim; other modes print Webots' error."""
+        if mode != Robot.MODE_SIMULATION:
+            print_error("wb_robot_set_mode(): cross-compilation and remote control are not available in wbsim.")
+
+    def getKeyboard(self) -> Keyboard:
+        """The keyboard (headless: no key unless a script types with ``RobotRuntime.press_keys``)."""
+        return self.keyboard
+
+    def getMouse(self) -> Mouse:
+        """The mouse (headless: no pointer)."""
+        return self.mouse
+
+    def getJoystick(self) -> Joystick:
+        """The joystick (headless: never connected)."""
+        return self.joystick
+
+    def wwiSendText(self, text: str) -> None:
+        """Send text to the robot window: there is none headless, so it is dropped."""
+
+    def wwiReceiveText(self) -> str | None:
+        """Text from the robot window: None (no robot window headless)."""
+        return None
+
+    # -- battery ------------------------------------------------------------------------------------------
+    def _battery(self, function: str) -> bool:
+        batteries = self._runtime.sim.batteries
+        if batteries is None or id(self._runtime) not in batteries.row:
+            print_error(f"{function}(): the robot has no battery (its 'battery' field is empty).")
+            return False
+        return True
+
+    def batterySensorEnable(self, samplingPeriod: int) -> None:
+        """Sample the battery's current energy every ``samplingPeriod`` ms (first value one period later)."""
+        if samplingPeriod < 0:
+            print_error("wb_robot_battery_sensor_enable() called with negative sampling period.")
+        elif self._battery("wb_robot_battery_sensor_enable"):
+            self._runtime.sim.batteries.enable(self._runtime, int(samplingPeriod))  # type: ignore[union-attr]
+
+    def batterySensorDisable(self) -> None:
+        """Stop sampling the battery."""
+        if self._battery("wb_robot_battery_sensor_disable"):
+            self._runtime.sim.batteries.enable(self._runtime, 0)  # type: ignore[union-attr]
+
+    def batterySensorGetSamplingPeriod(self) -> int:
+        """The battery sensor's period in ms (0 = disabled)."""
+        batteries = self._runtime.sim.batteries
+        if batteries is None or id(self._runtime) not in batteries.row:
+            return 0
+        return int(batteries.period_ms[batteries.row[id(self._runtime)]])
+
+    def batterySensorGetValue(self) -> float:
+        """The battery's energy (J) at the last sample; NaN before the first one or without a battery."""
+        batteries = self._runtime.sim.batteries
+        if batteries is None or id(self._runtime) not in batteries.row:
+            return math.nan
+        return float(batteries.value[batteries.row[id(self._runtime)]])
+
+    def _set_battery_period(self, period: int | None) -> None:
+        self.batterySensorEnable(int(self.getBasicTimeStep()) if period is None else period)
+
+    battery_sensor_sampling_period = property(batterySensorGetSamplingPeriod, _set_battery_period)
 
     def getSupervisor(self) -> bool:
         """True if the robot's ``supervisor`` field is TRUE."""
@@ -159,6 +277,11 @@ class Robot:
     time = property(getTime)
     basic_time_step = property(getBasicTimeStep)
     supervisor = property(getSupervisor)
+    project_path = property(getProjectPath)
+    world_path = property(getWorldPath)
+    synchronization = property(getSynchronization)
+    mode = property(getMode)
+    number_of_devices = property(getNumberOfDevices)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.getName()!r}>"

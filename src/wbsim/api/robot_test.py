@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
+
+from wbsim.api.robot import Robot
 
 WORLD = """
 WorldInfo { basicTimeStep 8 }
@@ -106,3 +110,110 @@ def test_bad_argument_types_raise_a_type_error_naming_the_argument(robot, capfd)
     assert "wb_position_sensor_enable() called with negative sampling period." in capfd.readouterr().err
     sensor.enable(16)
     assert sensor.getSamplingPeriod() == 16
+
+
+def test_paths_synchronization_and_modes(robot, project, capfd):
+    from pathlib import Path
+
+    world = Path(robot.getWorldPath())
+    assert world.is_absolute() and world.name == "test.wbt" and world.exists()
+    assert robot.getProjectPath() == str(world.parent.parent) == robot.project_path
+    assert robot.getSynchronization() is True and robot.synchronization is True
+    assert robot.getNumberOfDevices() == robot.number_of_devices == 4
+    robot.setMode(Robot.MODE_REMOTE_CONTROL, "")
+    assert robot.getMode() == robot.mode == Robot.MODE_SIMULATION
+    assert "not available in wbsim" in capfd.readouterr().err
+    robot.wwiSendText("hello")
+    assert robot.wwiReceiveText() is None
+
+
+def test_keyboard_headless_and_typed_keys(robot, capfd):
+    from controller import Keyboard
+
+    keyboard = robot.getKeyboard()
+    assert keyboard is robot.keyboard and keyboard.getSamplingPeriod() == 0
+    assert keyboard.getKey() == -1
+    assert "wb_keyboard_get_key() called for a disabled device" in capfd.readouterr().err
+    keyboard.enable(8)
+    assert keyboard.getKey() == -1 and keyboard.sampling_period == 8  # headless: nobody types
+    assert robot.waitForUserInputEvent(Robot.EVENT_KEYBOARD, 100) == Robot.EVENT_NO_EVENT
+    robot._runtime.press_keys(ord("A"), Keyboard.SHIFT + Keyboard.UP)
+    assert robot.waitForUserInputEvent(Robot.EVENT_KEYBOARD | Robot.EVENT_MOUSE_CLICK, 100) == Robot.EVENT_KEYBOARD
+    assert keyboard.getKey() == ord("A")
+    assert keyboard.get_key() == "shift-up"
+    assert keyboard.getKey() == -1
+    keyboard.disable()
+    assert keyboard.getSamplingPeriod() == 0
+
+
+def test_mouse_and_joystick_are_absent(robot):
+    import math
+
+    mouse, joystick = robot.getMouse(), robot.getJoystick()
+    mouse.enable(8)
+    state = mouse.getState()
+    assert math.isnan(state.u) and math.isnan(state.x) and not (state.left or state.middle or state.right)
+    mouse.enable3dPosition()
+    assert mouse.is3dPositionEnabled() and mouse.getSamplingPeriod() == 8
+    assert (joystick.isConnected(), joystick.getNumberOfAxes(), joystick.getPressedButton(), joystick.model) == (
+        False, 0, -1, "")
+
+
+def test_step_begin_and_end(robot, capfd):
+    assert robot.stepBegin(16) == 0
+    assert robot.getTime() == 0.0  # the step runs in stepEnd
+    assert robot.stepEnd() == 0
+    assert robot.getTime() == pytest.approx(0.016)
+    assert robot.stepEnd() == -1
+    assert "without a previous call to wb_robot_step_begin" in capfd.readouterr().err
+
+
+BATTERY_WORLD = """
+WorldInfo { basicTimeStep 10 }
+Robot {
+  name "b"
+  controller "<extern>"
+  battery [ 100, 100, 0 ]
+  cpuConsumption 2
+  children [
+    HingeJoint {
+      jointParameters HingeJointParameters { axis 0 1 0 }
+      device [ RotationalMotor { name "m" consumptionFactor 3 maxTorque 100 } ]
+      endPoint Solid {
+        translation 0.5 0 0
+        physics Physics { density -1 mass 2 centerOfMass [ 0 0 0 ] inertiaMatrix [ 1e-4 1e-4 1e-4, 0 0 0 ] }
+      }
+    }
+  ]
+}
+"""
+
+
+def test_battery_drains_by_cpu_and_motor_output_as_webots(project, load, capfd):
+    sim = load(project(BATTERY_WORLD))
+    robot = sim.robot("b")
+    assert math.isnan(robot.batterySensorGetValue())
+    robot.batterySensorEnable(20)
+    assert robot.batterySensorGetSamplingPeriod() == 20
+    robot.step(10)
+    assert math.isnan(robot.batterySensorGetValue())  # first value one period after enable
+    robot.step(10)
+    # The motor holds the 2 kg arm level at 0.5 m: torque m g L = 9.81 N m, times consumptionFactor 3,
+    # plus cpuConsumption 2 W, for 20 ms.
+    held = 2 * 9.81 * 0.5 * 3 + 2
+    assert robot.batterySensorGetValue() == pytest.approx(100 - held * 0.02, abs=0.05)
+    robot.step(2000)
+    assert robot.batterySensorGetValue() == pytest.approx(100 - held * 2.02, abs=0.5)
+    robot.step(3000)
+    assert robot.batterySensorGetValue() == 0.0
+    assert 'Robot "b": Battery is empty.' in capfd.readouterr().err
+    sim.reset()
+    robot = sim.robot("b")
+    assert robot.batterySensorGetSamplingPeriod() == 0 and math.isnan(robot.batterySensorGetValue())
+    assert sim.batteries.energy[0] == 100.0
+
+
+def test_battery_without_battery_field(robot, capfd):
+    robot.batterySensorEnable(8)
+    assert "has no battery" in capfd.readouterr().err
+    assert math.isnan(robot.batterySensorGetValue()) and robot.batterySensorGetSamplingPeriod() == 0

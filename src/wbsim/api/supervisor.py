@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -14,7 +15,8 @@ from wbsim.api.constants import NODE_TYPE_NAMES, node_type_of
 from wbsim.api.device import print_error
 from wbsim.api.robot import Robot
 from wbsim.compile.frames import Frame
-from wbsim.errors import RecordingError
+from wbsim.devices.registry import kinds_by_node_type
+from wbsim.errors import RecordingError, WbsimError
 from wbsim.sim.supervision import find_def_supervisor
 from wbsim.world.fieldtypes import FieldType
 from wbsim.world.model import WbNode
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
     from wbsim.sim.robot import RobotRuntime
     from wbsim.sim.simulation import Simulation
 
-__all__ = ["Supervisor", "Node", "Field"]
+__all__ = ["Supervisor", "Node", "Field", "Proto", "ContactPoint"]
 
 _NAN3 = [math.nan] * 3
 _FLT_MAX = 3.4028234663852886e38
@@ -65,11 +67,13 @@ class Field:
         "Bool": 1, "Int32": 2, "Float": 3, "Vec2f": 4, "Vec3f": 5, "Rotation": 6, "Color": 7, "String": 8, "Node": 9,
     }
 
-    def __init__(self, supervisor: Supervisor, node: WbNode | None, name: str, field_type: FieldType) -> None:
+    def __init__(self, supervisor: Supervisor, node: WbNode | None, name: str, field_type: FieldType,
+                 base: bool = False) -> None:
         self._supervisor = supervisor
         self._node = node
         self._name = name
         self._type = field_type
+        self._base = base  # a field of a PROTO instance's base node (getBaseNodeField), not of its interface
 
     def getName(self) -> str:
         """The field name."""
@@ -85,9 +89,118 @@ class Field:
         return self._type.value
 
     def _raw(self) -> object:
-        if self._node is None:  # the root's children
-            return self._supervisor._sim.world.nodes
-        return self._supervisor._sim.supervision.field_value(self._node, self._name)
+        if self._node is None:  # the root's children (with the nodes imported or removed at run time)
+            sim = self._supervisor._sim
+            return sim.supervision.overrides.get((None, "children"), sim.world.nodes)  # type: ignore[call-overload]
+        node = self._node
+        if self._base and node.proto_name is not None and self._name in node.proto_fields:
+            supervision = self._supervisor._sim.supervision
+            if self._name in ("translation", "rotation") or (node, self._name) in supervision.overrides:
+                return supervision.field_value(node, self._name)
+            return node.fields[self._name]  # the base node's own value, not the PROTO interface's
+        return self._supervisor._sim.supervision.field_value(node, self._name)
+
+    # -- adding and removing nodes at run time (nodes without physical part only) -------------------------------
+    def _store_nodes(self, value: object) -> None:
+        self._supervisor._sim.supervision.overrides[(self._node, self._name)] = value  # type: ignore[index]
+
+    def _parse_nodes(self, fn: str, text: str) -> list[WbNode] | None:
+        """The nodes of ``text`` checked as nodes of this field, or None (after Webots-style errors) if they
+        cannot be imported: wbsim adds nodes without a physical part (no Solid, joint or device) at run time."""
+        from wbsim.world.loader import load_world_model_from_string
+
+        sim = self._supervisor._sim
+        host = self._node.type_name if self._node is not None else None
+        # Checked inside a node of the field's owner type, so that the field's own rules (node kinds) apply.
+        source = f"{host} {{ {self._name} [ {text} ] }}" if host else text
+        if host and not self._type.is_multiple:
+            source = f"{host} {{ {self._name} {text} }}"
+        try:
+            model = load_world_model_from_string("#VRML_SIM R2023b utf8\n" + source, "<imported node>",
+                                                 sim.world.project_dir)
+        except WbsimError as error:
+            print_error(f"{fn}(): cannot import the node string: {error}")
+            return None
+        if host:
+            value = model.nodes[0].fields[self._name]
+            nodes = list(value) if isinstance(value, tuple) else [value] if isinstance(value, WbNode) else []
+        else:
+            nodes = [n for n in model.nodes if n.type_name != "WorldInfo"]
+        if any(_has_physics(node) for node in nodes):
+            print_error(f"{fn}(): importing Solid, joint or device nodes at run time is not supported by wbsim yet; "
+                        "only nodes without a physical part (Pose, Group, Shape, lights, ...) can be imported.")
+            return None
+        for node in nodes:
+            node.parent = self._node
+            node.parent_field = self._name
+        return nodes
+
+    def importMFNodeFromString(self, position: int, nodeString: str) -> None:
+        """Insert the nodes of ``nodeString`` at ``position`` (-1: at the end) of this MFNode field. wbsim imports
+        nodes without a physical part only (Solids need a recompiled model; not supported yet)."""
+        fn = "wb_supervisor_field_import_mf_node_from_string"
+        if self._type is not FieldType.MFNode:
+            print_error(f"{fn}() called with a field of type {self._type.value} instead of MFNode.")
+            return
+        items = list(self._raw())  # type: ignore[call-overload]
+        if not -len(items) - 1 <= position <= len(items):
+            print_error(f"{fn}() called with an out-of-bound index: {position} (should be between "
+                        f"{-len(items) - 1} and {len(items)}).")
+            return
+        nodes = self._parse_nodes(fn, nodeString)
+        if nodes is None:
+            return
+        at = position if position >= 0 else len(items) + 1 + position
+        self._store_nodes(tuple(items[:at] + nodes + items[at:]))
+
+    def importSFNodeFromString(self, nodeString: str) -> None:
+        """Put the node of ``nodeString`` in this empty SFNode field (nodes without a physical part only)."""
+        fn = "wb_supervisor_field_import_sf_node_from_string"
+        if self._type is not FieldType.SFNode or self._node is None:
+            print_error(f"{fn}() called with a field of type {self._type.value} instead of SFNode.")
+            return
+        if self._raw() is not None:
+            print_error(f"{fn}(): the '{self._name}' field is not empty.")
+            return
+        if self._name in ("boundingObject", "physics"):
+            print_error(f"{fn}(): importing into '{self._name}' at run time is not supported by wbsim yet.")
+            return
+        nodes = self._parse_nodes(fn, nodeString)
+        if nodes:
+            self._store_nodes(nodes[0])
+
+    def removeMF(self, index: int) -> None:
+        """Remove item ``index`` of this MF field (a node without a physical part, or a value)."""
+        items = self._raw()
+        if not isinstance(items, tuple) or not self._type.is_multiple:
+            print_error("wb_supervisor_field_remove_mf() called with a SF field.")
+            return
+        if index < 0:
+            index += len(items)
+        if not 0 <= index < len(items):
+            print_error(f"wb_supervisor_field_remove_mf() called with an out-of-bound index: {index}.")
+            return
+        item = items[index]
+        if isinstance(item, WbNode) and _has_physics(item):
+            print_error("wb_supervisor_field_remove_mf(): removing Solid, joint or device nodes at run time is not "
+                        "supported by wbsim yet.")
+            return
+        if self._type.is_node:
+            self._store_nodes(items[:index] + items[index + 1:])
+        else:  # values go through the device that may apply them
+            self._supervisor._sim.supervision.set_field_value(self._node, self._name, items[:index] + items[index + 1:])
+
+    def removeSF(self) -> None:
+        """Empty this SFNode field (its node must have no physical part)."""
+        value = self._raw()
+        if self._type is not FieldType.SFNode or self._node is None:
+            print_error("wb_supervisor_field_remove_sf() called with a non-SFNode field.")
+            return
+        if isinstance(value, WbNode) and (_has_physics(value) or self._name in ("boundingObject", "physics")):
+            print_error("wb_supervisor_field_remove_sf(): removing physical nodes at run time is not supported by "
+                        "wbsim yet.")
+            return
+        self._store_nodes(None)
 
     def _python(self, value: object) -> object:
         if isinstance(value, WbNode):
@@ -182,8 +295,99 @@ class Field:
 
     setSFBool = setSFInt32 = setSFFloat = setSFString = setSFVec2f = setSFVec3f = setSFRotation = setSFColor = _set
 
+    # -- MF values (not nodes): written like SF values, through the devices that apply them -----------------
+    def _mf_item(self, fn: str, value: object) -> object | None:
+        """``value`` converted to this MF field's item type, or None after Webots' error."""
+        single = self._type.single
+        try:
+            if single in (FieldType.SFVec2f, FieldType.SFVec3f, FieldType.SFColor, FieldType.SFRotation):
+                size = {FieldType.SFVec2f: 2, FieldType.SFVec3f: 3, FieldType.SFColor: 3, FieldType.SFRotation: 4}[single]
+                item: object = tuple(float(v) for v in value)  # type: ignore[union-attr]
+                if len(item) != size or not all(math.isfinite(v) for v in item):  # type: ignore[arg-type]
+                    print_error(f"{fn}() called with an invalid value.")
+                    return None
+                return item
+            if single is FieldType.SFBool:
+                return bool(value)
+            if single is FieldType.SFInt32:
+                return int(value)  # type: ignore[call-overload]
+            if single is FieldType.SFFloat:
+                item = float(value)  # type: ignore[arg-type]
+                if not math.isfinite(item):  # type: ignore[arg-type]
+                    print_error(f"{fn}() called with an invalid value.")
+                    return None
+                return item
+            return str(value)
+        except (TypeError, ValueError):
+            print_error(f"{fn}() called with a value of the wrong type.")
+            return None
+
+    def _mf_edit(self, fn: str, index: int, value: object, insert: bool) -> None:
+        if self._node is None or not self._type.is_multiple or self._type.is_node:
+            print_error(f"{fn}() called with a field of type {self._type.value}.")
+            return
+        items = list(self._raw())  # type: ignore[call-overload]
+        count = len(items)
+        low, high = (-count - 1, count) if insert else (-count, count - 1)
+        if not low <= index <= high:
+            print_error(f"{fn}() called with an out-of-bound index: {index} (should be between {low} and {high}).")
+            return
+        item = self._mf_item(fn, value)
+        if item is None:
+            return
+        if insert:
+            at = index if index >= 0 else count + 1 + index
+            items.insert(at, item)
+        else:
+            items[index] = item
+        self._supervisor._sim.supervision.set_field_value(self._node, self._name, tuple(items))
+
+    def _setter(kind: str) -> Any:  # type: ignore[misc]  # noqa: N805 - builds methods at class creation
+        def set_item(self: Field, index: int, value: object) -> None:
+            self._mf_edit(f"wb_supervisor_field_set_mf_{kind.lower()}", index, value, insert=False)
+        set_item.__name__ = f"setMF{kind}"
+        set_item.__doc__ = f"Replace item ``index`` of this MF{kind} field (negative: from the end)."
+        return set_item
+
+    def _inserter(kind: str) -> Any:  # type: ignore[misc]  # noqa: N805
+        def insert_item(self: Field, index: int, value: object) -> None:
+            self._mf_edit(f"wb_supervisor_field_insert_mf_{kind.lower()}", index, value, insert=True)
+        insert_item.__name__ = f"insertMF{kind}"
+        insert_item.__doc__ = f"Insert ``value`` at ``index`` of this MF{kind} field (-1: at the end)."
+        return insert_item
+
+    setMFBool = _setter("Bool")
+    setMFInt32 = _setter("Int32")
+    setMFFloat = _setter("Float")
+    setMFVec2f = _setter("Vec2f")
+    setMFVec3f = _setter("Vec3f")
+    setMFRotation = _setter("Rotation")
+    setMFColor = _setter("Color")
+    setMFString = _setter("String")
+    insertMFBool = _inserter("Bool")
+    insertMFInt32 = _inserter("Int32")
+    insertMFFloat = _inserter("Float")
+    insertMFVec2f = _inserter("Vec2f")
+    insertMFVec3f = _inserter("Vec3f")
+    insertMFRotation = _inserter("Rotation")
+    insertMFColor = _inserter("Color")
+    insertMFString = _inserter("String")
+    del _setter, _inserter
+
+    def getActualField(self) -> Field:
+        """The field this PROTO interface field stands for: wbsim answers the interface field itself."""
+        return self
+
+    def enableSFTracking(self, samplingPeriod: int) -> None:
+        """Webots streams the value to speed up reads; wbsim reads are always live, so nothing is needed."""
+
+    def disableSFTracking(self) -> None:
+        """See :meth:`enableSFTracking`."""
+
     name = property(getName)
     type = property(getType)
+    type_name = property(getTypeName)
+    count = property(getCount)
     value = property(_get, _set)
 
     def __repr__(self) -> str:
@@ -251,8 +455,75 @@ class Node:
         return Field(self._supervisor, node, name, spec.type)
 
     def getNumberOfFields(self) -> int:
-        """The number of fields of the node."""
+        """The number of fields of the node (of its PROTO interface for PROTO instances)."""
+        if self._wb is None:
+            return 1
+        if self._wb.proto_name is not None:
+            return len(self._wb.proto_fields)
+        return len(self._wb.schema.fields)
+
+    def getFieldByIndex(self, index: int) -> Field | None:
+        """The field at ``index`` in declaration order (PROTO instances: their interface), or None."""
+        if self._wb is None:
+            return self.getField("children") if index == 0 else None
+        names = list(self._wb.proto_fields) if self._wb.proto_name is not None else list(self._wb.schema.fields)
+        if not 0 <= index < len(names):
+            print_error(f"wb_supervisor_node_get_field_by_index() called with an out-of-bound index: {index}.")
+            return None
+        return self.getField(names[index])
+
+    def getBaseNodeField(self, name: str) -> Field | None:
+        """The field ``name`` of the node's base node (for a PROTO instance, the Webots node it is made of)."""
+        if self._wb is None:
+            return self.getField(name)
+        spec = self._wb.schema.fields.get(name)
+        return Field(self._supervisor, self._wb, name, spec.type, base=True) if spec is not None else None
+
+    def getBaseNodeFieldByIndex(self, index: int) -> Field | None:
+        """The base node's field at ``index`` (schema order), or None."""
+        if self._wb is None:
+            return self.getFieldByIndex(index)
+        names = list(self._wb.schema.fields)
+        if not 0 <= index < len(names):
+            print_error(f"wb_supervisor_node_get_base_node_field_by_index() called with an out-of-bound index: {index}.")
+            return None
+        return self.getBaseNodeField(names[index])
+
+    def getNumberOfBaseNodeFields(self) -> int:
+        """The number of fields of the base node."""
         return len(self._wb.schema.fields) if self._wb is not None else 1
+
+    def getProto(self) -> Proto | None:
+        """The PROTO this node is an instance of, or None."""
+        if self._wb is None or self._wb.proto_name is None:
+            return None
+        return Proto(self, self._wb.proto_name)
+
+    def remove(self) -> None:
+        """Remove the node from the scene (nodes without a physical part only; the root cannot be removed)."""
+        node = self._wb
+        if node is None:
+            print_error("wb_supervisor_node_remove(): the root node cannot be removed.")
+            return
+        parent = self.getParentNode()
+        field = parent.getField(node.parent_field or "children") if parent is not None else None
+        if field is None:
+            print_error("wb_supervisor_node_remove(): the node has no parent field.")
+            return
+        items = field._raw()
+        if isinstance(items, tuple):
+            if node in items:
+                field.removeMF(items.index(node))
+        elif items is node:
+            field.removeSF()
+
+    DEF = property(getDef)
+    id = property(getId)
+    type = property(getType)
+    type_name = property(getTypeName)
+    base_type_name = property(getBaseTypeName)
+    number_of_fields = property(getNumberOfFields)
+    number_of_base_node_fields = property(getNumberOfBaseNodeFields)
 
     def _frame(self, fn: str) -> Frame | None:
         if self._wb is None:
@@ -293,17 +564,25 @@ class Node:
         return binding
 
     def getCenterOfMass(self) -> list[float]:
-        """World position of the Solid's centre of mass [x, y, z] (m)."""
+        """World position [x, y, z] (m) of the centre of mass of the Solid and every Solid inside it (Webots'
+        definition: endPoints of its joints, nested Solids); the Solid's origin if none of them has mass."""
         binding = self._solid("wb_supervisor_node_get_center_of_mass")
         if binding is None:
             return list(_NAN3)
-        if binding.site_id >= 0:  # type: ignore[attr-defined]
-            # A frame-only Solid has no mass of its own (Webots: the centre of mass of the Solid and its
-            # descendants): its origin.
+        bodies = set()
+        for node in self._wb.walk():  # type: ignore[union-attr]
+            if node.is_a("solid"):
+                inner = self._sim.bindings.solid(node)
+                if inner is not None and inner.site_id < 0:  # Solids merged into a body add to its mass
+                    bodies.add(inner.body_id)
+        rows = np.fromiter(sorted(bodies), dtype=np.int64)
+        masses = self._sim.model.body_mass[rows]
+        total = float(masses.sum())
+        if total <= 0.0:
             frame = self._sim.supervision.world_frame(self._wb)  # type: ignore[arg-type]
             return list(map(float, frame.pos))  # type: ignore[union-attr]
         self._sim.supervision.refresh()
-        return list(map(float, self._sim.data.xipos[binding.body_id]))  # type: ignore[attr-defined]
+        return list(map(float, masses @ self._sim.data.xipos[rows] / total))
 
     def getVelocity(self) -> list[float]:
         """[vx, vy, vz, wx, wy, wz] of the Solid's rigid body at its centre of mass, world frame."""
@@ -324,6 +603,76 @@ class Node:
             self._sim.messages.warning("wb_supervisor_node_set_velocity(): only Solids with their own free body "
                                        "(top-level Solids with Physics) can be given a velocity in wbsim.")
 
+    def setJointPosition(self, position: float, index: int = 1) -> None:
+        """Put this joint (HingeJoint, SliderJoint) at ``position`` (rad or m) at once, with zero velocity; the
+        endPoint and everything on it follow. Motors keep their targets (Webots' behaviour)."""
+        fn = "wb_supervisor_node_set_joint_position"
+        node = self._wb
+        binding = self._sim.bindings.of(node) if node is not None else None
+        kind = getattr(binding, "kind", None)
+        if node is None or not node.is_a("joint") or kind not in ("hinge", "slider"):
+            print_error(f"{fn}() can exclusively be used with a HingeJoint or a SliderJoint"
+                        + (" (BallJoint and Hinge2Joint are not supported by wbsim yet)." if node is not None
+                           and node.is_a("joint") else "."))
+            return
+        if index != 1:
+            print_error(f"{fn}() called with an invalid 'index' argument: {index} (this joint has one axis).")
+            return
+        if not _check_float(fn, position):
+            return
+        qpos_adr, dof_adr = binding.qpos_adr, binding.dof_adr  # type: ignore[union-attr]
+        if qpos_adr < 0:
+            print_error(f"{fn}(): the joint has no endPoint.")
+            return
+        data = self._sim.data
+        data.qpos[qpos_adr] = float(position)
+        data.qvel[dof_adr] = 0.0
+        self._sim.supervision.invalidate()
+
+    def getStaticBalance(self) -> bool:
+        """Webots' static balance test: True if the centre of mass of the Solid and its descendants, projected
+        along gravity, lies inside the support polygon (the convex hull of their contact points projected on the
+        plane orthogonal to gravity). False without Physics contacts or with fewer than 3 non-aligned points."""
+        if self._solid("wb_supervisor_node_get_static_balance") is None:
+            return False
+        points = self.getContactPoints(includeDescendants=True)
+        gravity = np.asarray(self._sim.model.opt.gravity, dtype=float)
+        norm = float(np.linalg.norm(gravity))
+        if len(points) < 3 or norm == 0.0:
+            return False
+        down = gravity / norm
+        u = np.cross(down, [1.0, 0.0, 0.0] if abs(down[0]) < 0.9 else [0.0, 1.0, 0.0])
+        u /= np.linalg.norm(u)
+        v = np.cross(down, u)
+        plane = np.array([[float(np.dot(p.point, u)), float(np.dot(p.point, v))] for p in points])
+        com = np.asarray(self.getCenterOfMass(), dtype=float)
+        return _inside_convex_hull(plane, np.array([com @ u, com @ v]))
+
+    def saveState(self, stateName: str) -> None:
+        """Remember the positions and velocities of this Solid and of everything below it as ``stateName``."""
+        binding = self._solid("wb_supervisor_node_save_state")
+        if binding is not None:
+            self._sim.supervision.save_state(binding, str(stateName))  # type: ignore[arg-type]
+
+    def loadState(self, stateName: str) -> None:
+        """Put back the state saved as ``stateName`` (Webots' error if there is none)."""
+        binding = self._solid("wb_supervisor_node_load_state")
+        if binding is not None and not self._sim.supervision.load_state(binding, str(stateName)):  # type: ignore[arg-type]
+            print_error(f"wb_supervisor_node_load_state(): the state '{stateName}' was not saved for this node.")
+
+    def restartController(self) -> None:
+        """End this Robot's controller and start it again from its first line with the next step (a supervisor
+        restarting its own controller is not supported)."""
+        fn = "wb_supervisor_node_restart_controller"
+        node = self._wb
+        robot = next((r for r in self._sim.robots if r.node is node), None) if node is not None else None
+        if robot is None:
+            print_error(f"{fn}() can exclusively be used with a Robot.")
+            return
+        if not self._sim.restart_controller(robot):
+            print_error(f"{fn}(): robot '{robot.name}' has no controller file to restart, or it is the calling "
+                        "controller (not supported by wbsim).")
+
     def resetPhysics(self) -> None:
         """Zero the velocities of this Solid and every Solid below it, and the commanded motor velocities."""
         binding = self._solid("wb_supervisor_node_reset_physics")
@@ -338,6 +687,73 @@ class Node:
     def addTorque(self, torque: list[float], relative: bool) -> None:
         """Apply ``torque`` (N*m) to the Solid's body during the next step; ``relative``: Solid frame."""
         self._wrench(torque, relative, torque=True)
+
+    def addForceWithOffset(self, force: list[float], offset: list[float], relative: bool) -> None:
+        """Apply ``force`` (N; Solid frame if ``relative``) at ``offset`` (m, from the centre of mass, in the
+        Solid's frame) during the next step: the force plus the torque ``offset x force`` (ODE's
+        ``dBodyAdd(Rel)ForceAtRelPos``, as Webots)."""
+        fn = "wb_supervisor_node_add_force_with_offset"
+        binding = self._solid(fn)
+        if binding is None:
+            return
+        if not binding.dynamic:  # type: ignore[attr-defined]
+            self._sim.messages.warning(f"{fn}() can't be used with a kinematic Solid")
+            return
+        values, arm = _check_vector(fn, force, 3), _check_vector(fn, offset, 3)
+        if values is None or arm is None:
+            return
+        rotation = self._sim.supervision.world_frame(self._wb).rot  # type: ignore[arg-type, union-attr]
+        f = np.asarray(values, dtype=float)
+        if relative:
+            f = rotation @ f
+        r = rotation @ np.asarray(arm, dtype=float)
+        self._sim.supervision.add_wrench(binding, f, False)  # type: ignore[arg-type]
+        self._sim.supervision.add_wrench(binding, np.cross(r, f), True)  # type: ignore[arg-type]
+
+    def enablePoseTracking(self, samplingPeriod: int, fromNode: Node | None = None) -> None:
+        """Webots streams poses to speed up reads; wbsim's reads are always live, so nothing is needed."""
+
+    def disablePoseTracking(self, fromNode: Node | None = None) -> None:
+        """See :meth:`enablePoseTracking`."""
+
+    def enableContactPointsTracking(self, samplingPeriod: int, includeDescendants: bool = False) -> None:
+        """Webots streams contact points to speed up reads; wbsim's reads are always live."""
+
+    def disableContactPointsTracking(self, includeDescendants: bool = False) -> None:
+        """See :meth:`enableContactPointsTracking`."""
+
+    def setVisibility(self, fromNode: Node, visible: bool) -> None:
+        """Hide the node from a camera or viewpoint: nothing is rendered headless, so there is nothing to hide."""
+
+    def moveViewpoint(self) -> None:
+        """Move the viewpoint to the node: there is no viewpoint headless."""
+
+    def getContactPoints(self, includeDescendants: bool = False) -> list[ContactPoint]:
+        """The contact points of this Solid's boundingObject (and, with ``includeDescendants``, of the Solids
+        inside it) at the end of the last step, in world coordinates; ``getNodeId`` is the id of the Solid
+        whose geometry touches (Webots' ``wb_supervisor_node_get_contact_points``)."""
+        fn = "wb_supervisor_node_get_contact_points"
+        if self._wb is None or not self._wb.is_a("solid"):
+            print_error(f"{fn}() can exclusively be used with a Solid.")
+            return []
+        sim = self._sim
+        solids = [self._wb]
+        if includeDescendants:
+            solids = [n for n in self._wb.walk() if n.is_a("solid")]
+        owner_of_geom: dict[int, WbNode] = {}
+        for solid in solids:
+            binding = sim.bindings.solid(solid)
+            for geom in getattr(binding, "geom_ids", ()) or ():
+                owner_of_geom[int(geom)] = solid
+        points: list[ContactPoint] = []
+        data = sim.data
+        for i in range(data.ncon):
+            contact = data.contact[i]
+            for geom in (int(contact.geom1), int(contact.geom2)):
+                owner = owner_of_geom.get(geom)
+                if owner is not None:
+                    points.append(ContactPoint([float(v) for v in contact.pos], self._supervisor._node(owner).getId()))
+        return points
 
     def _wrench(self, vector: list[float], relative: bool, torque: bool) -> None:
         binding = self._solid("wb_supervisor_node_add_torque" if torque else "wb_supervisor_node_add_force")
@@ -372,6 +788,87 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<Node {self.getTypeName()} DEF={self.getDef()!r} id={self._id}>"
+
+
+@dataclass
+class ContactPoint:
+    """A contact point (Webots ``controller.ContactPoint``): ``point`` in world coordinates (m) and the id of
+    the Solid node whose geometry touches (``node_id``)."""
+
+    point: list[float]
+    node_id: int
+
+    def getPoint(self) -> list[float]:
+        """The point [x, y, z] in world coordinates (m)."""
+        return self.point
+
+    def getNodeId(self) -> int:
+        """The id of the touching Solid (``Supervisor.getFromId``)."""
+        return self.node_id
+
+
+
+class Proto:
+    """The PROTO a node is an instance of (Webots ``controller.Proto``): its name and interface fields."""
+
+    def __init__(self, node: Node, name: str) -> None:
+        self._node = node
+        self._name = name
+
+    def getTypeName(self) -> str:
+        """The PROTO name."""
+        return self._name
+
+    def getParent(self) -> Proto | None:
+        """The PROTO this one derives from: None (wbsim expands PROTOs to their base node)."""
+        return None
+
+    def isDerived(self) -> bool:
+        """False (see :meth:`getParent`)."""
+        return False
+
+    def getField(self, name: str) -> Field | None:
+        """The interface field ``name``, or None."""
+        return self._node.getField(name) if name in self._node._wb.proto_fields else None  # type: ignore[union-attr]
+
+    def getFieldByIndex(self, index: int) -> Field | None:
+        """The interface field at ``index``, or None."""
+        return self._node.getFieldByIndex(index)
+
+    def getNumberOfFields(self) -> int:
+        """The number of interface fields."""
+        return self._node.getNumberOfFields()
+
+    type_name = property(getTypeName)
+    number_of_fields = property(getNumberOfFields)
+    is_derived = property(isDerived)
+
+
+def _inside_convex_hull(points: np.ndarray, query: np.ndarray) -> bool:
+    """True if the 2-D point ``query`` lies inside (or on) the convex hull of ``points`` (n, 2), which must span
+    an area (Andrew's monotone chain, then a same-side test on every edge)."""
+    pts = sorted({(float(x), float(y)) for x, y in np.round(points, 12)})
+
+    def cross(o: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    hull: list[tuple[float, float]] = []
+    for sweep in (pts, pts[::-1]):
+        start = len(hull)
+        for p in sweep:
+            while len(hull) >= start + 2 and cross(hull[-2], hull[-1], p) <= 0:
+                hull.pop()
+            hull.append(p)
+        hull.pop()
+    if len(hull) < 3:
+        return False
+    q = (float(query[0]), float(query[1]))
+    return all(cross(hull[i], hull[(i + 1) % len(hull)], q) >= -1e-12 for i in range(len(hull)))
+
+
+def _has_physics(node: WbNode) -> bool:
+    """True if ``node`` or a node inside it is a Solid, a joint or a device (it has a MuJoCo part)."""
+    return any(n.is_a("solid") or n.is_a("joint") or n.type_name in kinds_by_node_type() for n in node.walk())
 
 
 def _type_of_value(node: WbNode, name: str, value: object) -> FieldType:
@@ -533,4 +1030,53 @@ class Supervisor(Robot):
 
     def setLabel(self, *args: object) -> None:
         """Accepted for compatibility; wbsim has no 3D view to draw labels in."""
+
+    simulation_mode = property(simulationGetMode, simulationSetMode)
+
+    # -- rendering, recording and virtual reality: nothing is rendered headless ---------------------------------
+    def getSelected(self) -> Node | None:
+        """The node selected in the 3D view: None (there is no 3D view)."""
+        return None
+
+    def exportImage(self, filename: str, quality: int) -> None:
+        """Save a screenshot: impossible headless (Webots' error for an unavailable rendering)."""
+        print_error("wb_supervisor_export_image(): nothing is rendered by wbsim (headless); no image written.")
+
+    def movieStartRecording(self, filename: str, width: int, height: int, codec: int, quality: int,
+                            acceleration: int, caption: bool) -> None:
+        """Record a movie: impossible headless; :meth:`movieFailed` then reports the failure."""
+        print_error("wb_supervisor_movie_start_recording(): nothing is rendered by wbsim (headless); no movie.")
+        self._movie_failed = True
+
+    def movieStopRecording(self) -> None:
+        """Stop the movie recording (there is none)."""
+
+    def movieIsReady(self) -> bool:
+        """True: no recording is in progress."""
+        return True
+
+    def movieFailed(self) -> bool:
+        """True after a :meth:`movieStartRecording` (no movie can be made headless)."""
+        return bool(getattr(self, "_movie_failed", False))
+
+    def animationStartRecording(self, filename: str) -> bool:
+        """Record a web animation: not available in wbsim (False, as Webots answers a failure)."""
+        print_error("wb_supervisor_animation_start_recording(): animations are not recorded by wbsim.")
+        return False
+
+    def animationStopRecording(self) -> bool:
+        """False: no animation is being recorded."""
+        return False
+
+    def virtualRealityHeadsetIsUsed(self) -> bool:
+        """False: no headset."""
+        return False
+
+    def virtualRealityHeadsetGetPosition(self) -> list[float]:
+        """NaN position: no headset."""
+        return list(_NAN3)
+
+    def virtualRealityHeadsetGetOrientation(self) -> list[float]:
+        """NaN rotation matrix: no headset."""
+        return [math.nan] * 9
 

@@ -501,3 +501,255 @@ def test_bad_argument_types_give_the_errors_of_webots_binding(rig):
     assert not sim.ended
     sup.simulationQuit(True)  # a bool is an int to ctypes
     assert sim.ended and sim.exit_status == 1
+
+
+def test_node_identity_properties_and_fields_by_index(rig):
+    sim, boss = rig
+    box = boss.getFromDef("BOX")
+    assert (box.DEF, box.type_name, box.base_type_name, box.type, box.id) == ("BOX", "Solid", "Solid", box.getType(),
+                                                                              box.getId())
+    assert box.number_of_fields == box.getNumberOfFields() == len(box._wb.schema.fields)
+    first = box.getFieldByIndex(0)
+    assert first.getName() == "translation" and first.type_name == "SFVec3f"
+    assert box.getFieldByIndex(box.getNumberOfFields()) is None
+    assert box.getBaseNodeField("translation").getSFVec3f() == box.getField("translation").getSFVec3f()
+    assert box.getNumberOfBaseNodeFields() == box.getNumberOfFields() and box.getProto() is None
+    children = boss.getRoot().getField("children")
+    assert children.count == children.getCount() == 6 and children.getActualField() is children
+
+
+def test_proto_instances_expose_their_proto_and_base_node(project, load):
+    path = project('DEF B Bar { length 2 }\nRobot { name "s" controller "<extern>" supervisor TRUE }',
+                   files={"protos/Bar.proto": "#VRML_SIM R2023b utf8\n"
+                                              "PROTO Bar [ field SFFloat length 1 field SFString name \"bar\" ] "
+                                              "{ Solid { name IS name } }"})
+    sim = load(path)
+    bar = sim.robot("s").getFromDef("B")
+    proto = bar.getProto()
+    assert (proto.getTypeName(), proto.isDerived(), proto.getParent()) == ("Bar", False, None)
+    assert proto.getNumberOfFields() == bar.getNumberOfFields() == 2
+    assert proto.getField("length").getSFFloat() == 2.0 and proto.getField("nope") is None
+    assert bar.getFieldByIndex(0).getName() == "length"
+    assert bar.getBaseNodeField("name").getSFString() == "bar" and bar.getBaseNodeField("length") is None
+
+
+def test_import_and_remove_nodes_without_physical_part(rig, capfd):
+    sim, boss = rig
+    children = boss.getRoot().getField("children")
+    children.importMFNodeFromString(-1, "DEF MARK Pose { translation 1 2 3 children [ Shape { geometry Sphere { } } ] }")
+    children.importMFNodeFromString(0, "Group { }")
+    assert children.getCount() == 8
+    assert children.getMFNode(0).getTypeName() == "Group" and children.getMFNode(-1).getDef() == "MARK"
+    mark = children.getMFNode(-1)
+    assert mark.getField("translation").getSFVec3f() == [1.0, 2.0, 3.0]
+    assert mark.getParentNode() == boss.getRoot()
+    shape = mark.getField("children").getMFNode(0)
+    shape.getField("geometry").removeSF()
+    assert shape.getField("geometry").getSFNode() is None
+    shape.getField("geometry").importSFNodeFromString("Box { size 1 2 3 }")
+    assert shape.getField("geometry").getSFNode().getField("size").getSFVec3f() == [1.0, 2.0, 3.0]
+    mark.remove()
+    children.removeMF(0)
+    assert children.getCount() == 6
+    # Solids need a recompiled model: refused with an error, the scene unchanged.
+    children.importMFNodeFromString(-1, "Solid { }")
+    boss.getFromDef("BOX").remove()
+    assert children.getCount() == 6
+    err = capfd.readouterr().err
+    assert "importing Solid, joint or device nodes at run time is not supported by wbsim yet" in err
+    assert "removing Solid, joint or device nodes at run time is not supported by wbsim yet" in err
+
+
+def test_mf_value_setters_inserts_and_removal(project, load, capfd):
+    path = project('Robot { name "s" controller "<extern>" supervisor TRUE children [\n'
+                   '  DEF L LED { color [ 1 0 0 ] children [ Shape { appearance Appearance { material DEF M Material { } } } ] }\n'
+                   "] }\nDEF W WorldInfo { info [ \"a\" ] }")
+    sim = load(path)
+    boss = sim.robot("s")
+    info = boss.getFromDef("W").getField("info")
+    info.insertMFString(-1, "c")
+    info.insertMFString(1, "b")
+    info.setMFString(0, "A")
+    assert [info.getMFString(i) for i in range(info.getCount())] == ["A", "b", "c"]
+    info.removeMF(-1)
+    assert info.getCount() == 2
+    info.setMFString(5, "x")
+    assert "out-of-bound index: 5" in capfd.readouterr().err
+    # An LED applies a colour list written through MF setters (as Webots' LED reads its 'color' field).
+    colors = boss.getFromDef("L").getField("color")
+    colors.insertMFColor(-1, [0, 0, 1])
+    colors.setMFColor(0, [0, 1, 0])
+    led = boss.getDevice("led")
+    led.set(2)
+    boss.step(16)
+    assert boss.getFromDef("M").getField("emissiveColor").getSFColor() == [0.0, 0.0, 1.0]
+    colors.insertMFColor(0, [1, 2])
+    assert "invalid value" in capfd.readouterr().err
+
+
+def test_contact_points_of_a_resting_box_and_force_with_offset(rig):
+    sim, boss = rig
+    box = boss.getFromDef("BOX")
+    assert box.getContactPoints() == []
+    boss.step(1500)  # falls 2 m and rests on the floor
+    points = box.getContactPoints()
+    assert len(points) >= 3 and all(p.getNodeId() == box.getId() for p in points)
+    assert all(abs(p.getPoint()[2]) < 2e-3 for p in points)  # on the floor plane z = 0
+    floor_points = boss.getFromDef("FLOOR").getContactPoints()
+    assert {p.getNodeId() for p in floor_points} == {boss.getFromDef("FLOOR").getId()}
+
+
+def test_force_with_offset_pushes_and_turns(project, load):
+    world = ('WorldInfo { basicTimeStep 10 gravity 0 }\nRobot { name "s" controller "<extern>" supervisor TRUE }\n'
+             "DEF BOX Solid { translation 0 0 1 boundingObject Box { size 0.2 0.2 0.2 } physics Physics { density -1 mass 2 } }")
+    sim = load(project(world))
+    box = sim.robot("s").getFromDef("BOX")
+    # F = 2 N along x at 0.1 m above the centre of mass, for one 10 ms step: torque 0.2 N m about +y.
+    box.addForceWithOffset([2.0, 0, 0], [0, 0, 0.1], False)
+    sim.robot("s").step(10)
+    v = box.getVelocity()
+    inertia = 2 * 0.2**2 / 6  # solid cube of 2 kg, 0.2 m sides
+    assert v[0] == pytest.approx(2.0 / 2 * 0.01, rel=1e-3)
+    assert v[4] == pytest.approx(2.0 * 0.1 / inertia * 0.01, rel=1e-3)
+
+
+def test_headless_supervisor_members(rig, capfd):
+    sim, boss = rig
+    assert boss.getSelected() is None and boss.simulation_mode == boss.SIMULATION_MODE_FAST
+    boss.movieStartRecording("m.mp4", 640, 480, 0, 90, 1, False)
+    assert boss.movieFailed() and boss.movieIsReady()
+    assert boss.animationStartRecording("a.html") is False
+    assert not boss.virtualRealityHeadsetIsUsed() and math.isnan(boss.virtualRealityHeadsetGetPosition()[0])
+    boss.exportImage("x.png", 90)
+    assert "nothing is rendered by wbsim" in capfd.readouterr().err
+
+
+def test_set_joint_position_moves_the_end_point(project, load, capfd):
+    world = ('WorldInfo { basicTimeStep 10 gravity 0 }\nDEF R Robot { name "s" controller "<extern>" supervisor TRUE\n'
+             "  children [ DEF J HingeJoint { jointParameters HingeJointParameters { axis 0 0 1 }\n"
+             "    endPoint DEF ARM Solid { translation 1 0 0 physics Physics { density -1 mass 1 } "
+             "boundingObject Sphere { radius 0.05 } } } ] }")
+    sim = load(project(world))
+    boss = sim.robot("s")
+    boss.getFromDef("J").setJointPosition(math.pi / 2)
+    x, y, _ = boss.getFromDef("ARM").getPosition()
+    assert (x, y) == (pytest.approx(0.0, abs=1e-9), pytest.approx(1.0))
+    params = boss.getFromDef("J").getField("jointParameters").getSFNode()
+    assert params.getField("position").getSFFloat() == pytest.approx(math.pi / 2)
+    boss.step(100)
+    assert boss.getFromDef("ARM").getPosition()[1] == pytest.approx(1.0)  # at rest there
+    boss.getFromDef("ARM").setJointPosition(1.0)
+    boss.getFromDef("J").setJointPosition(1.0, 2)
+    err = capfd.readouterr().err
+    assert "can exclusively be used with a HingeJoint or a SliderJoint" in err and "invalid 'index'" in err
+
+
+def test_center_of_mass_includes_descendant_solids(project, load):
+    world = ('WorldInfo { gravity 0 }\nDEF R Robot { name "s" controller "<extern>" supervisor TRUE\n'
+             "  physics Physics { density -1 mass 3 } boundingObject Sphere { radius 0.1 }\n"
+             "  children [ HingeJoint { jointParameters HingeJointParameters { axis 0 0 1 }\n"
+             "    endPoint DEF ARM Solid { translation 1 0 0 physics Physics { density -1 mass 1 } "
+             "boundingObject Sphere { radius 0.05 } } } ] }")
+    sim = load(project(world))
+    boss = sim.robot("s")
+    assert boss.getFromDef("R").getCenterOfMass() == pytest.approx([0.25, 0.0, 0.0])  # (3*0 + 1*1) / 4
+    assert boss.getFromDef("ARM").getCenterOfMass() == pytest.approx([1.0, 0.0, 0.0])
+
+
+def test_restart_controller_runs_it_again_from_the_start(project, load, capfd):
+    counter = """
+    from controller import Robot
+    robot = Robot()
+    print("started at", robot.getTime())
+    while robot.step(10) != -1:
+        pass
+    """
+    boss = """
+    from controller import Supervisor
+    supervisor = Supervisor()
+    supervisor.step(50)
+    supervisor.getFromDef("W").restartController()
+    supervisor.getSelf().restartController()
+    while supervisor.step(10) != -1:
+        pass
+    """
+    world = ('WorldInfo { basicTimeStep 10 }\nDEF W Robot { name "w" controller "counter" }\n'
+             'Robot { name "boss" controller "boss" supervisor TRUE }')
+    sim = load(project(world, controllers={"counter": counter, "boss": boss}))
+    sim.run(0.2)
+    captured = capfd.readouterr()
+    assert not sim.failed
+    # Restarted at t = 0.05 s, after the worker ran in that step: it starts again in the next one.
+    assert captured.out.count("started at") == 2 and "started at 0.06" in captured.out
+    assert "it is the calling controller" in captured.err
+
+
+def test_save_and_load_state_of_a_subtree(rig, capfd):
+    sim, boss = rig
+    box = boss.getFromDef("BOX")
+    boss.step(200)
+    box.saveState("falling")
+    position, velocity = box.getPosition(), box.getVelocity()
+    boss.step(300)
+    assert box.getPosition()[2] < position[2]
+    box.loadState("falling")
+    assert box.getPosition() == pytest.approx(position) and box.getVelocity() == pytest.approx(velocity)
+    boss.step(100)  # it falls on from there
+    assert box.getPosition()[2] < position[2]
+    box.loadState("never saved")
+    assert "'never saved' was not saved" in capfd.readouterr().err
+
+
+def test_static_balance_of_a_falling_then_resting_box(project, load):
+    from wbsim.api.supervisor import _inside_convex_hull
+
+    square = np.array([[0, 0], [1, 0], [1, 1], [0, 1], [0.5, 0.5]])
+    assert _inside_convex_hull(square, np.array([0.5, 0.2])) and not _inside_convex_hull(square, np.array([1.2, 0.5]))
+    assert not _inside_convex_hull(np.array([[0, 0], [1, 1], [2, 2]]), np.array([1, 1]))  # no area
+    world = ('WorldInfo { basicTimeStep 10 physicsDisableTime 0 }\nRobot { name "s" controller "<extern>" supervisor TRUE }\n'
+             "Solid { name \"floor\" boundingObject Plane { size 10 10 } }\n"
+             "DEF BOX Solid { translation 0 0 0.5 name \"box\" boundingObject Box { size 0.2 0.2 0.2 } "
+             "physics Physics { density -1 mass 1 } }")
+    sim = load(project(world))
+    boss = sim.robot("s")
+    box = boss.getFromDef("BOX")
+    assert box.getStaticBalance() is False  # in the air: no support polygon
+    boss.step(1500)
+    assert len(box.getContactPoints()) >= 3 and box.getStaticBalance() is True
+
+
+def test_writing_the_joint_position_field_moves_the_joint(project, load):
+    world = ('WorldInfo { gravity 0 }\nRobot { name "s" controller "<extern>" supervisor TRUE\n'
+             "  children [ HingeJoint { jointParameters DEF P HingeJointParameters { axis 0 0 1 }\n"
+             "    endPoint DEF ARM Solid { translation 1 0 0 physics Physics { density -1 mass 1 } "
+             "boundingObject Sphere { radius 0.05 } } } ] }")
+    sim = load(project(world))
+    boss = sim.robot("s")
+    boss.getFromDef("P").getField("position").setSFFloat(math.pi)
+    assert boss.getFromDef("ARM").getPosition()[0] == pytest.approx(-1.0)
+    assert boss.getFromDef("P").getField("position").getSFFloat() == pytest.approx(math.pi)
+
+
+def test_writing_a_mass_changes_the_body_until_reset(project, load):
+    world = ('WorldInfo { basicTimeStep 10 gravity 0 }\nRobot { name "s" controller "<extern>" supervisor TRUE }\n'
+             "DEF BOX Solid { translation 0 0 1 boundingObject Box { size 0.2 0.2 0.2 } "
+             "physics DEF P Physics { density -1 mass 2 } }")
+    sim = load(project(world))
+    boss = sim.robot("s")
+
+    def push() -> float:
+        box = boss.getFromDef("BOX")
+        box.resetPhysics()
+        box.addForce([2.0, 0, 0], False)
+        boss.step(10)
+        return box.getVelocity()[0]
+
+    assert push() == pytest.approx(2.0 / 2 * 0.01, rel=1e-6)
+    boss.getFromDef("P").getField("mass").setSFFloat(4.0)
+    assert boss.getFromDef("P").getField("mass").getSFFloat() == 4.0
+    assert push() == pytest.approx(2.0 / 4 * 0.01, rel=1e-6)
+    body = sim.bindings.solid(boss.getFromDef("BOX")._wb).body_id
+    assert sim.model.body_inertia[body] == pytest.approx([4 * 0.08 / 12] * 3)  # inertia scaled with the mass
+    sim.reset()
+    boss = sim.robot("s")
+    assert push() == pytest.approx(2.0 / 2 * 0.01, rel=1e-6)

@@ -1,11 +1,15 @@
 """The ``wbsim`` command line: ``run``, ``check`` and ``--version``.
 
 Exit statuses: ``run`` returns the supervisor's ``simulationQuit`` status (0 otherwise); 2 for a world
-that does not load (every problem is printed) or bad arguments; 1 when the physics diverges, or when a
-controller or the physics plugin raised (its traceback is printed and the run goes on without it); 130
-when interrupted with Ctrl-C.
+that does not load (every problem is printed) or bad arguments; 1 when the physics diverges or the physics
+plugin raised; 70 (``EX_SOFTWARE``) when a controller raised (its traceback is printed when it happens, the run goes on without
+it, and a summary of every controller that raised ends the run), unless ``--keep-going``; 130 when
+interrupted with Ctrl-C.
 ``check`` returns 0 when the world loads cleanly, 1 when it has problems, and 2 when a file it needs
 (a Webots PROTO or mesh) is found nowhere.
+
+Messages: located warnings and errors are printed once each, as ``file:line:column: warning: text [in
+node path]``, with paths relative to the current folder, sorted by file, line and column.
 
 Both take ``--webots-home DIR`` (a Webots installation or checkout for ``webots://`` assets; default
 ``WEBOTS_HOME``) and ``--offline`` (never download Webots' assets; also ``WBSIM_OFFLINE=1``).
@@ -14,6 +18,7 @@ Both take ``--webots-home DIR`` (a Webots installation or checkout for ``webots:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import warnings
@@ -21,11 +26,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from wbsim._version import __version__
-from wbsim.errors import SimulationError, WbsimError, WorldAssetError, WorldLoadError
+from wbsim.errors import SimulationError, SourceLocation, WbsimError, WorldAssetError, WorldError, WorldLoadError
+from wbsim.world.model import WorldWarning
 
 __all__ = ["main", "build_parser"]
 
 _LOAD_ERROR = 2
+CONTROLLER_RAISED = 70
+"""Exit status of ``wbsim run`` when a controller raised (without ``--keep-going``)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "visual state at WorldInfo.FPS; read it with wbsim.recording.load)")
     run.add_argument("--missing-controller", choices=("error", "warn"), default="error",
                      help="what to do when a robot's controller file is missing (default: error)")
+    run.add_argument("--keep-going", action="store_true",
+                     help=f"a controller that raised does not change the exit status (otherwise {CONTROLLER_RAISED})")
 
     check = commands.add_parser("check", help="check a world and report every problem",
                                 description="Check a world file and report every problem found.")
@@ -62,9 +72,56 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _relative(path: str) -> str:
+    """``path`` relative to the current folder (as given when that fails, e.g. on another drive)."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return path
+
+
+def _located(kind: str, message: str, location: SourceLocation | None, node_path: str) -> tuple[tuple, str]:
+    """A sort key (file, line, column) and the line ``file:line:column: kind: message [in node path]``."""
+    where = f"{_relative(location.file)}:{location.line}:{location.column}: " if location else ""
+    key = (_relative(location.file), location.line, location.column) if location else ("", 0, 0)
+    path = f" [in {node_path}]" if node_path else ""
+    return key, f"{where}{kind}: {message}{path}"
+
+
+def _warning_lines(items: list[WorldWarning]) -> list[str]:
+    """Located warnings, one ``warning:`` each, sorted by file, line and column."""
+    return [line for _, line in sorted((_located("warning", w.message, w.location, w.node_path) for w in items),
+                                       key=lambda pair: pair[0])]
+
+
+def _error_lines(items: list[WorldError]) -> list[str]:
+    """Located errors sorted by file, line and column."""
+    return [line for _, line in sorted((_located("error", e.message, e.location, e.node_path) for e in items),
+                                       key=lambda pair: pair[0])]
+
+
 def _print_warnings(caught: list[warnings.WarningMessage]) -> None:
+    located = [item.message.world_warning for item in caught
+               if getattr(item.message, "world_warning", None) is not None]
+    for line in _warning_lines(located):  # type: ignore[arg-type]
+        print(line, file=sys.stderr)
     for item in caught:
-        print(f"warning: {item.message}", file=sys.stderr)
+        if getattr(item.message, "world_warning", None) is None:
+            text = str(item.message)
+            print(text if "warning:" in text.lower() else f"warning: {text}", file=sys.stderr)
+
+
+def _crash_summary(sim: object) -> list[str]:
+    """One line per controller that raised: robot, controller, where and what, with the simulated time."""
+    lines = []
+    for robot in sim.robots:  # type: ignore[attr-defined]
+        process = robot.controller
+        if process is not None and process.crash is not None:
+            error, where, time_s = process.crash
+            file, _, line = where.rpartition(":")
+            lines.append(f"  {_relative(file)}:{line}: controller '{process.name}' of robot '{robot.name}' raised "
+                         f"at t = {time_s:.3f} s: {error}")
+    return sorted(lines)
 
 
 def _load(args: argparse.Namespace) -> object:
@@ -133,8 +190,13 @@ def _run(args: argparse.Namespace) -> int:
         return _LOAD_ERROR
     try:
         sim = _load(args)
-    except WbsimError as error:  # world, compile and controller problems
-        print(f"wbsim: cannot load {args.world}:\n{error}", file=sys.stderr)
+    except WorldLoadError as error:
+        print(f"wbsim: cannot load {_relative(str(args.world))}: {len(error.errors)} problem(s):", file=sys.stderr)
+        for line in _error_lines(error.errors):
+            print(line, file=sys.stderr)
+        return _LOAD_ERROR
+    except WbsimError as error:  # controller problems
+        print(f"wbsim: cannot load {_relative(str(args.world))}:\n{error}", file=sys.stderr)
         return _LOAD_ERROR
     from wbsim.sim.simulation import Simulation
 
@@ -171,8 +233,6 @@ def _run(args: argparse.Namespace) -> int:
 
             status = sim.run(args.duration, on_step=after_step if (show or realtime) else None)
             progress.update(sim.time_s, force=True)
-            if status == 0 and sim.failed:  # a controller or the physics plugin raised (tracebacks printed)
-                status = 1
     except KeyboardInterrupt:
         print(f"\nwbsim: interrupted at t = {sim.time_s:.3f} s", file=sys.stderr)
         status = 130
@@ -188,8 +248,15 @@ def _run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             print(f"\nwbsim: interrupted while closing at t = {sim.time_s:.3f} s", file=sys.stderr)
             status = 130
-    if status == 0 and sim.failed:  # the plugin's webots_physics_cleanup (run by close) may raise too
+    crashes = _crash_summary(sim)
+    if crashes:
+        print(f"wbsim: {len(crashes)} controller(s) raised (tracebacks above):", file=sys.stderr)
+        for line in crashes:
+            print(line, file=sys.stderr)
+    if status == 0 and sim.plugin is not None and sim.plugin.failed:  # the plugin raised (also in its cleanup)
         status = 1
+    if status == 0 and crashes and not args.keep_going:
+        status = CONTROLLER_RAISED
     return status
 
 
@@ -203,27 +270,28 @@ def _check(args: argparse.Namespace) -> int:
     try:
         model = load_world_model(args.world, webots_home=args.webots_home, offline=args.offline)
     except WorldLoadError as error:
-        for item in error.errors:
-            print(f"error: {item}", file=sys.stderr)
-        print(f"{args.world}: {len(error.errors)} problem(s)", file=sys.stderr)
+        for line in _error_lines(error.errors):
+            print(line, file=sys.stderr)
+        print(f"{_relative(str(args.world))}: {len(error.errors)} problem(s)", file=sys.stderr)
         return _LOAD_ERROR if any(isinstance(e, WorldAssetError) for e in error.errors) else 1
-    warned.extend(str(w) for w in model.warnings)
+    located = list(model.warnings)
     try:
         compiled = compile_world(model)
-        warned.extend(str(w) for w in compiled.warnings)
+        located.extend(compiled.warnings)
     except WorldLoadError as error:
-        problems.extend(str(e) for e in error.errors)
+        problems.extend(_error_lines(error.errors))
         compiled = None
+    warned.extend(_warning_lines(located))
     for node in model.walk():
         if node.type_name != "Robot":
             continue
         _, problem = find_controller(model.project_dir, str(node["name"]), str(node["controller"]))
         if problem is not None:
-            problems.append(f"{node.location}: {problem} [in {node.path}]")
+            problems.append(_located("error", problem, node.location, node.path)[1])
     for line in warned:
         print(line, file=sys.stderr)
     for line in problems:
-        print(f"error: {line}", file=sys.stderr)
+        print(line, file=sys.stderr)
     if problems:
         print(f"{args.world}: {len(problems)} problem(s)", file=sys.stderr)
         return 1

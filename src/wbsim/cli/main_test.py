@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from wbsim import __version__
-from wbsim.cli.main import main
+from wbsim.cli.main import CONTROLLER_RAISED, main
 
 REPO = Path(__file__).resolve().parents[3]
 DEMO = REPO / "examples" / "worlds" / "demo.wbt"
@@ -124,8 +124,45 @@ def test_controller_prints_reach_a_pipe_in_order_with_tracebacks(project):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     result = subprocess.run([*_console(), "run", str(path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, timeout=120, env=env)
-    assert result.returncode == 1  # the run ends normally, and its status says a controller failed
+    assert result.returncode == CONTROLLER_RAISED  # the run ends normally, and its status says a controller failed
     assert result.stdout.index("before the crash") < result.stdout.index("RuntimeError: boom")
+    summary = result.stdout[result.stdout.index("wbsim: 1 controller(s) raised"):]
+    assert "printer.py:6: controller 'printer' of robot 'r' raised at t = 0.010 s: RuntimeError: boom" in summary
+
+
+def test_controller_crashes_summary_and_keep_going(project, capsys, monkeypatch, tmp_path):
+    crash = """
+    from controller import Robot
+    robot = Robot()
+    robot.step({ms})
+    raise ValueError("bad {ms}")
+    """
+    path = project('WorldInfo { basicTimeStep 10 }\nRobot { name "b" controller "late" }\n'
+                   'Robot { name "a" controller "early" }',
+                   controllers={"early": crash.format(ms=10), "late": crash.format(ms=30)})
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", str(path), "--duration", "0.1", "--no-progress"]) == CONTROLLER_RAISED
+    err = capsys.readouterr().err
+    summary = err[err.index("wbsim: 2 controller(s) raised (tracebacks above):"):].splitlines()
+    assert summary[1:] == [  # sorted by file, paths relative to the current folder
+        "  controllers/early/early.py:5: controller 'early' of robot 'a' raised at t = 0.010 s: ValueError: bad 10",
+        "  controllers/late/late.py:5: controller 'late' of robot 'b' raised at t = 0.030 s: ValueError: bad 30",
+    ]
+    assert main(["run", str(path), "--duration", "0.1", "--no-progress", "--keep-going"]) == 0
+    assert "wbsim: 2 controller(s) raised" in capsys.readouterr().err
+
+
+def test_run_warnings_once_prefixed_relative_and_sorted(project, capsys, monkeypatch, tmp_path):
+    # The Charger's warning comes from the loader, before the compiler's warnings about the devices of line 2.
+    path = project("Robot { children [ Display { } Camera { } ] }\nCharger { }")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", str(path), "--duration", "0.02", "--no-progress"]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if "not simulated" in line]
+    assert [line.split(" devices")[0].split(" nodes")[0] for line in lines] == [
+        "worlds/test.wbt:2:20: warning: Display", "worlds/test.wbt:2:32: warning: Camera",
+        "worlds/test.wbt:3:1: warning: Charger",
+    ]
+    assert all(line.count("warning:") == 1 for line in lines)
 
 
 @pytest.mark.skipif(shutil.which("script") is None or os.name != "posix", reason="needs util-linux script")

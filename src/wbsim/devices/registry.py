@@ -34,6 +34,8 @@ KIND_MODULES: tuple[str, ...] = (
     "wbsim.devices.lidar",
     "wbsim.devices.propeller",
     "wbsim.devices.track",
+    "wbsim.devices.inert",
+    "wbsim.devices.brake",
 )
 """The modules defining a ``KIND``, in the order banks run within a phase."""
 

@@ -13,6 +13,9 @@ Isolation, matching what separate processes give in Webots:
   ``sys.path`` (``sys.path.append("../../libraries/python")``), are private to that controller: two
   controllers with a ``utils.py`` each, or two robots running the same controller with a shared
   library, never share module state;
+- a ``runtime.ini`` next to the script is honoured (:mod:`wbsim.sim.runtime_ini`): its ``PYTHONPATH``
+  folders follow the controller's folder on its ``sys.path``, its variables are in ``os.environ`` while it
+  runs;
 - an exception prints its traceback on stderr and ends only that controller; its robot keeps its last
   commands, as in Webots. ``KeyboardInterrupt`` (Ctrl-C) is not a controller crash: it stops the
   simulation's caller;
@@ -46,6 +49,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 import greenlet
+
+from wbsim.sim.runtime_ini import read_runtime_ini
 
 if TYPE_CHECKING:
     from wbsim.sim.robot import RobotRuntime
@@ -170,6 +175,7 @@ class ControllerProcess:
         self.finished = False
         self.crashed = False
         self.abandoned = False
+        self.crash: tuple[str, str, float] | None = None  # (exception text, "file:line" raising, simulated s)
         self.exit_status: int | None = None
         # The controller's own sys.stdout / sys.stderr once it replaced them (None: the host's, whatever they are).
         self.own_streams: tuple[object, object] | None = None
@@ -181,6 +187,16 @@ class ControllerProcess:
         # The controller's own sys.path, made on first entry: its folder, then the host's entries.
         self.path: list[str] | None = None
         self.host_entries: frozenset[str] = frozenset()
+        self.runtime_ini = read_runtime_ini(self.folder)  # its PYTHONPATH and environment variables
+        self._outside_environment: dict[str, str | None] = {}
+
+    def _raising_line(self, error: BaseException) -> str:
+        """``file:line`` of the innermost frame of ``error``'s traceback in the controller's own folder (else the
+        innermost frame), for the crash summary."""
+        frames = traceback.extract_tb(error.__traceback__)
+        own = [f for f in frames if Path(f.filename).resolve().is_relative_to(self.folder.resolve())]
+        frame = (own or frames or [None])[-1]
+        return f"{frame.filename}:{frame.lineno}" if frame is not None else str(self.script)
 
     @property
     def name(self) -> str:
@@ -232,9 +248,10 @@ class ControllerProcess:
                 print(code, file=sys.stderr)  # what Python prints for sys.exit("message"), on the controller's stderr
             if self.exit_status != 0:
                 self._report(exit_status_message(self.name, self.exit_status))
-        except BaseException:
+        except BaseException as error:
             self.crashed = True
             self.exit_status = 1
+            self.crash = (f"{type(error).__name__}: {error}", self._raising_line(error), self.robot.sim.time_s)
             print(f"Controller '{self.name}' of robot '{self.robot.name}' crashed:", file=sys.stderr)
             traceback.print_exc()
             sys.stderr.flush()
@@ -294,8 +311,11 @@ class ControllerProcess:
         saved_path = sys.path
         if self.path is None:
             self.host_entries = frozenset(p for p in saved_path if isinstance(p, str))
-            self.path = [self._folder_str, *saved_path]
+            self.path = [self._folder_str, *self.runtime_ini.python_path, *saved_path]
         sys.path = self.path
+        if self.runtime_ini.environment:  # runtime.ini variables hold only while this controller runs
+            self._outside_environment = {name: os.environ.get(name) for name in self.runtime_ini.environment}
+            os.environ.update(self.runtime_ini.environment)
         outside: dict[str, ModuleType | None] = {}
         modules = sys.modules
         for name in self._swapped_names():
@@ -331,6 +351,12 @@ class ControllerProcess:
             previous = outside.get(name)
             if previous is not None:
                 modules[name] = previous
+        if self.runtime_ini.environment:
+            for name, value in self._outside_environment.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
         if saved_cwd != self._folder_str:
             os.chdir(saved_cwd)
         sys.argv = saved_argv

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from collections import deque
 from numbers import Real
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,8 @@ class RobotRuntime:
         custom_data: the ``customData`` string.
         controller: the controller process, or None (``<none>``, ``<extern>``, ``<generic>``).
         wake_step: the basic-step index at which a waiting controller resumes.
+        pending_keys: key codes typed by :meth:`press_keys` that the keyboard has not returned yet.
+        input_periods: sampling periods of the user input devices (``"keyboard"``, ``"mouse"``, ...), ms.
     """
 
     def __init__(self, sim: Simulation, binding: RobotBinding, devices: list[CoreDevice]) -> None:
@@ -54,6 +57,15 @@ class RobotRuntime:
         self.last_duration_steps = 0
         self.saw_end = False
         self.exit_raised = False  # step() raised the SystemExit ending the controller
+        self.pending_keys: deque[int] = deque()
+        self.input_periods: dict[str, int] = {}
+        self.api_robot: object | None = None  # the Robot object of its controller (for Motion)
+
+    def press_keys(self, *codes: int) -> None:
+        """Type keys for this robot's controller (headless runs have no keyboard): its enabled ``Keyboard``
+        returns ``codes`` one per ``getKey()`` call, in order, then -1. Codes are Webots' (``ord("A")``,
+        ``Keyboard.UP``, ``Keyboard.SHIFT + ord("A")``)."""
+        self.pending_keys.extend(int(code) for code in codes)
 
     @property
     def sim(self) -> Simulation:

@@ -34,6 +34,7 @@ from wbsim.sim.phases import PHASE_ORDER, Hook, Phase
 from wbsim.sim.robot import RobotRuntime
 from wbsim.sim.supervision import Supervision
 from wbsim.world.loader import load_world_model
+from wbsim.sim.battery import Batteries
 from wbsim.world.model import WbNode, WorldModel, WorldWarning
 
 if TYPE_CHECKING:
@@ -44,7 +45,15 @@ __all__ = ["Simulation", "SimulationOptions", "load_world", "WbsimWarning"]
 
 
 class WbsimWarning(UserWarning):
-    """A world or compile warning (the world still loads)."""
+    """A world or compile warning (the world still loads).
+
+    Attributes:
+        world_warning: the located warning (file, line, column, node path), or None.
+    """
+
+    def __init__(self, text: str, world_warning: WorldWarning | None = None) -> None:
+        super().__init__(text)
+        self.world_warning = world_warning
 
 
 @dataclass(frozen=True)
@@ -195,6 +204,7 @@ class Simulation:
         except mujoco.FatalError as error:  # the initial state cannot even be computed: a load error
             detail = " ".join(str(error).split())
             raise SimulationError(f"MuJoCo cannot compute the initial state of {self.world.file}: {detail}") from None
+        self.batteries = Batteries.attach(self)  # None when no robot has a battery
         self.supervision = Supervision(self)
         self._initial_data = mujoco.MjData(self.model)
         mujoco.mj_copyData(self._initial_data, self.model, self.data)
@@ -233,7 +243,8 @@ class Simulation:
 
     def _mutable_model_arrays(self) -> dict[str, np.ndarray]:
         # Model fields that wbsim changes at run time; restored on reset.
-        return {name: getattr(self.model, name).copy() for name in ("body_pos", "body_quat", "tendon_frictionloss")}
+        return {name: getattr(self.model, name).copy()
+                for name in ("body_pos", "body_quat", "tendon_frictionloss", "body_mass", "body_inertia")}
 
     def _resolve_controllers(self) -> dict[RobotRuntime, Path]:
         scripts: dict[RobotRuntime, Path] = {}
@@ -262,6 +273,23 @@ class Simulation:
             self._finalizer = weakref.finalize(self, _shutdown, self._finder, self._processes)
         if self._processes and self._finder not in sys.meta_path:
             sys.meta_path.insert(0, self._finder)
+
+    def restart_controller(self, robot: RobotRuntime) -> bool:
+        """Webots' ``restartController``: end ``robot``'s controller and start it again from its first line
+        (it runs with the next step). False if the robot has no controller file or it is the caller itself.
+        """
+        script = self._controller_scripts.get(robot)
+        process = robot.controller
+        if script is None or (process is not None and process.in_own_greenlet()):
+            return False
+        if process is not None:
+            process.terminate()
+        robot.wake_step = self.step_count
+        robot.saw_end = False
+        args = [str(a) for a in robot.node["controllerArgs"]]  # type: ignore[union-attr]
+        robot.controller = ControllerProcess(robot, script, args, self._finder)
+        self._processes[:] = [r.controller for r in self.robots if r.controller is not None]
+        return True
 
     # -- public API ------------------------------------------------------------------------------------
     @property
@@ -543,8 +571,11 @@ class Simulation:
             for bank in self._sampling:
                 bank.before_world_reset(self.data)
         mujoco.mj_copyData(self.data, self.model, self._initial_data)
+        masses_changed = self.supervision.masses_changed
         for name, values in self._initial_model_arrays.items():
             getattr(self.model, name)[...] = values
+        if masses_changed:  # a supervisor wrote a mass: MuJoCo's derived constants follow the restored masses
+            mujoco.mj_setConst(self.model, mujoco.MjData(self.model))
         self.step_count = 0
         self.ended = False
         self.exit_status = 0
@@ -555,6 +586,8 @@ class Simulation:
             else:
                 bank.restart()  # controllers keep running with their sensors enabled
         self.supervision.reset()
+        if self.batteries is not None:
+            self.batteries.reset(keep_sensors=not restart_controllers)
         self.plugin_mailbox.clear()
         for robot in self.robots:
             robot.custom_data = str(robot.node["customData"])
@@ -645,4 +678,4 @@ def load_world(
 
 
 def _emit_warning(warning: WorldWarning) -> None:
-    warnings.warn(str(warning), WbsimWarning, stacklevel=3)
+    warnings.warn(WbsimWarning(str(warning), warning), stacklevel=3)

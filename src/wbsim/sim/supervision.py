@@ -103,6 +103,8 @@ class Supervision:
             self._mocaps.append((node, binding.body_id, mocap))
         self._mocap_rows = {body: i for i, (_, body, _) in enumerate(self._mocaps)}
         self.overrides: dict[tuple[WbNode, str], object] = {}
+        self.saved_states: dict[tuple[WbNode, str], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.masses_changed = False  # a supervisor wrote a Physics mass (the reset recomputes MuJoCo's constants)
         self.node_ids: dict[WbNode, int] = {}
         self.wrenches: dict[int, np.ndarray] = {}
         self._fresh_at: int | None = None
@@ -184,6 +186,7 @@ class Supervision:
             getattr(model, name)[index] = values
         self.overrides.clear()
         self.wrenches.clear()
+        self.masses_changed = False
         self.static_dirty = False
         self._pending_locals = None
         self.invalidate()
@@ -415,6 +418,45 @@ class Supervision:
             bank.reset_physics(dofs)
         self.invalidate()
 
+    def _subtree_dofs(self, binding: SolidBinding) -> tuple[np.ndarray, np.ndarray]:
+        """The ``qpos`` and ``qvel`` indices of the joints of the Solid's body and of every body below it."""
+        model = self.sim.model
+        root = binding.body_id
+        if root <= 0 or binding.site_id >= 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        below = np.zeros(model.nbody, dtype=bool)
+        below[root] = True
+        parents = model.body_parentid
+        for body in range(root + 1, model.nbody):  # MuJoCo numbers children after their parents
+            below[body] = below[parents[body]]
+        joints = np.flatnonzero(below[model.jnt_bodyid])
+        sizes = {int(mujoco.mjtJoint.mjJNT_FREE): 7, int(mujoco.mjtJoint.mjJNT_BALL): 4}
+        qpos = [np.arange(model.jnt_qposadr[j], model.jnt_qposadr[j] + sizes.get(int(model.jnt_type[j]), 1))
+                for j in joints]
+        qpos_rows = np.concatenate(qpos) if qpos else np.zeros(0, dtype=np.int64)
+        return qpos_rows, np.flatnonzero(below[model.dof_bodyid])
+
+    def save_state(self, binding: SolidBinding, name: str) -> None:
+        """Webots' ``Node.saveState``: remember the positions and velocities of the Solid and everything below it
+        under ``name`` (kept across world resets, as Webots keeps them while the world is loaded)."""
+        qpos_rows, dofs = self._subtree_dofs(binding)
+        data = self.sim.data
+        self.saved_states[(binding.node, name)] = (qpos_rows, data.qpos[qpos_rows].copy(), dofs,
+                                                   data.qvel[dofs].copy())
+
+    def load_state(self, binding: SolidBinding, name: str) -> bool:
+        """Webots' ``Node.loadState``: put back what :meth:`save_state` saved under ``name``; False if nothing."""
+        saved = self.saved_states.get((binding.node, name))
+        if saved is None:
+            return False
+        qpos_rows, qpos, dofs, qvel = saved
+        data = self.sim.data
+        data.qpos[qpos_rows] = qpos
+        data.qvel[dofs] = qvel
+        data.qacc_warmstart[dofs] = 0.0
+        self.invalidate()
+        return True
+
     def reset_physics(self) -> None:
         """Webots' simulationResetPhysics: all velocities and applied forces to zero, poses kept."""
         data = self.sim.data
@@ -475,9 +517,31 @@ class Supervision:
             return None
         return binding
 
+    def _set_mass(self, physics: WbNode, value: object) -> None:
+        """A write of a Physics node's ``mass`` (> 0, with ``density -1`` as Webots requires for a given mass):
+        the body's mass becomes ``value`` and its inertia scales with it (same shape, so the same mass
+        distribution, as Webots recomputes it); MuJoCo's derived constants are recomputed."""
+        solid = physics.parent
+        binding = self.sim.bindings.solid(solid) if solid is not None else None
+        mass = float(value)  # type: ignore[arg-type]
+        if binding is None or binding.site_id >= 0 or binding.body_id <= 0 or not mass > 0.0:
+            return
+        if float(physics["density"]) != -1.0:  # type: ignore[arg-type]
+            return
+        model = self.sim.model
+        body = binding.body_id
+        old = float(model.body_mass[body])
+        if old > 0.0:
+            model.body_inertia[body] *= mass / old
+        model.body_mass[body] = mass
+        mujoco.mj_setConst(model, mujoco.MjData(model))
+        self.masses_changed = True
+        self.invalidate()
+
     def set_field_value(self, node: WbNode, name: str, value: object) -> None:
-        """Write a field: Solid translation/rotation move the body; a device's bank applies the fields it
-        supports (``DeviceBank.field_changed``); other fields only store the value."""
+        """Write a field: Solid translation/rotation move the body, a joint's ``position`` moves the joint; a
+        device's bank applies the fields it supports (``DeviceBank.field_changed``); other fields only store the
+        value."""
         binding = self.sim.bindings.solid(node)
         if binding is not None and name == "translation":
             self.set_local_pose(binding, value, None)  # type: ignore[arg-type]
@@ -493,6 +557,8 @@ class Supervision:
         if binding is not None and name == "rotation":
             self.set_local_pose(binding, None, value)  # type: ignore[arg-type]
             return
+        if name == "mass" and node.type_name == "Physics":
+            self._set_mass(node, value)
         device = self.sim.device_rows.get(node)
         if device is not None:
             applied = device[0].field_changed(device[1], name, value)

@@ -374,8 +374,8 @@ def test_visual_nodes() -> None:
         assert all(spec.effect == "visual" for spec in schemas[name].fields.values())
 
 
-@pytest.mark.parametrize("name", ["Camera", "Radar", "Radio",
-                                  "Mesh", "Cone", "Brake", "TransmissionJoint", "Slot", "Focus", "Muscle"])
+@pytest.mark.parametrize("name", ["Charger", "Skin", "SolidReference",
+                                  "Mesh", "Cone", "Fluid", "TransmissionJoint", "Slot", "Focus", "Muscle"])
 def test_known_unsupported_nodes(name: str) -> None:
     schema = builtin_schemas()[name]
     assert schema.support == "unsupported"

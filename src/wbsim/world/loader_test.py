@@ -47,7 +47,8 @@ def test_load_rover_world() -> None:
     assert rover is not None and rover.path == 'Robot "rover"'
     children = rover["children"]
     assert isinstance(children, tuple)
-    assert [c.display_type for c in children] == ["Shape", "Wheel", "Wheel", "HingeJoint"]  # Camera skipped
+    # the Camera is an inert device: kept (its warning comes at compile time)
+    assert [c.display_type for c in children] == ["Shape", "Wheel", "Wheel", "HingeJoint", "Camera"]
     left = children[1]
     assert left.type_name == "HingeJoint"
     assert left["endPoint"]["name"] == "left wheel"  # type: ignore[index]
@@ -64,11 +65,9 @@ def test_load_rover_world() -> None:
     # legacy lookup: Ball has no EXTERNPROTO line
     ball = model.nodes[6]
     assert ball.proto_name == "Ball" and ball["boundingObject"]["radius"] == 0.03  # type: ignore[index]
-    # the camera is the only warning
-    (warning,) = model.warnings
-    assert warning.message.startswith("Camera nodes are not simulated")
-    assert warning.location == SourceLocation(str(ROVER), 41, 5)
-    assert warning.node_path == 'Robot "rover" > children[4]'
+    assert model.warnings == ()
+    camera = children[4]
+    assert camera.location == SourceLocation(str(ROVER), 41, 5) and camera.path == 'Robot "rover" > children[4] > Camera "camera"'
 
 
 def test_load_accepts_str_and_pathlike() -> None:

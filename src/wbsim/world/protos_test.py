@@ -279,10 +279,10 @@ def test_use_of_solid_proto_is_an_error_and_geometry_proto_is_copied(tmp_path: P
 
 
 def test_unsupported_proto_base_is_skipped_with_a_warning(tmp_path: Path) -> None:
-    model = load(tmp_path, "Robot { children [ Cam { } ] }", {"protos/Cam.proto": "PROTO Cam [ ] { Camera { } }"})
+    model = load(tmp_path, "Robot { children [ Cam { } ] }", {"protos/Cam.proto": "PROTO Cam [ ] { Charger { } }"})
     assert model.nodes[0]["children"] == ()
     (warning,) = model.warnings
-    assert warning.message == "PROTO Cam is a Camera, which wbsim does not simulate yet; ignored."
+    assert warning.message == "PROTO Cam is a Charger, which wbsim does not simulate yet; ignored."
 
 
 # -- nesting and recursion ------------------------------------------------------------------------------------------

@@ -206,9 +206,10 @@ class Motor(Device):
         """The PositionSensor in the same joint, or None."""
         return self._robot._device_in_joint(self._core.binding.node, "position_sensor")  # type: ignore[return-value]
 
-    def getBrake(self) -> None:
-        """Brakes are not simulated by wbsim: always None."""
-        return None
+    def getBrake(self) -> Device | None:
+        """The brake in the same joint, or None (a propeller's motor has no joint)."""
+        joint = getattr(self._core.binding, "joint", None)
+        return self._robot._device_in_joint(joint.node, "brake") if joint is not None else None
 
     # -- properties (Webots' Python API also offers these) -----------------------------------------------
     target_position = property(getTargetPosition, setPosition)
@@ -226,6 +227,11 @@ class Motor(Device):
     torque_feedback = property(getTorqueFeedback)
     type = property(getType)
     position_sensor = property(getPositionSensor)
+    brake = property(getBrake)
+    force = property(fset=setForce, doc="Write-only: ``setForce``.")
+    torque = property(fset=setTorque, doc="Write-only: ``setTorque``.")
+    force_feedback_sampling_period = property(getForceFeedbackSamplingPeriod, enableForceFeedback)
+    torque_feedback_sampling_period = property(getTorqueFeedbackSamplingPeriod, enableForceFeedback)
 
 
 class RotationalMotor(Motor):

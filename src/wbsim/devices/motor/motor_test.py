@@ -462,3 +462,15 @@ def test_vectorised_law_matches_scalar_webots_reference(states, ts):
         # Also without available torque: Webots then leaves the PID state untouched.
         np.testing.assert_allclose([v[k], new_integral[k], new_previous[k]], ref[:3], rtol=1e-12, atol=1e-12)
         assert new_current[k] == v[k]
+
+
+def test_python_properties_torque_and_feedback_period(rig):
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    wheel.torque = 0.5  # Webots' write-only property: setTorque
+    robot.step(160)
+    assert joint_state(sim, "wheel")[1] == pytest.approx(0.5 / WHEEL_INERTIA * 0.16, rel=1e-3)
+    arm = robot.getDevice("arm")  # its parent Solid has Physics, so feedback can be enabled
+    arm.torque_feedback_sampling_period = 32
+    assert arm.getTorqueFeedbackSamplingPeriod() == arm.force_feedback_sampling_period == 32
+    assert wheel.brake is None and wheel.getBrake() is None

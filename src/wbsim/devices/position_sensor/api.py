@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from wbsim.api.device import Sensor
+from wbsim.api.device import Device, Sensor
 from wbsim.devices.position_sensor.bank import PositionSensor as CorePositionSensor
 
 if TYPE_CHECKING:
@@ -39,13 +39,14 @@ class PositionSensor(Sensor):
         """The motor in the same joint, or None (Webots' own Python binding always returns None here)."""
         return self._robot._device_in_joint(self._core.binding.node, "motor")  # type: ignore[return-value]
 
-    def getBrake(self) -> None:
-        """Brakes are not simulated by wbsim: always None."""
-        return None
+    def getBrake(self) -> Device | None:
+        """The brake in the same joint, or None."""
+        return self._robot._device_in_joint(self._core.binding.joint.node, "brake")
 
     value = property(getValue)
     type = property(getType)
     motor = property(getMotor)
+    brake = property(getBrake)
 
 
 def api_classes() -> dict[str, type]:
