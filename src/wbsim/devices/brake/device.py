@@ -169,11 +169,11 @@ class Brake(Device):
 
     def getMotor(self) -> Any:
         """The motor of the same joint, or None."""
-        return self._robot._device_in_joint(self._core.binding.joint.node, "motor")
+        return self._robot._device_in_joint(self._node, "motor")
 
     def getPositionSensor(self) -> Any:
         """The position sensor of the same joint, or None."""
-        return self._robot._device_in_joint(self._core.binding.joint.node, "position_sensor")
+        return self._robot._device_in_joint(self._node, "position_sensor")
 
     dampingConstant = property(fset=setDampingConstant, doc="Write-only: ``setDampingConstant``.")
     type = property(getType)

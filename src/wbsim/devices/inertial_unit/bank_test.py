@@ -246,12 +246,6 @@ Robot { name "r" controller "<extern>" children [
     assert unit.getRollPitchYaw() == pytest.approx(_zyx(m), abs=1e-12)
 
 
-def _rot(axis: str, angle: float) -> np.ndarray:
-    c, s = math.cos(angle), math.sin(angle)
-    return {"x": np.array([[1, 0, 0], [0, c, -s], [0, s, c]]), "y": np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]]),
-            "z": np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])}[axis]
-
-
 def test_values_follow_the_pose_after_the_physics_step(project, load):
     # A hinge spinning freely at 2 rad/s (zero gravity): after every step yaw and the compass heading equal the
     # hinge angle of that step (read after the physics, not one physics step late).
