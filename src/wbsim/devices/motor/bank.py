@@ -13,8 +13,10 @@ Per basic time step (Webots' ``prePhysicsStep``), for motors not in torque mode:
    ``max(staticFriction, available torque)``.
 
 In torque mode (``set_torque``) the given torque is applied and the velocity motor only keeps the
-joint's static friction. Its impulse over the basic step is applied in the first MuJoCo step (``substeps``
-times the torque, then none), as ODE's one semi-implicit Euler step per basic step does: there the
+joint's static friction. The part of the torque that accelerates the joint (beyond what balances its bias
+force, gravity and Coriolis) has its impulse over the basic step applied in the first MuJoCo step
+(``substeps`` times, then none); the balancing part is held. This is ODE's one semi-implicit Euler step per
+basic step (where a load held by ``setForce(m g)`` stays still and a net force acts at once): there the
 torque's velocity change moves the joint during the whole step, so a controller tuned in Webots sees its
 command act half a basic step earlier than under a torque held over finer steps (the inverted pendulum
 sample balances only with ODE's timing, see docs/differences.md). Kinematic joints (endPoint without Physics) are moved directly as Webots does.
@@ -132,6 +134,7 @@ class MotorBank(DeviceBank):
         self.substeps = context.substeps
         self.watches_substeps = False  # while torque-mode motors have a torque to front-load (see substep)
         self._first_substep = False
+        self._held = np.zeros(0)  # the held part of front-loaded torques (actuate)
         self._kept_forces: np.ndarray | None = None  # the last physics step's, through a world reset
         self.reset()
 
@@ -206,10 +209,10 @@ class MotorBank(DeviceBank):
             torque[idx], self.static_friction[idx], np.maximum(self.static_friction[idx], self.available[idx])
         )
         self._ctrl_idx = self.actuator[idx]
+        self._ctrl_dof = self.dof_adr[idx]
         self._ctrl_values = np.where(torque[idx], self.torque[idx], 0.0)
         # ODE's timing: the whole basic step's torque impulse in the first MuJoCo step (module docstring).
         self.watches_substeps = self.substeps > 1 and bool(np.any(self._ctrl_values != 0.0))
-        self._front_loaded = self._ctrl_values * self.substeps
         self._kinematic_idx = np.flatnonzero(self.kinematic)
         self._dirty = False
 
@@ -240,7 +243,13 @@ class MotorBank(DeviceBank):
         if len(self._torque):
             data.qvel[self._torque_ref] = 0.0  # the velocity motor only keeps static friction
         if self.watches_substeps:
-            data.ctrl[self._ctrl_idx] = self._front_loaded
+            # The part of a torque that balances the joint's bias force (gravity, Coriolis: qfrc_bias of the
+            # last physics step) is held over the basic step, as ODE's net-zero acceleration keeps a balanced
+            # load still; only the rest, which accelerates, is front-loaded.
+            force = self._ctrl_values
+            bias = data.qfrc_bias[self._ctrl_dof]
+            self._held = np.where(force * bias > 0.0, np.sign(force) * np.minimum(np.abs(force), np.abs(bias)), 0.0)
+            data.ctrl[self._ctrl_idx] = self._held + (force - self._held) * self.substeps
             self._first_substep = True
         elif len(self._ctrl_idx):
             data.ctrl[self._ctrl_idx] = self._ctrl_values
@@ -250,7 +259,7 @@ class MotorBank(DeviceBank):
     def substep(self, data: mujoco.MjData) -> None:
         """After the first MuJoCo step of a basic step with front-loaded torques: no torque for the others."""
         if self._first_substep:
-            data.ctrl[self._ctrl_idx] = 0.0
+            data.ctrl[self._ctrl_idx] = self._held
             self._first_substep = False
 
     def _kinematic(self, data: mujoco.MjData) -> None:
