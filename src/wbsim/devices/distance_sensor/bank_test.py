@@ -307,3 +307,21 @@ def test_supervisor_writes_are_repaired_and_applied(project, load, capfd):
                  "Invalid 'resolution' changed to -1. The value should be either -1 or positive.",
                  "Invalid 'redColorSensitivity' changed to 3. The value should be non-negative."):
         assert line in text
+
+
+def test_a_sensor_moved_on_its_robot_by_a_supervisor_sees_from_where_it_is(project, load):
+    # The broad phase bounds each body's sensors by a sphere around the body; the sensor's translation
+    # written by a supervisor moves its origin 1 m forward, beyond the sphere computed at load (0.5 m rays).
+    scene = 'Solid { translation 1.5 0 0.5 name "box" boundingObject Box { size 0.2 1 1 } }'
+    world = _world('DistanceSensor { name "s" lookupTable [ 0 0 0, 0.5 0.5 0 ] }', scene).replace(
+        'controller "<extern>"', 'controller "<extern>" supervisor TRUE')
+    sim = load(project(world))
+    robot = sim.robot("r")
+    sensor = robot.getDevice("s")
+    sensor.enable(16)
+    robot.step(16)
+    assert sensor.getValue() == 0.5  # the box's face is 1.4 m away: out of range
+    robot.getFromDevice(sensor).getField("translation").setSFVec3f([1.0, 0.0, 0.0])
+    robot.step(16)
+    robot.step(16)
+    assert sensor.getValue() == pytest.approx(0.4, abs=1e-9)
