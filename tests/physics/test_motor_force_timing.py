@@ -51,9 +51,9 @@ def test_a_force_moves_a_free_load_as_odes_semi_implicit_step(project, load):
     np.testing.assert_allclose(positions, H * H * 2.0 * k * (k + 1) / 2, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="front-loading advances the motor's force by half a basic step but not "
-                   "gravity (ODE advances both): a load held by setForce(m g) rises at g H / 2 * 7/8 = 0.137 m/s "
-                   "(review 4; docs/differences.md)")
+@pytest.mark.xfail(strict=True, reason="front-loading advances the motor's force by half a basic step "
+                   "but not gravity (ODE advances both): a load held by setForce(m g) rises at "
+                   "g H / 2 * 7/8 = 0.137 m/s (review 4; docs/differences.md)")
 def test_a_force_equal_to_the_weight_holds_a_load_still(project, load):
     # ODE: v_{k+1} = v_k + H (F / m - g) = 0 at every step: the load does not move (it does not with one
     # 32 ms MuJoCo step either).

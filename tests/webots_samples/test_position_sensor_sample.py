@@ -1,13 +1,14 @@
 """Webots' position sensor sample (projects/samples/devices/worlds/position_sensor.wbt), as a local world.
 
-The world is wbsim's own (no visuals, no distance sensors: the controller reads neither), with the sample's
-physics, turned from its NUE frame (R2021 geometry: cylinders along y) into ENU: a 5 kg two-wheeled robot (wheels of 28 mm radius, 0.05 kg, velocity-controlled
-RotationalMotors of Webots' default 10 N*m limit and a 100 rad/s speed limit) carrying a 1 kg, 0.16 m
-pole on a free HingeJoint about the robot's x axis (stops at +-pi/2) whose PositionSensor the controller
-reads. The controller is a Python port of the sample's C PID (gains 35 / 5 / 28.9 on the pole angle, its
-trapezoidal sum and its per-step difference, 16 ms steps): the wheels turn at minus that speed (clamped to
-100 rad/s) to drive under the pole; it gives up when the pole is beyond 0.78 rad. The sample's description:
-the robot keeps the pole "in balance".
+The world is wbsim's own (no visuals, no distance sensors: the controller reads neither), with the
+sample's physics turned from its NUE frame (R2021 geometry: cylinders along y) into ENU: a 5 kg
+two-wheeled robot (wheels of 28 mm radius and 0.05 kg on velocity-controlled RotationalMotors with Webots'
+default 10 N*m limit and a 100 rad/s speed limit) carrying a 1 kg, 0.16 m pole on a free HingeJoint about
+the robot's y axis (the wheels' axle; stops at +-pi/2) whose PositionSensor the controller reads. The
+controller is a Python port of the sample's C PID (gains 35 / 5 / 28.9 on the pole angle, its trapezoidal
+sum and its per-step difference, 16 ms steps): the wheels turn at minus that speed (clamped to 100 rad/s)
+to drive under the pole; it gives up when the pole is beyond 0.78 rad. The sample's description: the
+robot keeps the pole "in balance".
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ Robot {
       endPoint Solid {
         translation 0 -0.045 0.025
         name "left wheel"
-        boundingObject DEF WHEEL Transform { rotation 1 0 0 1.5708 children [ Cylinder { height 0.01 radius 0.028 } ] }
+        boundingObject DEF WHEEL Transform {
+          rotation 1 0 0 1.5708 children [ Cylinder { height 0.01 radius 0.028 } ]
+        }
         physics DEF WHEEL_PHYSICS Physics { density -1 mass 0.05 }
       }
     }
@@ -103,13 +106,15 @@ def run_sample(project, load, seconds: float) -> tuple[np.ndarray, np.ndarray]: 
     return np.asarray(times), np.asarray(angles)
 
 
-@pytest.mark.xfail(strict=True, reason="not balanced in wbsim (issue 14's second PID robot; review 4): the pole leaves "
-                   "upright at about 2.6 s, its swings grow and it falls at about 6 s (4.5 s with one 16 ms MuJoCo step "
-                   "per basic step, so not the step timing); cause not found yet")
+@pytest.mark.xfail(strict=True, reason="not balanced in wbsim (issue 14's second PID robot; review 4): "
+                   "the pole leaves upright at about 2.6 s, its swings grow and it falls at about 6 s "
+                   "(4.5 s with one 16 ms MuJoCo step per basic step, so not the step timing); cause not "
+                   "found yet")
 def test_the_robot_keeps_the_pole_in_balance(project, load):
     times, angles = run_sample(project, load, 20.0)
     fallen = np.flatnonzero(np.abs(angles) > 0.78)
     tipping = np.flatnonzero(np.abs(angles) > 0.01)
-    print(f"pole leaves upright at {times[tipping[0]] if len(tipping) else None} s, "
-          f"falls at {times[fallen[0]] if len(fallen) else None} s; largest angle {np.abs(angles).max():.3f} rad")
+    left = times[tipping[0]] if len(tipping) else None
+    fell = times[fallen[0]] if len(fallen) else None
+    print(f"pole leaves upright at {left} s, falls at {fell} s; largest angle {np.abs(angles).max():.3f} rad")
     assert not len(fallen)
