@@ -187,7 +187,11 @@ def test_propeller_sample_helicopters_do_what_the_documentation_says(project, lo
         assert up[:, k].min() > 0.95  # upright throughout
     # The blue one spins ever faster about its shaft (the main rotor's torque, -q1 w^2 = -1e-3 N*m, damped) ...
     assert yaw_rate[(t > 15.0) & (t < 16.0), blue].max() < -0.5
-    # (while airborne: with ODE's damping of the angular velocity it comes down at about 24 s)
+    # (while airborne: with ODE's damping of the angular velocity it comes down at about 24 s, with the diagonal
+    # per-dof damping wbsim had before at about 48 s. ODE's law, -k I w with the whole inertia tensor, turns the
+    # yaw spin into a 1.8e-5 N*m roll torque through the product of inertia Ixz = -9.7e-5 kg m^2, which tips the
+    # rotor's thrust; tests/physics/test_physics_sleep_damping.py checks that law. The sample's documentation
+    # only says it 'eventually falls'.)
     assert yaw_rate[(t > 20.0) & (t < 21.0), blue].max() < yaw_rate[(t > 15.0) & (t < 16.0), blue].min()
     # ... and eventually falls down.
     assert z[-1, blue] < 0.5 and z[-1, blue] < 0.25 * z[hovering, blue].max()

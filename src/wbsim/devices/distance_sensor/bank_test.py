@@ -307,3 +307,83 @@ def test_supervisor_writes_are_repaired_and_applied(project, load, capfd):
                  "Invalid 'resolution' changed to -1. The value should be either -1 or positive.",
                  "Invalid 'redColorSensitivity' changed to 3. The value should be non-negative."):
         assert line in text
+
+
+def test_a_sensor_moved_on_its_robot_by_a_supervisor_sees_from_where_it_is(project, load):
+    # The broad phase bounds each body's sensors by a sphere around the body; the sensor's translation
+    # written by a supervisor moves its origin 1 m forward, beyond the sphere computed at load (0.5 m rays).
+    scene = 'Solid { translation 1.5 0 0.5 name "box" boundingObject Box { size 0.2 1 1 } }'
+    world = _world('DistanceSensor { name "s" lookupTable [ 0 0 0, 0.5 0.5 0 ] }', scene).replace(
+        'controller "<extern>"', 'controller "<extern>" supervisor TRUE')
+    sim = load(project(world))
+    robot = sim.robot("r")
+    sensor = robot.getDevice("s")
+    sensor.enable(16)
+    robot.step(16)
+    assert sensor.getValue() == 0.5  # the box's face is 1.4 m away: out of range
+    robot.getFromDevice(sensor).getField("translation").setSFVec3f([1.0, 0.0, 0.0])
+    robot.step(16)
+    robot.step(16)
+    assert sensor.getValue() == pytest.approx(0.4, abs=1e-9)
+
+
+_FUZZ_SCENE = """
+DEF BOX Solid { translation 0.6 0.2 0.5 name "box" boundingObject Box { size 0.2 0.2 1 } }
+Solid { translation -0.4 0.5 0.5 name "ball" boundingObject Sphere { radius 0.15 } }
+Solid { translation 0 -0.7 0.5 name "drum" boundingObject Cylinder { radius 0.2 height 1 } }
+"""
+
+
+def _values_under_supervisor_writes(project, load, margin: float, seed: int) -> tuple[np.ndarray, int]:
+    """150 steps of 8 sensors while a supervisor moves the robot, a box and the sensors on the robot and
+    rewrites their aperture, ray count and range, with resets; the caster's pair-reuse margin set."""
+    sensors = " ".join(f'DistanceSensor {{ name "s{k}" rotation 0 0 1 {k * 0.8} numberOfRays 3 aperture 0.5 '
+                       'lookupTable [ 0 0 0, 0.8 0.8 0 ] }' for k in range(8))
+    sim = load(project(_world(sensors, _FUZZ_SCENE, robot="supervisor TRUE")))
+    robot = sim.robot("r")
+    sim.banks["distance_sensor"].caster.margin = margin
+    devices = [robot.getDevice(f"s{k}") for k in range(8)]
+    for device in devices:
+        device.enable(16)
+    rng = np.random.default_rng(seed)
+    me, box = robot.getSelf(), robot.getFromDef("BOX")
+    xyz = np.array([0.0, 0.0, 0.5])
+    values = []
+    for step in range(150):
+        r = rng.random()
+        node = robot.getFromDevice(devices[int(rng.integers(8))])
+        if r < 0.3:  # drives and turns
+            xyz[:2] += rng.normal(0.0, 0.01, 2)
+            me.getField("translation").setSFVec3f(list(xyz))
+            me.getField("rotation").setSFRotation([0, 0, 1, step * 0.05])
+        elif r < 0.35:  # teleported
+            xyz[:2] = rng.uniform(-0.5, 0.5, 2)
+            me.getField("translation").setSFVec3f(list(xyz))
+        elif r < 0.5:
+            box.getField("translation").setSFVec3f([*rng.uniform(-1.0, 1.0, 2), 0.5])
+        elif r < 0.6:
+            node.getField("translation").setSFVec3f([*rng.uniform(-0.5, 0.5, 2), 0.0])
+        elif r < 0.65:
+            node.getField("rotation").setSFRotation([0, 0, 1, float(rng.uniform(-3.0, 3.0))])
+        elif r < 0.7:
+            node.getField("aperture").setSFFloat(float(rng.uniform(0.1, 2.5)))
+        elif r < 0.75:
+            node.getField("numberOfRays").setSFInt32(int(rng.integers(1, 6)))
+        elif r < 0.8:
+            far = float(rng.uniform(0.2, 2.0))
+            sim.supervision.set_field_value(node, "lookupTable", ((0, 0, 0), (far, 0.8, 0)))
+        elif r < 0.82:
+            robot.simulationReset()
+            xyz[:] = [0.0, 0.0, 0.5]
+        robot.step(16)
+        values.append([device.getValue() for device in devices])
+    return np.array(values), sim.banks["distance_sensor"].caster.broad_phases
+
+
+def test_reused_broad_phase_pairs_read_as_a_fresh_broad_phase_under_supervisor_writes(project, load):
+    reused, broad_phases = _values_under_supervisor_writes(project, load, 0.1, seed=3)
+    # margin 0: a broad phase at every cast
+    fresh, fresh_phases = _values_under_supervisor_writes(project, load, 0.0, seed=3)
+    np.testing.assert_array_equal(reused, fresh)
+    assert (reused < 0.79).sum() > 300  # many hits
+    assert broad_phases < 0.8 * fresh_phases  # and the pairs were reused

@@ -93,7 +93,10 @@ class RayBatch:
         ray_count: the number of rays of each sensor, (s,).
         cone_cos, cone_sin: cosine and sine of the largest angle between a sensor's rays and its axis, (s,).
         cluster_body: the bodies carrying the sensors (each a cluster of sensors), (c,).
-        cluster_radius: the radius around each cluster body's origin that holds all its sensors' rays, (c,).
+        cluster_radius: the radius around each cluster body's origin that holds all its sensors' rays in the
+            compiled model, (c,) (the broad phase recomputes it from the current sites: a supervisor may move
+            a sensor on its body).
+        sensor_cluster: each sensor's cluster, (s,).
         cluster_start, cluster_count: each cluster's sensors in :attr:`cluster_members`, (c,).
         cluster_members: the sensors grouped by cluster, (s,).
         cluster_exclude: the robot all sensors of a cluster ignore (-2: none, or they differ), (c,).
@@ -116,6 +119,7 @@ class RayBatch:
     cone_sin: np.ndarray
     cluster_body: np.ndarray
     cluster_radius: np.ndarray
+    sensor_cluster: np.ndarray
     cluster_start: np.ndarray
     cluster_count: np.ndarray
     cluster_members: np.ndarray
@@ -161,6 +165,7 @@ class RayBatch:
             ray_start=np.cumsum(ray_count) - ray_count, ray_count=ray_count,
             cone_cos=np.cos(widest), cone_sin=np.sin(widest),
             cluster_body=cluster_body.astype(np.int64), cluster_radius=radius,
+            sensor_cluster=np.asarray(cluster_of, dtype=np.int64).reshape(-1),
             cluster_start=np.cumsum(count) - count, cluster_count=count, cluster_members=members,
             cluster_exclude=np.where(uniform, low, -2), mixed_exclusion=not bool(uniform.all()),
             local=np.ascontiguousarray(directions.T), ray_length=lengths[ray_sensor],
@@ -635,7 +640,12 @@ class RayCaster:
         body = data.xpos[batch.cluster_body]
         d2 = (np.einsum("ij,ij->i", body, body)[:, None] + np.einsum("ij,ij->i", centres, centres)[None, :]
               - 2.0 * body @ centres.T)
-        reach = batch.cluster_radius[:, None] + rb[None, :]
+        # The clusters' radii from where the sensors are now (a supervisor may have moved one on its body).
+        offset = origins - body[batch.sensor_cluster]
+        cluster_radius = np.zeros(len(batch.cluster_body))
+        np.maximum.at(cluster_radius, batch.sensor_cluster, np.sqrt(np.einsum("ij,ij->i", offset, offset))
+                      + batch.lengths)
+        reach = cluster_radius[:, None] + rb[None, :]
         near = (d2 <= reach * reach) & static.seen
         pair_cluster, pair_geom = np.nonzero(near)
         # 2. (sensor, geom) pairs: the geom's bounding sphere meets the cone of the sensor's rays.
