@@ -1,7 +1,7 @@
 """When a ``setForce`` command acts within a basic step (docs/differences.md, "When a setForce/setTorque
 command acts"): wbsim front-loads a torque-mode motor's impulse so that it moves a body as ODE's one
-semi-implicit Euler step per basic step does. Both checks use a 1 kg load on a SliderJoint of a static
-Robot, 32 ms basic steps and wbsim's default 4 ms MuJoCo steps (8 per basic step)."""
+semi-implicit Euler step per basic step does, holding the part that balances gravity. Both checks use a
+1 kg load on a SliderJoint of a static Robot, 32 ms basic steps and wbsim's default 4 ms MuJoCo steps (8 per basic step)."""
 
 from __future__ import annotations
 
@@ -51,9 +51,6 @@ def test_a_force_moves_a_free_load_as_odes_semi_implicit_step(project, load):
     np.testing.assert_allclose(positions, H * H * 2.0 * k * (k + 1) / 2, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="front-loading advances the motor's force by half a basic step "
-                   "but not gravity (ODE advances both): a load held by setForce(m g) rises at "
-                   "g H / 2 * 7/8 = 0.137 m/s (review 4; docs/differences.md)")
 def test_a_force_equal_to_the_weight_holds_a_load_still(project, load):
     # ODE: v_{k+1} = v_k + H (F / m - g) = 0 at every step: the load does not move (it does not with one
     # 32 ms MuJoCo step either).
