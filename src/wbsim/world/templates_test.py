@@ -173,6 +173,40 @@ def test_wbfile(tmp_path: Path) -> None:
     assert (tmp_path / "tmp" / "out.txt").read_text(encoding="utf-8") == "hey"
 
 
+def test_wbfile_sees_its_own_writes_and_survives_a_caught_miss(tmp_path: Path) -> None:
+    # A file written by the template is read back in the same run; a template that catches the exception of a
+    # first read still gets the file's text (it is run again once the file is read).
+    eng = engine(tmp_path)
+    (tmp_path / "a.txt").write_text("A", encoding="utf-8")
+    content = (f"%< let a; try {{ a = wbfile.readTextFile('{tmp_path / 'a.txt'}'); }} catch (e) {{ a = 'lost'; }} "
+               f"wbfile.writeTextFile('b.txt', a + 'B'); >%%<= a >% "
+               f"%<= wbfile.readTextFile('{tmp_path / 'tmp' / 'b.txt'}') >% %<= wbfile.readTextFile('/no/such') === '' >%")
+    assert run(content, eng=eng) == "A AB true"
+    assert (tmp_path / "tmp" / "b.txt").read_text(encoding="utf-8") == "AB"
+
+
+@pytest.mark.timeout(30, method="thread")  # QuickJS does not return to Python while it loops
+def test_endless_template_using_wbfile_is_stopped(tmp_path: Path) -> None:
+    # Templates that use wbfile run under the time limit too (they used to run without one and could hang).
+    (tmp_path / "a.txt").write_text("A", encoding="utf-8")
+    eng = TemplateEngine(TemplateContext("/w.wbt", "/p", "", "R2023b", "ENU", str(tmp_path)), time_limit_s=1)
+    with pytest.raises(TemplateError) as info:
+        eng.expand(FILE, f"\n%< wbfile.readTextFile('{tmp_path / 'a.txt'}'); while (true) {{}} >%", 7, "T", "{}", (), 1)
+    assert "interrupted (the template ran for more than 1 s)" in info.value.message
+    assert info.value.location == SourceLocation(FILE, 8, 1)
+
+
+def test_clock_and_math_random_are_the_same_on_every_load() -> None:
+    # Date.now(), new Date() and Math.random() are the template's only other sources of variation: the same
+    # world must load the same way every time.
+    expression = "[Date.now(), Date.now(), new Date().getTime(), Math.random(), Math.random(), new Date(5).getTime()]"
+    first = value(expression)
+    assert first == value(expression)
+    assert first[0] < first[1] < first[2]
+    assert first[3] != first[4] and 0 <= first[3] < 1 and 0 <= first[4] < 1
+    assert first[5] == 5
+
+
 # -- modules -------------------------------------------------------------------------------------------------------
 
 
