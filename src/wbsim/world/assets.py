@@ -20,6 +20,7 @@ to provide the file.
 
 from __future__ import annotations
 
+import http.client
 import os
 import re
 import tempfile
@@ -211,7 +212,10 @@ def _download(source: str, target: Path) -> str | None:
             data = response.read()
     except urllib.error.HTTPError as error:
         return f"failed, HTTP {error.code} {error.reason}"
-    except (urllib.error.URLError, OSError, ValueError) as error:
+    except http.client.IncompleteRead as error:  # the connection closed before the announced length
+        expected = len(error.partial) + error.expected if error.expected is not None else None
+        return f"failed (incomplete download: {len(error.partial)} of {expected} bytes)"
+    except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as error:
         reason = getattr(error, "reason", error)
         return f"failed ({reason})"
     try:
