@@ -331,6 +331,26 @@ def test_wbrotation_combine_and_rotate() -> None:
                        {"x": 0, "y": 0, "z": 1}, {"x": 1, "y": 0, "z": 0}])
 
 
+def test_wbrotation_follows_webots_code_for_raw_inputs() -> None:
+    # Webots' module: toMatrix3 uses the axis as given (no normalisation); toQuaternion normalises its argument
+    # in place (axis and angle) first; rotateVector3ByQuaternion goes through fromQuaternion (angles below 1e-4
+    # rad are the identity) and toMatrix3.
+    got = value("[wbrotation.toMatrix3({x: 0, y: 0, z: 2, a: Math.PI / 2}), "
+                "(() => { const r = {x: 0, y: 0, z: 2, a: 1.5 * Math.PI}; const q = wbrotation.toQuaternion(r); "
+                "return [r, q]; })(), "
+                "wbrotation.rotateVector3ByQuaternion({w: Math.cos(2e-5), x: 0, y: 0, z: Math.sin(2e-5)}, "
+                "{x: 1, y: 0, z: 0})]", "wbrotation")
+    t = 1 - math.cos(math.pi / 2)
+    c, s = math.cos(math.pi / 2), math.sin(math.pi / 2)
+    h = math.sqrt(0.5)
+    assert close(got, [
+        {"0": c, "1": -2 * s, "2": 0, "3": 2 * s, "4": c, "5": 0, "6": 0, "7": 0, "8": 4 * t + c},
+        [{"x": 0, "y": 0, "z": 1, "a": -math.pi / 2}, {"w": h, "x": 0, "y": 0, "z": -h}],
+        {"x": 1, "y": 0, "z": 0},
+    ])
+    assert got[2] == {"x": 1, "y": 0, "z": 0}  # exactly: the identity, not a rotation by 4e-5 rad
+
+
 def test_wbgeometry_circle_and_polygons() -> None:
     got = value("[wbgeometry.circle(2, 4, {x: 1, y: 1}, Math.PI / 2), "
                 "wbgeometry.isPoint2InPolygon({x: 1, y: 1}, [{x: 0, y: 0}, {x: 2, y: 0}, {x: 2, y: 2}, {x: 0, y: 2}]), "
