@@ -496,6 +496,18 @@ def test_sfnode_field_holding_a_proto_is_seen_by_the_template(tmp_path: Path) ->
         ("Ball:0.25", "Box3"), ("empty", ""), ("Ball:0.1", ""), ("Ball:0.1", "")]
 
 
+def test_templates_see_reals_with_six_significant_digits_as_in_webots(tmp_path: Path) -> None:
+    # Webots writes field values into the template's JavaScript with Qt's default %g (6 significant digits),
+    # so generated geometry and the expansion cache see 0.123457, not 0.1234567.
+    echo = JS + """PROTO Echo [ field SFFloat f 0.1 field SFVec3f v 0 0 0 field SFNode n NULL ] {
+  Solid { name "%<= [fields.f.value, fields.v.value.x, fields.v.value.y, fields.n.value.fields.radius.value] >%" }
+}
+"""
+    model = load(tmp_path, "Echo { f 0.1234567 v 1234567.8 -2e-9 0.5 n Sphere { radius 2.718281828 } }",
+                 {"protos/Echo.proto": echo})
+    assert model.nodes[0]["name"] == "0.123457,1234570,-2e-9,2.71828"
+
+
 def test_template_error_names_proto_line_instance_and_message(tmp_path: Path) -> None:
     bad = JS + "PROTO Bad [ field SFFloat k 1 ] {\n  %< const a = fields.k.value;\n     a.b.c; >%\n  Solid { }\n}\n"
     error = one_error(tmp_path, "Group { children [ Bad { } ] }", {"protos/Bad.proto": bad})
