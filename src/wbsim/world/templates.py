@@ -23,6 +23,7 @@ import json
 import math
 import re
 import tempfile
+import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -401,7 +402,9 @@ class TemplateEngine:
         call = (f"__wbsim.run({index}, {fields_js}, {js_literal(context)}, {js_literal(list(field_names))}, "
                 f"{json.dumps(proto_name)})")
         # Every run is under the time limit; a run that reads files not read yet is run again once Python has
-        # read them (wbfile), so the number of runs is bounded by the number of distinct files read.
+        # read them (wbfile), so the number of runs is bounded by the number of distinct files read, and the
+        # runs of one expansion together by the time limit too.
+        started = time.process_time()
         for _ in range(_MAX_FILE_RUNS):
             try:
                 raw = js.eval(call)  # type: ignore[attr-defined]
@@ -410,6 +413,9 @@ class TemplateEngine:
             result = json.loads(raw)
             if "need" not in result:
                 break
+            if time.process_time() - started > self.time_limit_s:
+                raise TemplateError("JavaScript error in the PROTO template: InternalError: interrupted (the "
+                                    f"template ran for more than {self.time_limit_s} s)", SourceLocation(file, line, 1))
             found = json.dumps(self._read_files(result["need"]), ensure_ascii=False)
             js.eval(f"__wbsim.provide({found})")  # type: ignore[attr-defined]
         else:

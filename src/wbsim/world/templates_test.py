@@ -196,6 +196,18 @@ def test_endless_template_using_wbfile_is_stopped(tmp_path: Path) -> None:
     assert info.value.location == SourceLocation(FILE, 8, 1)
 
 
+@pytest.mark.timeout(60, method="thread")
+def test_reruns_for_files_share_the_time_limit(tmp_path: Path) -> None:
+    # The work before the file reads is repeated by every run (one per new file): without a shared limit, 1000
+    # runs of a fraction of the limit each.
+    eng = TemplateEngine(TemplateContext("/w.wbt", "/p", "", "R2023b", "ENU", str(tmp_path)), time_limit_s=1)
+    content = ("\n%< let x = 0; for (let k = 0; k < 1e6; ++k) x += k; "
+               "for (let i = 0; i < 1000; ++i) wbfile.fileExists('/no/such/' + i); >%")
+    with pytest.raises(TemplateError) as info:
+        eng.expand(FILE, content, 7, "T", "{}", (), 1)
+    assert "the template ran for more than 1 s" in info.value.message
+
+
 def test_clock_and_math_random_are_the_same_on_every_load() -> None:
     # Date.now(), new Date() and Math.random() are the template's only other sources of variation: the same
     # world must load the same way every time.
