@@ -573,6 +573,32 @@ def test_expansions_are_cached_by_proto_file_and_field_values(tmp_path: Path, mo
     assert len(calls) == 2
 
 
+def test_cache_key_tracks_read_fields_nested_node_values_and_keeps_is_values(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from wbsim.world.templates import TemplateEngine
+
+    calls: list[str] = []
+    original = TemplateEngine.expand
+
+    def counting(self: TemplateEngine, file: str, *args: object) -> object:
+        calls.append(file)
+        return original(self, file, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TemplateEngine, "expand", counting)
+    knob = JS + """PROTO Knob [ field SFVec3f translation 0 0 0 field SFNode shape NULL ] {
+  Solid { translation IS translation name "r%<= fields.shape.value.fields.radius.value >%" }
+}
+"""
+    # Instances 1-3 share one expansion (same read field) but keep their own IS translation; instance 4 changes
+    # a value nested inside the read SFNode field, so it is expanded again.
+    world = "\n".join(f"Knob {{ translation {i + 1} 0 0 shape Sphere {{ radius {r} }} }}"
+                      for i, r in enumerate((0.5, 0.5, 0.5, 0.7)))
+    model = load(tmp_path, world, {"protos/Knob.proto": knob})
+    assert [(n["name"], n["translation"][0]) for n in model.nodes] == [  # type: ignore[index]
+        ("r0.5", 1.0), ("r0.5", 2.0), ("r0.5", 3.0), ("r0.7", 4.0)]
+    assert len(calls) == 2
+
+
 def test_nondeterministic_proto_expands_every_instance(tmp_path: Path) -> None:
     nd = ("# tags: nonDeterministic\n" + JS +
           "PROTO Nd [ ] {\n  %< import * as wbrandom from 'wbrandom.js'; wbrandom.seed(Number(context.id)); >%\n"
