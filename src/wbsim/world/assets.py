@@ -20,6 +20,7 @@ to provide the file.
 
 from __future__ import annotations
 
+import http.client
 import os
 import re
 import tempfile
@@ -116,6 +117,9 @@ class AssetResolver:
     settings: AssetSettings
     release: str
     _found: dict[str, Path] = field(default_factory=dict)
+    # The first download that could not reach the server: later ones in this load are not tried, so that an
+    # unreachable host costs one timeout, not one per file.
+    _unreachable: str | None = None
 
     def cache_root(self, tag: str | None = None) -> Path:
         """The cache folder of a release (the world's release by default)."""
@@ -188,11 +192,15 @@ class AssetResolver:
         source = f"{self.settings.base_url}/{tag}/{path}"
         if self.settings.offline:
             places.append(f"download from {source}: not tried, offline (--offline / WBSIM_OFFLINE)")
+        elif self._unreachable is not None:
+            places.append(f"download from {source}: not tried, an earlier download failed ({self._unreachable})")
         else:
-            problem = _download(source, cached_file)
+            problem, reached = _download(source, cached_file)
             if problem is None:
                 self._found[key] = cached_file
                 return cached_file
+            if not reached:
+                self._unreachable = problem
             places.append(f"download from {source}: {problem}")
         advice = (
             f"Provide it by pointing WEBOTS_HOME (or --webots-home) at a Webots {tag} installation or checkout, "
@@ -204,23 +212,34 @@ class AssetResolver:
         raise WorldAssetError(f"Cannot find {what} {url!r}. Looked in:\n{listed}\n  {advice}.", location)
 
 
-def _download(source: str, target: Path) -> str | None:
-    """Fetch ``source`` into ``target`` atomically; None on success, else what went wrong."""
+def _download(source: str, target: Path) -> tuple[str | None, bool]:
+    """Fetch ``source`` into ``target`` atomically.
+
+    Returns:
+        (None on success, else what went wrong; whether the server answered).
+    """
     try:
         with urllib.request.urlopen(source, timeout=_DOWNLOAD_TIMEOUT_S) as response:  # noqa: S310 (http(s) only)
             data = response.read()
     except urllib.error.HTTPError as error:
-        return f"failed, HTTP {error.code} {error.reason}"
-    except (urllib.error.URLError, OSError, ValueError) as error:
+        return f"failed, HTTP {error.code} {error.reason}", True
+    except http.client.IncompleteRead as error:  # the connection closed before the announced length
+        expected = len(error.partial) + error.expected if error.expected is not None else None
+        return f"failed (incomplete download: {len(error.partial)} of {expected} bytes)", True
+    except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as error:
         reason = getattr(error, "reason", error)
-        return f"failed ({reason})"
+        return f"failed ({reason})", False
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         # Write then rename, so that another process never reads a half-written file.
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".part-", suffix=target.suffix)
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, target)
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.replace(temporary, target)
+        except OSError:
+            Path(temporary).unlink(missing_ok=True)  # a full disk must not leave partial files behind
+            raise
     except OSError as error:
-        return f"downloaded but not saved in the cache ({error})"
-    return None
+        return f"downloaded but not saved in the cache ({error})", True
+    return None, True

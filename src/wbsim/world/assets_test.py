@@ -245,3 +245,72 @@ def test_run_takes_webots_home_and_offline(tmp_path: Path, server, capsys) -> No
     home = write_tree(tmp_path / "webots", TREE)
     assert main(["run", str(world), "--duration", "0.1", "--no-progress", "--webots-home", str(home)]) == 0
     assert requested == []  # found in the Webots home: nothing downloaded
+
+
+class _Truncating(http.server.BaseHTTPRequestHandler):
+    """Announces 1000 bytes, sends 10 and closes: a download cut off midway."""
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802 - the base class's name
+        self.send_response(200)
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        self.wfile.write(b"#VRML_SIM ")
+        self.wfile.flush()
+        self.close_connection = True
+
+
+def test_cut_off_download_is_listed_and_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Truncating)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        settings = AssetSettings(webots_home=None, cache_dir=tmp_path / "cache", offline=False,
+                                 base_url=f"http://127.0.0.1:{httpd.server_address[1]}")
+        with pytest.raises(WorldAssetError) as info:
+            AssetResolver(settings, "R2023b").resolve("webots://a/B.proto", SourceLocation("w.wbt", 2, 13))
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert "/R2023b/a/B.proto: failed (incomplete download: 10 of 1000 bytes)" in info.value.message
+    assert not (tmp_path / "cache").exists() or not any(p.is_file() for p in (tmp_path / "cache").rglob("*"))
+
+
+def test_unreachable_server_costs_one_timeout_per_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A server that accepts connections and never answers: the first download times out, the others of the
+    # same load are not tried (each would wait for the timeout again).
+    import socket
+
+    from wbsim.world import assets
+
+    monkeypatch.setattr(assets, "_DOWNLOAD_TIMEOUT_S", 0.3)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    accepted: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                accepted.append(listener.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    monkeypatch.setenv("WBSIM_WEBOTS_URL", f"http://127.0.0.1:{listener.getsockname()[1]}")
+    monkeypatch.setenv("WBSIM_OFFLINE", "0")
+    world = world_file(tmp_path, H + 'EXTERNPROTO "webots://p/A.proto"\nEXTERNPROTO "webots://p/B.proto"\n'
+                                     "A { }\nB { }\n")
+    try:
+        with pytest.raises(WorldLoadError) as info:
+            load_world_model(world)
+    finally:
+        listener.close()
+        for connection in accepted:
+            connection.close()
+    first, second = info.value.errors
+    assert "/R2023b/p/A.proto: failed (" in first.message and "timed out" in first.message
+    assert "/R2023b/p/B.proto: not tried, an earlier download failed (" in second.message
+    assert len(accepted) == 1

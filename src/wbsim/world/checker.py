@@ -110,12 +110,17 @@ def _js_value(type_name: str, value: object) -> object:
     return _js_single(base, value)
 
 
+def _js_number(value: float) -> float:
+    """A real as Webots hands it to templates: written with Qt's default ``%g``, 6 significant digits."""
+    return float(f"{value:.6g}") if math.isfinite(value) else value
+
+
 def _js_single(base: str, value: object) -> object:
     keys = _JS_KEYS.get(base)
     if keys is not None:
-        return dict(zip(keys, value))  # type: ignore[call-overload]
+        return {k: _js_number(float(v)) for k, v in zip(keys, value)}  # type: ignore[call-overload]
     if base == "Float":
-        return float(value)  # type: ignore[arg-type]
+        return _js_number(float(value))  # type: ignore[arg-type]
     return value
 
 

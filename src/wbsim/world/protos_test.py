@@ -496,6 +496,18 @@ def test_sfnode_field_holding_a_proto_is_seen_by_the_template(tmp_path: Path) ->
         ("Ball:0.25", "Box3"), ("empty", ""), ("Ball:0.1", ""), ("Ball:0.1", "")]
 
 
+def test_templates_see_reals_with_six_significant_digits_as_in_webots(tmp_path: Path) -> None:
+    # Webots writes field values into the template's JavaScript with Qt's default %g (6 significant digits),
+    # so generated geometry and the expansion cache see 0.123457, not 0.1234567.
+    echo = JS + """PROTO Echo [ field SFFloat f 0.1 field SFVec3f v 0 0 0 field SFNode n NULL ] {
+  Solid { name "%<= [fields.f.value, fields.v.value.x, fields.v.value.y, fields.n.value.fields.radius.value] >%" }
+}
+"""
+    model = load(tmp_path, "Echo { f 0.1234567 v 1234567.8 -2e-9 0.5 n Sphere { radius 2.718281828 } }",
+                 {"protos/Echo.proto": echo})
+    assert model.nodes[0]["name"] == "0.123457,1234570,-2e-9,2.71828"
+
+
 def test_template_error_names_proto_line_instance_and_message(tmp_path: Path) -> None:
     bad = JS + "PROTO Bad [ field SFFloat k 1 ] {\n  %< const a = fields.k.value;\n     a.b.c; >%\n  Solid { }\n}\n"
     error = one_error(tmp_path, "Group { children [ Bad { } ] }", {"protos/Bad.proto": bad})
@@ -558,6 +570,32 @@ def test_expansions_are_cached_by_proto_file_and_field_values(tmp_path: Path, mo
     world = "\n".join(f"Row {{ count 1 size {0.1 if i % 2 else 0.2} 1 1 }}" for i in range(500))
     model = load(tmp_path, world, {"protos/Row.proto": ROW})
     assert len(solids(model)) == 500
+    assert len(calls) == 2
+
+
+def test_cache_key_tracks_read_fields_nested_node_values_and_keeps_is_values(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from wbsim.world.templates import TemplateEngine
+
+    calls: list[str] = []
+    original = TemplateEngine.expand
+
+    def counting(self: TemplateEngine, file: str, *args: object) -> object:
+        calls.append(file)
+        return original(self, file, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TemplateEngine, "expand", counting)
+    knob = JS + """PROTO Knob [ field SFVec3f translation 0 0 0 field SFNode shape NULL ] {
+  Solid { translation IS translation name "r%<= fields.shape.value.fields.radius.value >%" }
+}
+"""
+    # Instances 1-3 share one expansion (same read field) but keep their own IS translation; instance 4 changes
+    # a value nested inside the read SFNode field, so it is expanded again.
+    world = "\n".join(f"Knob {{ translation {i + 1} 0 0 shape Sphere {{ radius {r} }} }}"
+                      for i, r in enumerate((0.5, 0.5, 0.5, 0.7)))
+    model = load(tmp_path, world, {"protos/Knob.proto": knob})
+    assert [(n["name"], n["translation"][0]) for n in model.nodes] == [  # type: ignore[index]
+        ("r0.5", 1.0), ("r0.5", 2.0), ("r0.5", 3.0), ("r0.7", 4.0)]
     assert len(calls) == 2
 
 

@@ -23,6 +23,7 @@ import json
 import math
 import re
 import tempfile
+import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -38,6 +39,8 @@ MODULE_NAMES = ("wbcore", "wbgeometry", "wbmath", "wbrandom", "wbrotation", "wbu
 _LINE_OFFSET = 100_000
 # A template that runs longer than this (an endless loop) is stopped with an error instead of hanging the load.
 _TIME_LIMIT_S = 60
+# A template is run again each time it reads files wbfile has not read yet; past this many runs it is an error.
+_MAX_FILE_RUNS = 1000
 _IMPORT_RE = re.compile(
     r"""\bimport\s*(?:\*\s*as\s+(?P<alias>[A-Za-z_$][\w$]*)|\{(?P<names>[^}]*)\})\s*from\s*(?P<q>['"])(?P<module>[^'"]+)(?P=q)\s*;?"""
 )
@@ -48,6 +51,53 @@ _RUNTIME = r"""
 globalThis.__wbsim = (function () {
   const factories = __FACTORIES__;
   const templates = [];
+  // wbfile: files are read by Python between runs (QuickJS cannot call Python under a time limit). A run
+  // that asks for a file not read yet records it and stops; Python reads it and runs the template again.
+  const files = {};  // path -> text, or null when there is no such file
+  let needed = [];
+  let written = {};  // path -> text written by this run (saved by Python when the run succeeds)
+  function known(path) {
+    path = String(path);
+    if (path in written) return written[path];
+    if (!(path in files)) {
+      needed.push(path);
+      throw new Error("wbsim: file " + path + " is read before the template runs");
+    }
+    return files[path];
+  }
+  globalThis.wbfile = Object.freeze({
+    fileExists(path) { return known(path) !== null; },
+    readTextFile(path) { const text = known(path); return text === null ? "" : text; },
+    writeTextFile(name, content) {
+      const base = String(name).split("/").pop();
+      if (!base) return false;
+      written[__TEMPORARY__ + base] = String(content);
+      return true;
+    }
+  });
+  // Templates see a clock and Math.random that are the same on every load (a template seeding wbrandom
+  // with Date.now() still loads the same world every time): the clock starts at a fixed date and moves
+  // 1 ms per reading; Math.random is a fixed-seed generator. Both carry on across the load's expansions.
+  const RealDate = Date;
+  let clock = 1577836800000;  // 2020-01-01T00:00:00Z
+  function now() { return clock++; }
+  function FixedDate(...args) {
+    if (!new.target) return new RealDate(now()).toString();
+    return args.length === 0 ? new RealDate(now()) : new RealDate(...args);
+  }
+  FixedDate.prototype = RealDate.prototype;
+  FixedDate.now = now;
+  FixedDate.parse = RealDate.parse;
+  FixedDate.UTC = RealDate.UTC;
+  globalThis.Date = FixedDate;
+  let randomState = 0x9e3779b9;
+  Math.random = function () {  // mulberry32
+    randomState = (randomState + 0x6d2b79f5) | 0;
+    let t = randomState;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
   function hideUnknown(object, names, protoName) {
     const known = new Set(names);
     return new Proxy(object, {
@@ -77,10 +127,24 @@ globalThis.__wbsim = (function () {
       }
       return loaded[name];
     }
-    const vrml = templates[index](hideUnknown(fields, names, protoName), context, load);
-    return JSON.stringify({vrml: vrml, out: streams.out, err: streams.err});
+    needed = [];
+    written = {};
+    const clockBefore = clock, randomBefore = randomState;
+    let vrml;
+    try {
+      vrml = templates[index](hideUnknown(fields, names, protoName), context, load);
+    } catch (error) {
+      if (needed.length === 0) throw error;
+    }
+    if (needed.length > 0) {  // run again once the files are read: the rerun must see the same clock
+      clock = clockBefore;
+      randomState = randomBefore;
+      return JSON.stringify({need: needed});
+    }
+    return JSON.stringify({vrml: vrml, out: streams.out, err: streams.err, written: written});
   }
-  return {templates, run};
+  function provide(found) { Object.assign(files, found); }
+  return {templates, run, provide};
 })();
 """
 
@@ -169,39 +233,39 @@ class TemplateEngine:
             factories = ", ".join(
                 f"{name}: {package.joinpath(name + '.js').read_text(encoding='utf-8')}" for name in MODULE_NAMES
             )
-            js.eval(_RUNTIME.replace("__FACTORIES__", "{" + factories + "}"))
-            self._install_wbfile(js)
+            temporary = self.context.temporary_files_path.rstrip("/") + "/"
+            js.eval(_RUNTIME.replace("__FACTORIES__", "{" + factories + "}").replace(
+                "__TEMPORARY__", json.dumps(temporary)))
+            js.set_time_limit(self.time_limit_s)  # type: ignore[attr-defined]
             self._js = js
         return self._js
 
-    def _install_wbfile(self, js: object) -> None:
-        temporary = Path(self.context.temporary_files_path)
-
-        def file_exists(path: str) -> bool:
-            return Path(path).is_file()
-
-        def read_text_file(path: str) -> str:
+    def _read_files(self, paths: list[str]) -> dict[str, str | None]:
+        """What ``wbfile`` sees of ``paths``: a file's text ("" if unreadable), None where there is no file."""
+        found: dict[str, str | None] = {}
+        for path in paths:
+            file = Path(path)
+            if not file.is_file():
+                found[path] = None
+                continue
             try:
-                return Path(path).read_text(encoding="utf-8")
-            except OSError:
-                return ""
+                found[path] = file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                found[path] = ""
+        return found
 
-        def write_text_file(name: str, content: str) -> bool:
+    def _save_written(self, written: dict[str, str]) -> None:
+        """Write the files a successful run gave to ``wbfile.writeTextFile`` (into the temporary folder)."""
+        saved: dict[str, str | None] = {}
+        for path, text in written.items():
             try:
-                temporary.mkdir(parents=True, exist_ok=True)
-                (temporary / Path(name).name).write_text(content, encoding="utf-8")
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+                Path(path).write_text(text, encoding="utf-8")
             except OSError:
-                return False
-            return True
-
-        js.add_callable("__wbsim_file_exists", file_exists)  # type: ignore[attr-defined]
-        js.add_callable("__wbsim_read_text_file", read_text_file)  # type: ignore[attr-defined]
-        js.add_callable("__wbsim_write_text_file", write_text_file)  # type: ignore[attr-defined]
-        js.eval(  # type: ignore[attr-defined]
-            "globalThis.wbfile = {fileExists: (p) => __wbsim_file_exists(String(p)), "
-            "readTextFile: (p) => __wbsim_read_text_file(String(p)), "
-            "writeTextFile: (n, c) => __wbsim_write_text_file(String(n), String(c))};"
-        )
+                continue
+            saved[path] = text
+        if saved:
+            self._engine().eval(f"__wbsim.provide({json.dumps(saved, ensure_ascii=False)})")  # type: ignore[attr-defined]
 
     def translate(self, content: str, line: int, file: str, field_names: tuple[str, ...] | None = None,
                   proto_name: str = "") -> str:
@@ -322,8 +386,6 @@ class TemplateEngine:
         """
         index = self.compile(file, content, line, field_names, proto_name)
         js = self._engine()
-        # QuickJS cannot call back into Python (wbfile) under a time limit: such templates run without one.
-        js.set_time_limit(-1 if "wbfile" in content else self.time_limit_s)  # type: ignore[attr-defined]
         ctx = self.context
         project = ctx.project_path.rstrip("/") + "/"
         context = {
@@ -339,11 +401,27 @@ class TemplateEngine:
         }
         call = (f"__wbsim.run({index}, {fields_js}, {js_literal(context)}, {js_literal(list(field_names))}, "
                 f"{json.dumps(proto_name)})")
-        try:
-            raw = js.eval(call)  # type: ignore[attr-defined]
-        except Exception as error:  # quickjs.JSException
-            raise self._located(error, file, line, self.time_limit_s) from None
-        result = json.loads(raw)
+        # Every run is under the time limit; a run that reads files not read yet is run again once Python has
+        # read them (wbfile), so the number of runs is bounded by the number of distinct files read, and the
+        # runs of one expansion together by the time limit too.
+        started = time.process_time()
+        for _ in range(_MAX_FILE_RUNS):
+            try:
+                raw = js.eval(call)  # type: ignore[attr-defined]
+            except Exception as error:  # quickjs.JSException
+                raise self._located(error, file, line, self.time_limit_s) from None
+            result = json.loads(raw)
+            if "need" not in result:
+                break
+            if time.process_time() - started > self.time_limit_s:
+                raise TemplateError("JavaScript error in the PROTO template: InternalError: interrupted (the "
+                                    f"template ran for more than {self.time_limit_s} s)", SourceLocation(file, line, 1))
+            found = json.dumps(self._read_files(result["need"]), ensure_ascii=False)
+            js.eval(f"__wbsim.provide({found})")  # type: ignore[attr-defined]
+        else:
+            raise TemplateError(f"The template reads more than {_MAX_FILE_RUNS} files with wbfile.",
+                                SourceLocation(file, line, 1))
+        self._save_written(result["written"])
         return TemplateResult(str(result["vrml"]), tuple(result["err"]))
 
     @staticmethod

@@ -173,6 +173,52 @@ def test_wbfile(tmp_path: Path) -> None:
     assert (tmp_path / "tmp" / "out.txt").read_text(encoding="utf-8") == "hey"
 
 
+def test_wbfile_sees_its_own_writes_and_survives_a_caught_miss(tmp_path: Path) -> None:
+    # A file written by the template is read back in the same run; a template that catches the exception of a
+    # first read still gets the file's text (it is run again once the file is read).
+    eng = engine(tmp_path)
+    (tmp_path / "a.txt").write_text("A", encoding="utf-8")
+    content = (f"%< let a; try {{ a = wbfile.readTextFile('{tmp_path / 'a.txt'}'); }} catch (e) {{ a = 'lost'; }} "
+               f"wbfile.writeTextFile('b.txt', a + 'B'); >%%<= a >% "
+               f"%<= wbfile.readTextFile('{tmp_path / 'tmp' / 'b.txt'}') >% %<= wbfile.readTextFile('/no/such') === '' >%")
+    assert run(content, eng=eng) == "A AB true"
+    assert (tmp_path / "tmp" / "b.txt").read_text(encoding="utf-8") == "AB"
+
+
+@pytest.mark.timeout(30, method="thread")  # QuickJS does not return to Python while it loops
+def test_endless_template_using_wbfile_is_stopped(tmp_path: Path) -> None:
+    # Templates that use wbfile run under the time limit too (they used to run without one and could hang).
+    (tmp_path / "a.txt").write_text("A", encoding="utf-8")
+    eng = TemplateEngine(TemplateContext("/w.wbt", "/p", "", "R2023b", "ENU", str(tmp_path)), time_limit_s=1)
+    with pytest.raises(TemplateError) as info:
+        eng.expand(FILE, f"\n%< wbfile.readTextFile('{tmp_path / 'a.txt'}'); while (true) {{}} >%", 7, "T", "{}", (), 1)
+    assert "interrupted (the template ran for more than 1 s)" in info.value.message
+    assert info.value.location == SourceLocation(FILE, 8, 1)
+
+
+@pytest.mark.timeout(60, method="thread")
+def test_reruns_for_files_share_the_time_limit(tmp_path: Path) -> None:
+    # The work before the file reads is repeated by every run (one per new file): without a shared limit, 1000
+    # runs of a fraction of the limit each.
+    eng = TemplateEngine(TemplateContext("/w.wbt", "/p", "", "R2023b", "ENU", str(tmp_path)), time_limit_s=1)
+    content = ("\n%< let x = 0; for (let k = 0; k < 1e6; ++k) x += k; "
+               "for (let i = 0; i < 1000; ++i) wbfile.fileExists('/no/such/' + i); >%")
+    with pytest.raises(TemplateError) as info:
+        eng.expand(FILE, content, 7, "T", "{}", (), 1)
+    assert "the template ran for more than 1 s" in info.value.message
+
+
+def test_clock_and_math_random_are_the_same_on_every_load() -> None:
+    # Date.now(), new Date() and Math.random() are the template's only other sources of variation: the same
+    # world must load the same way every time.
+    expression = "[Date.now(), Date.now(), new Date().getTime(), Math.random(), Math.random(), new Date(5).getTime()]"
+    first = value(expression)
+    assert first == value(expression)
+    assert first[0] < first[1] < first[2]
+    assert first[3] != first[4] and 0 <= first[3] < 1 and 0 <= first[4] < 1
+    assert first[5] == 5
+
+
 # -- modules -------------------------------------------------------------------------------------------------------
 
 
@@ -295,6 +341,26 @@ def test_wbrotation_combine_and_rotate() -> None:
     k = 1 / math.sqrt(3)
     assert close(got, [{"x": k, "y": k, "z": k, "a": 2 * math.pi / 3}, {"x": 0, "y": 1, "z": 0},
                        {"x": 0, "y": 0, "z": 1}, {"x": 1, "y": 0, "z": 0}])
+
+
+def test_wbrotation_follows_webots_code_for_raw_inputs() -> None:
+    # Webots' module: toMatrix3 uses the axis as given (no normalisation); toQuaternion normalises its argument
+    # in place (axis and angle) first; rotateVector3ByQuaternion goes through fromQuaternion (angles below 1e-4
+    # rad are the identity) and toMatrix3.
+    got = value("[wbrotation.toMatrix3({x: 0, y: 0, z: 2, a: Math.PI / 2}), "
+                "(() => { const r = {x: 0, y: 0, z: 2, a: 1.5 * Math.PI}; const q = wbrotation.toQuaternion(r); "
+                "return [r, q]; })(), "
+                "wbrotation.rotateVector3ByQuaternion({w: Math.cos(2e-5), x: 0, y: 0, z: Math.sin(2e-5)}, "
+                "{x: 1, y: 0, z: 0})]", "wbrotation")
+    t = 1 - math.cos(math.pi / 2)
+    c, s = math.cos(math.pi / 2), math.sin(math.pi / 2)
+    h = math.sqrt(0.5)
+    assert close(got, [
+        {"0": c, "1": -2 * s, "2": 0, "3": 2 * s, "4": c, "5": 0, "6": 0, "7": 0, "8": 4 * t + c},
+        [{"x": 0, "y": 0, "z": 1, "a": -math.pi / 2}, {"w": h, "x": 0, "y": 0, "z": -h}],
+        {"x": 1, "y": 0, "z": 0},
+    ])
+    assert got[2] == {"x": 1, "y": 0, "z": 0}  # exactly: the identity, not a rotation by 4e-5 rad
 
 
 def test_wbgeometry_circle_and_polygons() -> None:

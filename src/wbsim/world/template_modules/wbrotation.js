@@ -1,11 +1,10 @@
 // wbsim's wbrotation template module: axis-angle {x, y, z, a}, quaternions {w, x, y, z} and 3x3
 // matrices {0..8} (row-major).
 (function (load) {
+  // As Webots' module: the argument is normalised in place first (axis, and angle into [-pi, pi]).
   function toQuaternion(r) {
-    const n = Math.sqrt(r.x * r.x + r.y * r.y + r.z * r.z);
-    if (n === 0)
-      return {w: 1, x: 0, y: 0, z: 0};
-    const s = Math.sin(r.a / 2) / n;
+    normalize(r);
+    const s = Math.sin(r.a / 2);
     return {w: Math.cos(r.a / 2), x: r.x * s, y: r.y * s, z: r.z * s};
   }
   // The identity is returned as a zero angle about y, as Webots does below 1e-4 rad.
@@ -16,14 +15,15 @@
     const n = Math.sqrt(q.x * q.x + q.y * q.y + q.z * q.z);
     return {x: q.x / n, y: q.y / n, z: q.z / n, a: a};
   }
+  // The axis is used as given (Webots' module does not normalise it here); the products are grouped as
+  // Webots groups them, so that the rounding, and the generated text, are the same.
   function toMatrix3(r) {
-    const n = Math.sqrt(r.x * r.x + r.y * r.y + r.z * r.z) || 1;
-    const x = r.x / n, y = r.y / n, z = r.z / n;
     const c = Math.cos(r.a), s = Math.sin(r.a), t = 1 - c;
+    const xz = r.x * r.z * t, xy = r.x * r.y * t, yz = r.y * r.z * t;
     return {
-      0: t * x * x + c, 1: t * x * y - s * z, 2: t * x * z + s * y,
-      3: t * x * y + s * z, 4: t * y * y + c, 5: t * y * z - s * x,
-      6: t * x * z - s * y, 7: t * y * z + s * x, 8: t * z * z + c
+      0: r.x * r.x * t + c, 1: xy - r.z * s, 2: xz + r.y * s,
+      3: xy + r.z * s, 4: r.y * r.y * t + c, 5: yz - r.x * s,
+      6: xz - r.y * s, 7: yz + r.x * s, 8: r.z * r.z * t + c
     };
   }
   function fromMatrix3(m) {
@@ -99,10 +99,9 @@
   function rotateVector3ByRotation(r, v) {
     return rotateVector3ByMatrix3(toMatrix3(r), v);
   }
+  // Through the axis-angle form, as Webots' module (so angles below 1e-4 rad do not rotate).
   function rotateVector3ByQuaternion(q, v) {
-    const p = multiplyQuaternions(multiplyQuaternions(q, {w: 0, x: v.x, y: v.y, z: v.z}),
-                                  {w: q.w, x: -q.x, y: -q.y, z: -q.z});
-    return {x: p.x, y: p.y, z: p.z};
+    return rotateVector3ByRotation(fromQuaternion(q), v);
   }
   return {
     equal, fromQuaternion, toQuaternion, fromMatrix3, toMatrix3, isIdentity, isValid, normalize, normalizeAxis,
