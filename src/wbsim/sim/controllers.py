@@ -37,7 +37,7 @@ import greenlet
 if TYPE_CHECKING:
     from wbsim.sim.robot import RobotRuntime
 
-__all__ = ["ControllerProcess", "current_robot", "ControllerFinder", "find_controller", "importable_names", "NO_CONTROLLER"]
+__all__ = ["ControllerProcess", "WorkingDirectory", "current_robot", "ControllerFinder", "find_controller", "importable_names", "NO_CONTROLLER"]
 
 _CURRENT_ROBOT: contextvars.ContextVar[RobotRuntime | None] = contextvars.ContextVar("wbsim_robot", default=None)
 
@@ -103,6 +103,8 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
 
     def __init__(self) -> None:
         self.active: ControllerProcess | None = None
+        # Shared by the simulation's controllers: one working-directory switch per change of folder.
+        self.working_directory = WorkingDirectory()
 
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
                   ) -> importlib.machinery.ModuleSpec | None:
@@ -121,6 +123,49 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         if spec is not None:
             process.loaded_names.add(fullname)
         return spec
+
+
+class WorkingDirectory:
+    """The process working directory while controllers run: each controller runs in its own folder, and the
+    host's directory comes back once the simulation's controllers are done.
+
+    ``os.chdir`` is called only when the next controller's folder differs from the current directory
+    (controllers of one folder run one after another without any), and the host's directory is restored
+    once per :meth:`begin` / :meth:`end` bracket (the controllers phase of a step), not after each
+    controller. After a controller runs, the directory it left is read back (``os.getcwd``): a controller
+    that changes directory still starts its next step in its own folder, as before.
+    """
+
+    def __init__(self) -> None:
+        self._host: str | None = None
+        self._current: str | None = None
+        self._depth = 0
+
+    def begin(self) -> None:
+        """Open a bracket (nested brackets restore once, at the outermost :meth:`end`)."""
+        if self._depth == 0:
+            self._host = self._current = os.getcwd()
+        self._depth += 1
+
+    def enter(self, folder: str) -> None:
+        """Make ``folder`` the working directory (raises ``OSError`` if it cannot)."""
+        if folder != self._current:
+            os.chdir(folder)
+            self._current = folder
+
+    def left(self) -> None:
+        """A controller has stopped running: note the directory it left."""
+        self._current = os.getcwd()
+
+    def end(self) -> None:
+        """Close a bracket; the outermost one puts the host's directory back."""
+        self._depth -= 1
+        if self._depth == 0:
+            host, self._host = self._host, None
+            if host is not None and self._current != host:
+                self._current = None
+                os.chdir(host)
+            self._current = None
 
 
 class ControllerProcess:
@@ -218,10 +263,9 @@ class ControllerProcess:
             self._loaded_count = len(self.loaded_names)
         return self._swap
 
-    def _enter(self) -> tuple[list[str], list[str], str, dict[str, ModuleType | None]]:
-        saved_cwd = os.getcwd()
-        if saved_cwd != self._folder_str:
-            os.chdir(self._folder_str)  # first: the one step that can fail, before any global is swapped
+    def _enter(self) -> tuple[list[str], list[str], dict[str, ModuleType | None]]:
+        # First: the one step that can fail, before any global is swapped.
+        self.finder.working_directory.enter(self._folder_str)
         saved_argv = sys.argv
         sys.argv = list(self.argv)
         saved_path = sys.path
@@ -237,10 +281,10 @@ class ControllerProcess:
             if mine is not None:
                 modules[name] = mine
         self.finder.active = self
-        return saved_argv, saved_path, saved_cwd, outside
+        return saved_argv, saved_path, outside
 
-    def _leave(self, saved: tuple[list[str], list[str], str, dict[str, ModuleType | None]]) -> None:
-        saved_argv, saved_path, saved_cwd, outside = saved
+    def _leave(self, saved: tuple[list[str], list[str], dict[str, ModuleType | None]]) -> None:
+        saved_argv, saved_path, outside = saved
         self.finder.active = None
         self.path = sys.path  # the controller may have replaced its list
         sys.path = saved_path
@@ -252,8 +296,7 @@ class ControllerProcess:
             previous = outside.get(name)
             if previous is not None:
                 modules[name] = previous
-        if saved_cwd != self._folder_str:
-            os.chdir(saved_cwd)
+        self.finder.working_directory.left()
         sys.argv = saved_argv
 
     def resume(self) -> None:
@@ -265,11 +308,16 @@ class ControllerProcess:
         current = greenlet.getcurrent()
         self.greenlet.parent = current
         self._resumer = current
-        saved = self._enter()
+        working_directory = self.finder.working_directory
+        working_directory.begin()
         try:
-            self.greenlet.switch()
+            saved = self._enter()
+            try:
+                self.greenlet.switch()
+            finally:
+                self._leave(saved)
         finally:
-            self._leave(saved)
+            working_directory.end()
 
     def yield_to_simulation(self) -> None:
         """Called from the controller's greenlet by ``robot.step``: give control back to the simulation."""

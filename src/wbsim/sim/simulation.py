@@ -286,12 +286,22 @@ class Simulation:
         return not self.ended
 
     def _controllers_phase(self) -> None:
-        for robot in self.robots:
-            process = robot.controller
-            if process is not None and not process.finished and robot.wake_step <= self.step_count:
-                process.resume()
-                if self.ended:
-                    break
+        # One working-directory bracket for the phase, opened at the first due controller: the directory
+        # changes only between folders, and the host's comes back once (controllers.WorkingDirectory).
+        working_directory = None
+        try:
+            for robot in self.robots:
+                process = robot.controller
+                if process is not None and not process.finished and robot.wake_step <= self.step_count:
+                    if working_directory is None:
+                        working_directory = self._finder.working_directory
+                        working_directory.begin()
+                    process.resume()
+                    if self.ended:
+                        break
+        finally:
+            if working_directory is not None:
+                working_directory.end()
         if self._hook_lists[0]:
             self._run_hooks(Phase.CONTROLLERS)
 
