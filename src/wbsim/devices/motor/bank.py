@@ -290,11 +290,13 @@ class Motor(BankDevice):
     def set_velocity(self, velocity: float) -> None:
         """Target velocity magnitude in position control, signed velocity in velocity control."""
         b, i = self.bank, self.index
-        v = velocity * b.multiplier[i]
-        if abs(v) > b.max_velocity[i]:
+        # Python floats (.item), not numpy scalars: this runs for every motor command.
+        v = velocity * b.multiplier.item(i)
+        limit = b.max_velocity.item(i)
+        if abs(v) > limit:
             unit = "m/s" if self.linear else "rad/s"
-            self._warn(f"The requested velocity {v:g} exceeds 'maxVelocity' = {b.max_velocity[i]:g} ({unit}).")
-            v = math.copysign(b.max_velocity[i], v)
+            self._warn(f"The requested velocity {v:g} exceeds 'maxVelocity' = {limit:g} ({unit}).")
+            v = math.copysign(limit, v)
         b.target_velocity[i] = v
 
     def set_acceleration(self, acceleration: float) -> None:
