@@ -162,7 +162,11 @@ class Simulation:
         self._actuating = tuple(b for b in self.banks.values() if b.n and b.actuates)
         self._sampling = tuple(b for b in self.banks.values() if b.n and b.samples)
         # Banks that may watch substeps; whether they do is read every step (a bank may need it only at times).
-        self._substep_capable = tuple(b for b in self.banks.values() if b.n)
+        # Banks that can ever watch substeps: those with a substep of their own (or a flag other than the
+        # base's constant False); the others are not asked every step.
+        self._substep_capable = tuple(
+            b for b in self.banks.values()
+            if b.n and (type(b).substep is not DeviceBank.substep or type(b).watches_substeps is not False))
         # Device node -> (its bank, its row): where supervisor field writes on devices go.
         self.device_rows: dict[WbNode, tuple[DeviceBank, int]] = {
             binding.node: (self.banks[kind], row)  # type: ignore[attr-defined]
@@ -340,7 +344,7 @@ class Simulation:
             self.supervision.clear_wrenches()
         self.step_count += 1
         counts = self._warning_counts
-        if counts[3] or counts[4] or counts[5]:  # mjWARN_BADQPOS, BADQVEL, BADQACC
+        if counts.item(3) or counts.item(4) or counts.item(5):  # mjWARN_BADQPOS, BADQVEL, BADQACC
             self._unstable()
         if on_physics:
             self._run_hooks(Phase.PHYSICS)

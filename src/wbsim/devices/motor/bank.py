@@ -97,6 +97,8 @@ class MotorBank(DeviceBank):
 
     def __init__(self, bindings: tuple[MotorBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
+        # (data, qpos, qvel, ctrl): MjData's array attributes make a new numpy view at each access.
+        self._views: tuple[mujoco.MjData, np.ndarray, np.ndarray, np.ndarray] | None = None
         self.bindings: tuple[MotorBinding, ...] = bindings
         self.model = context.model
         self.basic_ms = context.basic_time_step_ms
@@ -205,15 +207,19 @@ class MotorBank(DeviceBank):
             return
         if self._dirty:
             self._reclassify()
+        views = self._views
+        if views is None or views[0] is not data:  # MjData's array attributes make a new view per access
+            views = self._views = (data, data.qpos, data.qvel, data.ctrl)
+        _, qpos, qvel, ctrl = views
         if len(self._simple):
             commanded = self.target_velocity[self._simple]
-            data.qvel[self._simple_ref] = commanded
+            qvel[self._simple_ref] = commanded
             # Webots' "previous velocity" for the acceleration limit is the velocity commanded at this step,
             # not a target set later (a setVelocity in the same step as setAcceleration must still ramp).
             self.current_velocity[self._simple] = commanded
         general = self._general
         if len(general):
-            q = data.qpos[self.qpos_adr[general]]
+            q = qpos[self.qpos_adr[general]]
             v, integral, previous, current = control_law(
                 q, self.target_position[general], self.target_velocity[general], self.pid[general],
                 self.integral[general], self.previous_error[general], self.current_velocity[general],
@@ -222,11 +228,11 @@ class MotorBank(DeviceBank):
             self.integral[general] = integral
             self.previous_error[general] = previous
             self.current_velocity[general] = current
-            data.qvel[self.ref_dof[general]] = v
+            qvel[self.ref_dof[general]] = v
         if len(self._torque):
-            data.qvel[self._torque_ref] = 0.0  # the velocity motor only keeps static friction
+            qvel[self._torque_ref] = 0.0  # the velocity motor only keeps static friction
         if len(self._ctrl_idx):
-            data.ctrl[self._ctrl_idx] = self._ctrl_values
+            ctrl[self._ctrl_idx] = self._ctrl_values
         if len(self._kinematic_idx):
             self._kinematic(data)
 
