@@ -167,3 +167,14 @@ def test_run_seeds_status_and_argument_errors(project, capsys):
     err = capsys.readouterr().err
     assert "--seeds: seed range '3-1' ends before it starts" in err and "--workers needs --seeds" in err
     assert "--seed cannot be used with --seeds" in err
+
+
+@pytest.mark.parametrize(("basic_ms", "note"), [(16, "runs as 4 MuJoCo steps of 4 ms"), (4, None)])
+def test_check_tells_when_a_larger_physics_step_would_run_faster(project, capsys, basic_ms, note):
+    path = project(f"WorldInfo {{ basicTimeStep {basic_ms} }}\nSolid {{ boundingObject Plane {{ }} }}")
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    if note is None:
+        assert "note:" not in out
+    else:
+        assert note in out and "max_physics_step_ms=16" in out and "up to 4x faster" in out
