@@ -327,7 +327,7 @@ class Simulation:
         if wrenches:
             self.supervision.apply_wrenches()
         split = plugin.before_physics(data) if plugin is not None and plugin.enabled else False
-        substepping = [b for b in self._substep_capable if b.watches_substeps] if self._substep_capable else None
+        substepping = [b for b in self._substep_capable if b.watches_substeps] if self._substep_capable else ()
         if split or substepping:  # the plugin edits contacts, or a bank must see every physics step
             for _ in range(self.substeps):
                 if split:
