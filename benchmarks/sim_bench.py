@@ -5,12 +5,14 @@ two wheel encoders of every robot, compute the same wheel speeds, write them as 
 inputs, and advance MuJoCo by one basic time step (``mj_step`` with the same substeps). wbsim runs an
 ordinary Webots controller per robot (greenlets, the Webots API, sampling, motor control law); the
 baseline is a plain Python loop over MuJoCo arrays. Both run in the same process in short alternating
-blocks (``paired.py``); figures are steps per second (basic steps, median block) and the median of the
-paired speed ratios wbsim / baseline with its 10th-90th percentile range.
+blocks of about 20 ms, many pairs (``paired.py``), so that the load of a shared machine hits both sides of a
+pair alike; figures are steps per second (basic steps, median block) and the median of the paired speed
+ratios wbsim / baseline with its 10th-90th percentile range, for 1, 20 and 100 robots.
 
-Also measured: loading and compiling a world with 100 robots.
+Also against raw C stepping: the same model advanced by ``mj_step`` with all the block's steps in one call
+(no Python, no controller), the cost floor of the physics alone; and loading a world with 100 robots.
 
-Run: ``python benchmarks/sim_bench.py`` (``--quick`` for a short run).
+Run: ``python benchmarks/sim_bench.py`` (``--quick`` for a short run, ``--robots 1 20`` to choose).
 """
 
 from __future__ import annotations
@@ -140,6 +142,21 @@ def baseline_block(path: Path, steps: int) -> Callable[[], None]:
     return run
 
 
+def raw_block(path: Path, steps: int) -> Callable[[], None]:
+    """A function advancing the same model by ``steps`` basic steps in one C call (``mj_step`` with
+    ``nstep = steps * substeps``): no controller, no Python per step; the floor of what any loop can reach."""
+    sim = _load(path)
+    model, data = sim.model, mujoco.MjData(sim.model)
+    mujoco.mj_copyData(data, model, sim.data)
+    total = steps * sim.substeps
+    sim.close()
+
+    def run() -> None:
+        mujoco.mj_step(model, data, nstep=total)
+
+    return run
+
+
 def load_time(path: Path) -> float:
     """Seconds to load, check and compile a world into a ready simulation."""
     start = time.perf_counter()
@@ -149,28 +166,39 @@ def load_time(path: Path) -> float:
     return elapsed
 
 
+def _row(label: str, steps: int, result, other: str) -> str:  # noqa: ANN001
+    w = steps / statistics.median(result.seconds_a)
+    b = steps / statistics.median(result.seconds_b)
+    median, low, high = result.median, result.percentile(10), result.percentile(90)
+    return f"{label:<16}{w:>12,.0f}{b:>14,.0f} {other:<10}{f'{median:.3f} ({low:.3f}-{high:.3f})':>22}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer blocks")
+    parser.add_argument("--quick", action="store_true", help="fewer pairs of blocks")
+    parser.add_argument("--pairs", type=int, default=None, help="pairs of alternating blocks per scenario")
+    parser.add_argument("--robots", type=int, nargs="+", default=[1, 20, 100])
     args = parser.parse_args()
-    pairs = 10 if args.quick else 40
-    print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {pairs} pairs of alternating blocks")
-    print(f"{'scenario':<22}{'wbsim steps/s':>15}{'MuJoCo loop steps/s':>22}{'ratio (p10-p90)':>24}")
+    pairs = args.pairs or (30 if args.quick else 150)
+    print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {pairs} pairs of alternating blocks of "
+          "about 20 ms; ratio = wbsim speed / other speed, median of the paired ratios (p10-p90)")
+    print(f"{'scenario':<16}{'wbsim st/s':>12}{'other st/s':>14} {'other':<10}{'ratio (p10-p90)':>22}")
     with tempfile.TemporaryDirectory() as tmp:
-        for robots, steps in ((1, 300), (20, 30)):
+        for robots in args.robots:
             path = make_project(Path(tmp) / f"p{robots}", robots)
+            # Blocks of about 20 ms: short enough that load spikes hit both sides of a pair alike.
+            steps = max(3, 600 // (robots + 1))
             sim, ours = wbsim_block(path, steps)
-            result = paired_ratios(ours, baseline_block(path, steps), pairs)
-            sim.close()  # type: ignore[attr-defined]
-            # Per pair: baseline time / wbsim time = wbsim speed / baseline speed.
-            w = steps / statistics.median(result.seconds_a)
-            b = steps / statistics.median(result.seconds_b)
-            median, low, high = result.median, result.percentile(10), result.percentile(90)
             label = "demo robot" if robots == 1 else f"{robots} robots"
-            print(f"{label:<22}{w:>15,.0f}{b:>22,.0f}{f'{median:.2f} ({low:.2f}-{high:.2f})':>24}")
+            loop = paired_ratios(ours, baseline_block(path, steps), pairs)
+            print(_row(label, steps, loop, "MuJoCo loop"))
+            raw = paired_ratios(ours, raw_block(path, steps), pairs)
+            print(_row(label, steps, raw, "raw mj_step"))
+            sim.close()  # type: ignore[attr-defined]
         path = make_project(Path(tmp) / "p100", 100)
         times = [load_time(path) for _ in range(3 if args.quick else 5)]
-        print(f"load + compile 100 robots: {statistics.median(times):.3f} s (median of {len(times)}; target < 2 s)")
+        print(f"load + compile 100 robots: {statistics.median(times):.3f} s (median of {len(times)}; "
+              "benchmarks/load_bench.py for 10 to 1,000)")
     return 0
 
 

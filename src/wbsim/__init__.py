@@ -5,6 +5,7 @@ the ros2_control-compatible transmissions; the ``controller`` module is the Webo
 """
 
 from wbsim._version import __version__
+from wbsim.batch import RunRecord, run_many
 from wbsim.errors import (
     CompileError,
     ControllerError,
@@ -25,6 +26,8 @@ from wbsim.sim.simulation import Simulation, SimulationOptions, WbsimWarning, lo
 __all__ = [
     "__version__",
     "load_world",
+    "run_many",
+    "RunRecord",
     "Simulation",
     "SimulationOptions",
     "Phase",

@@ -113,5 +113,5 @@ class Sensor(Device):
 
     def _disabled_error(self, function: str) -> None:
         """Print Webots' error for reading a disabled sensor, if it is disabled."""
-        if self._periods[self._row] <= 0:
+        if self._periods.item(self._row) <= 0:
             print_error(f"{self._C_NAME}_{function}() called for a disabled device! Please use: {self._C_NAME}_enable().")

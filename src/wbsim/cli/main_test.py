@@ -193,3 +193,40 @@ def test_huge_values_are_located_problems_for_check_and_run_not_tracebacks(proje
     assert "Traceback" not in err and "test.wbt:3:" in err and "out of range" in err
     assert main(["run", str(path), "--duration", "0.1", "--no-progress"]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_run_seeds_writes_one_json_line_per_run_in_seed_order(project, capsys):
+    import json
+
+    world = 'WorldInfo { basicTimeStep 10 }\nRobot { name "q" controller "quitter" supervisor TRUE }'
+    path = project(world, controllers={"quitter": QUITTER.replace("robot.simulationQuit(3)",
+                                                                   'robot.setCustomData("done"); robot.simulationQuit(0)')})
+    assert main(["run", str(path), "--seeds", "2-4,1", "--workers", "2", "--no-progress"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["seed"] for line in lines] == [2, 3, 4, 1]
+    assert all(line["exit_status"] == 0 and line["custom_data"] == {"q": "done"} for line in lines)
+    assert [line["sim_time_s"] for line in lines] == pytest.approx([0.05] * 4)
+
+
+def test_run_seeds_status_and_argument_errors(project, capsys):
+    path = project('WorldInfo { basicTimeStep 10 }\nRobot { name "q" controller "quitter" supervisor TRUE }',
+                   controllers={"quitter": QUITTER})
+    assert main(["run", str(path), "--seeds", "0", "--no-progress"]) == 1  # the run quit with status 3
+    assert '"exit_status": 3' in capsys.readouterr().out
+    assert main(["run", str(path), "--seeds", "3-1"]) == 2
+    assert main(["run", str(path), "--workers", "2"]) == 2
+    assert main(["run", str(path), "--seeds", "0", "--seed", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "--seeds: seed range '3-1' ends before it starts" in err and "--workers needs --seeds" in err
+    assert "--seed cannot be used with --seeds" in err
+
+
+@pytest.mark.parametrize(("basic_ms", "note"), [(16, "runs as 4 MuJoCo steps of 4 ms"), (4, None)])
+def test_check_tells_when_a_larger_physics_step_would_run_faster(project, capsys, basic_ms, note):
+    path = project(f"WorldInfo {{ basicTimeStep {basic_ms} }}\nSolid {{ boundingObject Plane {{ }} }}")
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    if note is None:
+        assert "note:" not in out
+    else:
+        assert note in out and "max_physics_step_ms=16" in out and "up to 4x faster" in out

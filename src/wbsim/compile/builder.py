@@ -39,7 +39,7 @@ import numpy as np
 
 from wbsim.compile import inertia
 from wbsim.compile.bindings import Bindings, JointBinding, RobotBinding, RobotDevice, SolidBinding
-from wbsim.compile.contacts import CONE_IMPRATIO, MAX_TIMECONST, ContactParams, contact_params, too_soft
+from wbsim.compile.contacts import CONE_IMPRATIO, MAX_TIMECONST, ContactParams, MaterialPlan, too_soft
 from wbsim.compile.context import CompileContext
 from wbsim.compile.damping import DampedBody, add_damping_actuators, allow_sleep_of_damped_trees
 from wbsim.compile.frames import Frame, quat_from_axis_angle, quat_to_matrix
@@ -218,8 +218,7 @@ class _Builder:
                     node.location_of("softERP"), node.path))
         # Webots uses the first ContactProperties matching both materials, else its built-in surface: a
         # "default"/"default" node applies only between two "default" geoms.
-        self.default_contact = contact_params(self._contact_node("default", "default"), self.dt_s)
-        self.builtin_contact = contact_params(None, self.dt_s)
+        self.contact_plan = MaterialPlan(self.contact_nodes, self.dt_s)
         self.counter = 0
         self.solids: list[SolidSlot] = []
         self.joints: list[JointSlot] = []
@@ -242,13 +241,6 @@ class _Builder:
     def _name(self, prefix: str) -> str:
         self.counter += 1
         return f"{prefix}{self.counter}"
-
-    def _contact_node(self, m1: str, m2: str) -> WbNode | None:
-        for node in self.contact_nodes:
-            pair = {str(node["material1"]), str(node["material2"])}
-            if pair == {m1, m2}:
-                return node
-        return None
 
     def _error(self, message: str, node: WbNode, field_name: str | None = None) -> None:
         location = node.location_of(field_name) if field_name else node.location
@@ -481,13 +473,11 @@ class _Builder:
                 geom.hfieldname = gname + "_hf"
             else:
                 geom.size = list(description.size) + [0.0] * (3 - len(description.size))
-            if material == "default":
-                self._apply_contact(geom, self.default_contact)
-            else:
-                # Higher priority: MuJoCo then uses this geom's (built-in) parameters against "default"
-                # geoms instead of mixing them; pairs with a ContactProperties node are explicit pairs.
-                self._apply_contact(geom, self.builtin_contact)
-                geom.priority = 1
+            # Per-geom parameters (see compile/contacts.py, material_plan): "default" geoms carry the
+            # default/default surface, other materials their surface against "default" with a higher
+            # priority, so MuJoCo uses it unmixed; the material pairs this misses get explicit pairs.
+            self._apply_contact(geom, self.contact_plan.geom_params(material))
+            geom.priority = self.contact_plan.priority(material)
             result.append((gname, material))
             self._geom_descriptions[gname] = description
         return result
@@ -910,10 +900,25 @@ class _Builder:
                 self.spec.add_exclude(bodyname1=a, bodyname2=b)
                 excluded.add(frozenset((a, b)))
         self._kinematic_exclusions(excluded)
-        special = [n for n in self.contact_nodes if {str(n["material1"]), str(n["material2"])} != {"default"}]
-        if not special:
+        self._material_pairs()
+
+    def _material_pairs(self) -> None:
+        """Explicit MuJoCo pairs for the material pairs whose per-geom parameters MuJoCo would mix into
+        something other than Webots' surface (:class:`MaterialPlan`), linear in the number of robots.
+
+        Pairs are made where one side has no Physics body (static or kinematic: the environment, whose geoms
+        do not multiply with robots) and between geoms of one top-level object (a robot's self-collisions);
+        between the geoms of two different moving objects MuJoCo's per-geom mix applies (docs/differences.md).
+        """
+        plan = self.contact_plan
+        by_material: dict[str, list[tuple[str, SolidSlot]]] = {}
+        for slot in self.solids:
+            for g, m in slot.geoms:
+                by_material.setdefault(m, []).append((g, slot))
+        materials = sorted(by_material)
+        todo = [(a, b) for i, a in enumerate(materials) for b in materials[i:] if plan.needs_pairs(a, b)]
+        if not todo:
             return
-        geoms = [(g, m, s) for s in self.solids for g, m in s.geoms]
         # Static and kinematic Solids have no ODE body in Webots: two of them never touch.
         static = {s.body_name for s in self.solids if not s.dynamic} | self._kinematic_bodies
         weld = {s.body_name: (s.owner or "world") for s in self.solids}
@@ -921,36 +926,60 @@ class _Builder:
         for slot in self.solids:
             robot = self.robot_of_slot[id(slot)]
             robot_of[slot.body_name] = robot.outermost if robot is not None else None
-        seen: set[frozenset[str]] = set()
-        for node in special:
-            m1, m2 = str(node["material1"]), str(node["material2"])
-            params = contact_params(node, self.dt_s)
-            for ga, ma, sa in geoms:
-                for gb, mb, sb in geoms:
-                    if ga >= gb or {ma, mb} != {m1, m2} or (ma == mb and m1 != m2):
-                        continue
-                    key = frozenset((ga, gb))
-                    if key in seen:
-                        continue
-                    if sa.body_name in static and sb.body_name in static:
-                        continue
-                    if weld[sa.body_name] == weld[sb.body_name]:
-                        continue
-                    # Parent and child bodies do not touch; the world body (a frame-only Solid's at the top level)
-                    # is no Solid's parent here.
-                    if "world" not in (sa.body_name, sb.body_name) and (
-                            self.parent_of.get(sa.body_name) == sb.body_name
-                            or self.parent_of.get(sb.body_name) == sa.body_name):
-                        continue
-                    ra, rb = robot_of[sa.body_name], robot_of[sb.body_name]
-                    if ra is not None and ra is rb and not bool(ra.node["selfCollision"]):
-                        continue
-                    seen.add(key)
-                    pair = self.spec.add_pair(geomname1=ga, geomname2=gb)
-                    pair.condim = params.condim
-                    pair.friction = list(params.friction)
-                    pair.solref = list(params.solref)
-                    pair.solimp = list(params.solimp)
+        root: dict[str, str] = {}
+
+        def root_of(body: str) -> str:
+            chain = []
+            while body not in root:
+                parent = self.parent_of.get(body)
+                if parent is None or parent == "world":
+                    root[body] = body
+                    break
+                chain.append(body)
+                body = parent
+            for b in chain:
+                root[b] = root[body]
+            return root[body]
+
+        seen: set[tuple[str, str]] = set()
+        for ma, mb in todo:
+            params = plan.surface(ma, mb)
+            side_a, side_b = by_material[ma], by_material[mb]
+            candidates: list[tuple[tuple[str, SolidSlot], tuple[str, SolidSlot]]] = []
+            for first, second in ((side_a, side_b), (side_b, side_a)):
+                for ga in first:
+                    if ga[1].body_name in static:
+                        candidates.extend((ga, gb) for gb in second)
+            groups: dict[str, tuple[list[tuple[str, SolidSlot]], list[tuple[str, SolidSlot]]]] = {}
+            for index, side in enumerate((side_a, side_b)):
+                for g in side:
+                    if g[1].body_name not in static:
+                        groups.setdefault(root_of(g[1].body_name), ([], []))[index].append(g)
+            for ga_list, gb_list in groups.values():
+                candidates.extend((ga, gb) for ga in ga_list for gb in gb_list)
+            for (ga, sa), (gb, sb) in candidates:
+                key = (ga, gb) if ga < gb else (gb, ga)
+                if ga == gb or key in seen:
+                    continue
+                if sa.body_name in static and sb.body_name in static:
+                    continue
+                if weld[sa.body_name] == weld[sb.body_name]:
+                    continue
+                # Parent and child bodies do not touch; the world body (a frame-only Solid's at the top level)
+                # is no Solid's parent here.
+                if "world" not in (sa.body_name, sb.body_name) and (
+                        self.parent_of.get(sa.body_name) == sb.body_name
+                        or self.parent_of.get(sb.body_name) == sa.body_name):
+                    continue
+                ra, rb = robot_of[sa.body_name], robot_of[sb.body_name]
+                if ra is not None and ra is rb and not bool(ra.node["selfCollision"]):
+                    continue
+                seen.add(key)
+                pair = self.spec.add_pair(geomname1=key[0], geomname2=key[1])
+                pair.condim = params.condim
+                pair.friction = list(params.friction)
+                pair.solref = list(params.solref)
+                pair.solimp = list(params.solimp)
 
     def _kinematic_exclusions(self, excluded: set[frozenset[str]]) -> None:
         """No contact between a kinematic body and a static or another kinematic body.

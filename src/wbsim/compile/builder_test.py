@@ -816,8 +816,10 @@ def test_frame_only_solid_keeps_the_no_physics_warning_rule(monkeypatch, allowed
 
 
 def test_frame_only_solid_contact_pairs_and_exclusions_match_a_solid_with_its_own_body(monkeypatch) -> None:
-    info = ('WorldInfo { contactProperties [ ContactProperties { material1 "rubber" material2 "floor" } '
-            'ContactProperties { material1 "rubber" material2 "rubber" } ] }')
+    # Frictions other than the built-in surface: MuJoCo's per-geom mix would miss both pairs.
+    info = ('WorldInfo { contactProperties [ ContactProperties { material1 "rubber" material2 "floor" '
+            'coulombFriction [ 0.3 ] } ContactProperties { material1 "rubber" material2 "rubber" '
+            'coulombFriction [ 0.7 ] } ] }')
     text = FRAME_ONLY_WORLDS["dynamic parent"].replace('name "t"', 'name "t" contactMaterial "rubber"').replace(
         "boundingObject Box { size 0.1 0.1 0.1 }", 'boundingObject Box { size 0.1 0.1 0.1 } contactMaterial "rubber"')
     text += """
@@ -840,10 +842,11 @@ def test_frame_only_solid_contact_pairs_and_exclusions_match_a_solid_with_its_ow
         return {frozenset((names[a], names[b])) for a, b in zip(model.pair_geom1, model.pair_geom2, strict=True)}
 
     # Element names come from one counter, and a site takes the name a body would have: geom names match.
-    # The 3 rubber geoms of HOLDER (robot and sensor) with FLOOR and OTHER, OTHER with FLOOR, and TOP (a
-    # frame-only Solid on the world body, static, rubber) with the 4 moving rubber geoms.
+    # The 3 rubber geoms of HOLDER (robot and sensor) with FLOOR, OTHER with FLOOR, and TOP (a frame-only
+    # Solid on the world body, static, rubber) with the 4 moving rubber geoms; HOLDER and OTHER are two moving
+    # objects (per-geom mix, no pairs), HOLDER's own geoms do not self-collide.
     assert solid(frame_only, "TOP").body_id == 0
-    assert pairs(frame_only) == pairs(plain) and len(pairs(plain)) == 11
+    assert pairs(frame_only) == pairs(plain) and len(pairs(plain)) == 8
     # MuJoCo never collides geoms of one body: the robot's exclusion with its sensor's body is not needed.
     assert frame_only.model.nexclude == plain.model.nexclude - 1
 

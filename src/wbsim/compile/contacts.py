@@ -31,16 +31,19 @@ Mapping (documented in ``docs/differences.md``):
 - Impedance: ``solimp = (0.5, 0.95, 1 mm, 0.5, 2)``, a softer contact onset than MuJoCo's default
   (dmin 0.9). With zeta < 0.4 a box resting on its corners otherwise rocks in a limit cycle forever
   (Webots avoids it with ``bounceVelocity``, which MuJoCo lacks); impacts still bounce as mapped.
+- Material pairs: per-geom parameters and MuJoCo priorities (:class:`MaterialPlan`), explicit pairs only
+  for the material pairs that MuJoCo's mixing would get wrong (see ``docs/differences.md``).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from wbsim.world.model import WbNode
 
-__all__ = ["ContactParams", "contact_params", "ode_surface_params", "too_soft", "INFINITE_FRICTION",
+__all__ = ["ContactParams", "MaterialPlan", "contact_params", "ode_surface_params", "too_soft", "INFINITE_FRICTION",
            "DEFAULT_WEBOTS_CONTACT", "CONE_IMPRATIO", "MAX_TIMECONST"]
 
 INFINITE_FRICTION = 1.0e6
@@ -171,3 +174,74 @@ def too_soft(node: WbNode) -> bool:
     surface = _surface_of(node)
     stiffness_ratio = (max(surface.soft_erp, 1e-6) / surface.soft_cfm) / (_DEFAULT_ERP / _DEFAULT_CFM)
     return _DEFAULT_TIMECONST / math.sqrt(stiffness_ratio) > MAX_TIMECONST
+
+
+def _same(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return all(math.isclose(x, y, rel_tol=1e-12, abs_tol=0.0) for x, y in zip(a, b, strict=True))
+
+
+class MaterialPlan:
+    """Which contact parameters each material pair gets, and which pairs MuJoCo's per-geom rules get right.
+
+    Webots looks the surface of a contact up per material pair: the first ContactProperties naming both
+    materials (in either order), else its built-in surface. wbsim gives every geom per-geom parameters: a
+    ``"default"`` geom the default/default surface (priority 0), a geom of material ``m`` the default/``m``
+    surface (priority 1). MuJoCo then uses the higher-priority geom's parameters unmixed, so every contact
+    with a ``"default"`` geom is exact; between two other materials it mixes them (same priority: largest
+    friction and condim, mean solref and solimp). :meth:`needs_pairs` tells the material pairs where that mix
+    differs from Webots' surface; only those get explicit MuJoCo pairs (chosen by the builder).
+
+    Args:
+        nodes: the world's ContactProperties nodes, in WorldInfo order.
+        physics_dt_s: the MuJoCo time step in seconds.
+    """
+
+    def __init__(self, nodes: Iterable[WbNode], physics_dt_s: float) -> None:
+        self._surfaces: dict[frozenset[str], ContactParams] = {}
+        for node in nodes:
+            key = frozenset((str(node["material1"]), str(node["material2"])))
+            if key not in self._surfaces:  # Webots takes the first match
+                self._surfaces[key] = contact_params(node, physics_dt_s)
+        self._builtin = contact_params(None, physics_dt_s)
+
+    def surface(self, material1: str, material2: str) -> ContactParams:
+        """Webots' surface between two materials (first matching ContactProperties, else the built-in one)."""
+        return self._surfaces.get(frozenset((material1, material2)), self._builtin)
+
+    def geom_params(self, material: str) -> ContactParams:
+        """The per-geom parameters of a geom of ``material``: its surface against ``"default"``."""
+        return self.surface("default", material)
+
+    @staticmethod
+    def priority(material: str) -> int:
+        """MuJoCo's geom priority for ``material``: 0 for ``"default"``, 1 for the others."""
+        return 0 if material == "default" else 1
+
+    def per_geom(self, material1: str, material2: str) -> ContactParams:
+        """The parameters MuJoCo gives a contact between geoms of these materials from per-geom values alone
+        (no explicit pair): the higher-priority geom's, else the mix (solmix 1 on both geoms)."""
+        p1, p2 = self.priority(material1), self.priority(material2)
+        a, b = self.geom_params(material1), self.geom_params(material2)
+        if p1 != p2:
+            return _as_geom(a if p1 > p2 else b)
+        a, b = _as_geom(a), _as_geom(b)
+        solref = (tuple(0.5 * (x + y) for x, y in zip(a.solref, b.solref, strict=True))
+                  if a.solref[0] > 0 and b.solref[0] > 0 else tuple(map(min, a.solref, b.solref)))
+        return ContactParams(
+            friction=tuple(map(max, a.friction, b.friction)),  # type: ignore[arg-type]
+            condim=max(a.condim, b.condim),
+            solref=solref,  # type: ignore[arg-type]
+            solimp=tuple(0.5 * (x + y) for x, y in zip(a.solimp, b.solimp, strict=True)),  # type: ignore[arg-type]
+        )
+
+    def needs_pairs(self, material1: str, material2: str) -> bool:
+        """True if per-geom values give contacts between these materials other parameters than Webots'."""
+        want, got = self.surface(material1, material2), self.per_geom(material1, material2)
+        return not (want.condim == got.condim and _same(want.friction, got.friction)
+                    and _same(want.solref, got.solref) and _same(want.solimp, got.solimp))
+
+
+def _as_geom(params: ContactParams) -> ContactParams:
+    """What a geom can hold of ``params``: one sliding, one torsional and one rolling coefficient."""
+    slide, _, torsion, roll, _ = params.friction
+    return ContactParams((slide, slide, torsion, roll, roll), params.condim, params.solref, params.solimp)

@@ -204,7 +204,7 @@ def test_default_default_node_applies_only_between_default_materials() -> None:
 def test_robot_self_collision(self_collision: bool) -> None:
     """Bodies of one Robot collide only with selfCollision TRUE; joint-connected bodies never do."""
     text = HEADER + f"""WorldInfo {{ gravity 0 physicsDisableTime 0
-        contactProperties [ ContactProperties {{ material1 "a" material2 "b" }} ] }}
+        contactProperties [ ContactProperties {{ material1 "a" material2 "b" coulombFriction [ 0.2 ] }} ] }}
     Robot {{ controller "<none>" selfCollision {'TRUE' if self_collision else 'FALSE'} contactMaterial "a"
       physics Physics {{ }} boundingObject Box {{ size 0.2 0.2 0.2 }}
       children [ SliderJoint {{ jointParameters JointParameters {{ axis 1 0 0 }}
@@ -224,3 +224,122 @@ def test_robot_self_collision(self_collision: bool) -> None:
     else:
         assert touching == set()
         assert compiled.model.nexclude == 3 and compiled.model.npair == 0
+
+
+# --- per-geom parameters and explicit pairs against the all-pairs compilation ------------------------------
+
+MIXED_WORLD = HEADER + """WorldInfo { basicTimeStep 4 physicsDisableTime 0 contactProperties [
+    ContactProperties { material1 "default" material2 "default" coulombFriction [ 0.6 ] bounce 0 }
+    ContactProperties { material1 "default" material2 "wheel" coulombFriction [ 1.5 ] bounce 0 }
+    ContactProperties { material1 "ice" material2 "default" coulombFriction [ 0.05 ] bounce 0.1 }
+    ContactProperties { material1 "floor" material2 "rubber" coulombFriction [ 0.8 ] bounce 0.9 }
+    ContactProperties { material1 "floor" material2 "ice" coulombFriction [ 0.1 ] bounce 0.2 softCFM 0.0005 }
+    ContactProperties { material1 "floor" material2 "rubber" coulombFriction [ 0.1 ] } ] }
+Solid { contactMaterial "floor" boundingObject Plane { size 20 20 } }
+Solid { translation 5 0 0.05 boundingObject Box { size 4 4 0.1 } }
+DEF RUBBER Solid { translation 0 0 0.3 contactMaterial "rubber" physics Physics { density -1 mass 1 }
+                   boundingObject Sphere { radius 0.05 } }
+DEF ICE Solid { translation 0 1 0.05 contactMaterial "ice" physics Physics { density -1 mass 2 }
+                boundingObject Box { size 0.1 0.1 0.1 } linearVelocity 1 0 0 }
+DEF ICE2 Solid { translation 5 1 0.15 contactMaterial "ice" physics Physics { density -1 mass 2 }
+                 boundingObject Box { size 0.1 0.1 0.1 } linearVelocity 1 0 0 }
+DEF WHEEL Solid { translation 5 -1 0.15 contactMaterial "wheel" physics Physics { density -1 mass 3 }
+                  boundingObject Box { size 0.1 0.1 0.1 } linearVelocity 2 0 0 }
+DEF PLAIN Solid { translation 0 -1 0.05 physics Physics { density -1 mass 1.5 }
+                  boundingObject Box { size 0.1 0.1 0.1 } linearVelocity 2 0 0 }
+DEF DROP Solid { translation 5 0 0.4 physics Physics { density -1 mass 1 } boundingObject Sphere { radius 0.05 } }
+DEF ARM Robot { translation 0 3 0.05 selfCollision TRUE contactMaterial "ice" physics Physics { density -1 mass 1 }
+  boundingObject Box { size 0.1 0.1 0.1 }
+  children [ SliderJoint { jointParameters JointParameters { axis 0 0 1 }
+    endPoint Solid { translation 0 0 0.3 children [ SliderJoint { jointParameters JointParameters { axis 0 0 1 }
+      endPoint Solid { translation 0 0 0.1 contactMaterial "rubber" physics Physics { density -1 mass 0.5 }
+                       boundingObject Sphere { radius 0.04 } } } ]
+      physics Physics { density -1 mass 0.1 } } } ] }
+"""
+"""Static "floor" and "default" ground; sliding, bouncing and resting bodies of each material pair, and a robot
+whose own geoms touch (selfCollision)."""
+
+
+def _legacy_contacts(builder) -> None:  # noqa: ANN001
+    """The compilation before per-geom material parameters, as the oracle: "default" geoms carry the
+    default/default surface, others the built-in one with priority 1, and every geom pair of two materials
+    named by a ContactProperties node (other than default/default) is an explicit pair."""
+    nodes = builder.contact_nodes
+    first = {}
+    for node in nodes:
+        first.setdefault(frozenset((str(node["material1"]), str(node["material2"]))), node)
+    for slot in builder.solids:
+        for g, m in slot.geoms:
+            params = contact_params(first.get(frozenset(("default",))) if m == "default" else None, DT)
+            geom = builder.spec.geom(g)
+            geom.friction = [params.friction[0], params.friction[2], params.friction[3]]
+            geom.solref = list(params.solref)
+            geom.solimp = list(params.solimp)
+            geom.condim = params.condim
+            geom.priority = 0 if m == "default" else 1
+    static = {s.body_name for s in builder.solids if not s.dynamic}
+    geoms = [(g, m, s) for s in builder.solids for g, m in s.geoms]
+    for key, node in first.items():
+        if key == frozenset(("default",)):
+            continue
+        params = contact_params(node, DT)
+        for ga, ma, sa in geoms:
+            for gb, mb, sb in geoms:
+                if ga >= gb or frozenset((ma, mb)) != key or (sa.body_name in static and sb.body_name in static):
+                    continue
+                if (sa.owner or "world") == (sb.owner or "world") or builder.parent_of.get(sa.body_name) == sb.body_name \
+                        or builder.parent_of.get(sb.body_name) == sa.body_name:
+                    continue
+                pair = builder.spec.add_pair(geomname1=ga, geomname2=gb)
+                pair.condim, pair.friction = params.condim, list(params.friction)
+                pair.solref, pair.solimp = list(params.solref), list(params.solimp)
+
+
+def _mixed_run(monkeypatch, legacy: bool) -> tuple[dict[str, np.ndarray], dict[str, float], int]:  # noqa: ANN001
+    """Run the mixed world 1.5 s: each body's trajectory (x, z per step), its resting load (contact normal
+    force at the end), and the number of explicit pairs."""
+    from wbsim.compile import builder as builder_module
+
+    with monkeypatch.context() as patch:
+        if legacy:
+            patch.setattr(builder_module._Builder, "_material_pairs", _legacy_contacts)
+        model = load_world_model_from_string(MIXED_WORLD)
+        sim = Simulation(compile_world(model))
+    names = ("RUBBER", "ICE", "ICE2", "WHEEL", "PLAIN", "DROP", "ARM")
+    bodies = {n: sim.bindings.solid(model.find_def(n)).body_id for n in names}  # type: ignore[arg-type, union-attr]
+    tracks: dict[str, list[np.ndarray]] = {n: [] for n in names}
+    for _ in range(375):
+        sim.step()
+        for n, b in bodies.items():
+            tracks[n].append(sim.data.xpos[b][[0, 2]].copy())
+    loads = dict.fromkeys(names, 0.0)
+    force = np.zeros(6)
+    for i in range(sim.data.ncon):
+        mujoco.mj_contactForce(sim.model, sim.data, i, force)
+        for g in sim.data.contact[i].geom:
+            for n, b in bodies.items():
+                if sim.model.geom_bodyid[g] == b:
+                    loads[n] += force[0]
+    return {n: np.array(t) for n, t in tracks.items()}, loads, sim.model.npair
+
+
+def test_per_geom_material_parameters_give_the_all_pairs_physics(monkeypatch) -> None:
+    """Same resting loads, sliding distances and bounces as the compilation with every material pair explicit,
+    with explicit pairs only where MuJoCo's per-geom rules cannot give Webots' surface."""
+    old_tracks, old_loads, old_pairs = _mixed_run(monkeypatch, legacy=True)
+    new_tracks, new_loads, new_pairs = _mixed_run(monkeypatch, legacy=False)
+    # Old: every geom pair named by a node (wheel, ice with the default box and each other moving default
+    # geom, floor with rubber and ice...); new: floor/rubber, floor/ice, and the robot's ice/rubber pair.
+    assert new_pairs < old_pairs
+    for name, old in old_tracks.items():
+        np.testing.assert_allclose(new_tracks[name], old, rtol=0, atol=1e-9, err_msg=name)
+        assert new_loads[name] == pytest.approx(old_loads[name], rel=1e-9, abs=1e-9), name
+    # The world exercises what it should: the rubber ball bounced off the floor, the ice boxes slid further than
+    # the wheel box and the plain box, and resting bodies carry their weight.
+    rubber_z = old_tracks["RUBBER"][:, 1]
+    first_impact = int(np.argmax(np.diff(rubber_z) > 0))
+    assert rubber_z[first_impact:].max() > 0.1
+    slid = {n: t[-1, 0] - t[0, 0] for n, t in old_tracks.items()}
+    assert slid["ICE"] > slid["PLAIN"] and slid["ICE2"] > slid["WHEEL"]
+    for name, mass in (("WHEEL", 3.0), ("PLAIN", 1.5), ("DROP", 1.0)):
+        assert old_loads[name] == pytest.approx(mass * 9.81, rel=1e-3), name

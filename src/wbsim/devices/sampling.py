@@ -138,6 +138,18 @@ class SampleSchedule:
         """
         if step < self.next_any:
             return []
+        groups = self._groups
+        if len(groups) == 1:  # the common case (every device on one schedule): no scan, no heap
+            (key, group), = groups.items()
+            if group.next_step > step:
+                return []
+            del groups[key]
+            group.next_step = step + group.every
+            key = (group.next_step, group.every)
+            groups[key] = group
+            self._keys = [key]  # any other key was stale
+            self.next_any = group.next_step
+            return [group]
         due = [group for group in self._groups.values() if group.next_step <= step]
         for group in due:
             del self._groups[(group.next_step, group.every)]

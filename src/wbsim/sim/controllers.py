@@ -55,8 +55,8 @@ from wbsim.sim.runtime_ini import read_runtime_ini
 if TYPE_CHECKING:
     from wbsim.sim.robot import RobotRuntime
 
-__all__ = ["ControllerProcess", "current_robot", "ControllerFinder", "find_controller", "importable_names", "NO_CONTROLLER",
-           "exit_status_message"]
+__all__ = ["ControllerProcess", "WorkingDirectory", "current_robot", "ControllerFinder", "find_controller",
+           "importable_names", "NO_CONTROLLER", "exit_status_message"]
 
 _CURRENT_ROBOT: contextvars.ContextVar[RobotRuntime | None] = contextvars.ContextVar("wbsim_robot", default=None)
 
@@ -130,6 +130,8 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
 
     def __init__(self) -> None:
         self.active: ControllerProcess | None = None
+        # Shared by the simulation's controllers: one working-directory switch per change of folder.
+        self.working_directory = WorkingDirectory()
 
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
                   ) -> importlib.machinery.ModuleSpec | None:
@@ -148,6 +150,49 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         if spec is not None:
             process.loaded_names.add(fullname)
         return spec
+
+
+class WorkingDirectory:
+    """The process working directory while controllers run: each controller runs in its own folder, and the
+    host's directory comes back once the simulation's controllers are done.
+
+    ``os.chdir`` is called only when the next controller's folder differs from the current directory
+    (controllers of one folder run one after another without any), and the host's directory is restored
+    once per :meth:`begin` / :meth:`end` bracket (the controllers phase of a step), not after each
+    controller. After a controller runs, the directory it left is read back (``os.getcwd``): a controller
+    that changes directory still starts its next step in its own folder, as before.
+    """
+
+    def __init__(self) -> None:
+        self._host: str | None = None
+        self._current: str | None = None
+        self._depth = 0
+
+    def begin(self) -> None:
+        """Open a bracket (nested brackets restore once, at the outermost :meth:`end`)."""
+        if self._depth == 0:
+            self._host = self._current = os.getcwd()
+        self._depth += 1
+
+    def enter(self, folder: str) -> None:
+        """Make ``folder`` the working directory (raises ``OSError`` if it cannot)."""
+        if folder != self._current:
+            os.chdir(folder)
+            self._current = folder
+
+    def left(self) -> None:
+        """A controller has stopped running: note the directory it left."""
+        self._current = os.getcwd()
+
+    def end(self) -> None:
+        """Close a bracket; the outermost one puts the host's directory back."""
+        self._depth -= 1
+        if self._depth == 0:
+            host, self._host = self._host, None
+            if host is not None and self._current != host:
+                self._current = None
+                os.chdir(host)
+            self._current = None
 
 
 class ControllerProcess:
@@ -302,10 +347,9 @@ class ControllerProcess:
             self._loaded_count = len(self.loaded_names)
         return self._swap
 
-    def _enter(self) -> tuple[list[str], list[str], str, dict[str, ModuleType | None]]:
-        saved_cwd = os.getcwd()
-        if saved_cwd != self._folder_str:
-            os.chdir(self._folder_str)  # first: the one step that can fail, before any global is swapped
+    def _enter(self) -> tuple[list[str], list[str], dict[str, ModuleType | None]]:
+        # First: the one step that can fail, before any global is swapped.
+        self.finder.working_directory.enter(self._folder_str)
         saved_argv = sys.argv
         sys.argv = list(self.argv)
         saved_path = sys.path
@@ -329,10 +373,10 @@ class ControllerProcess:
         if self.own_streams is not None:
             sys.stdout, sys.stderr = self.own_streams  # type: ignore[assignment]
         os._exit = self._os_exit  # type: ignore[assignment]
-        return saved_argv, saved_path, saved_cwd, outside
+        return saved_argv, saved_path, outside
 
-    def _leave(self, saved: tuple[list[str], list[str], str, dict[str, ModuleType | None]]) -> None:
-        saved_argv, saved_path, saved_cwd, outside = saved
+    def _leave(self, saved: tuple[list[str], list[str], dict[str, ModuleType | None]]) -> None:
+        saved_argv, saved_path, outside = saved
         host_out, host_err, host_exit = self._host_streams
         if sys.stdout is not host_out or sys.stderr is not host_err:
             self.own_streams = (sys.stdout, sys.stderr)  # the controller replaced one: it keeps it, alone
@@ -357,8 +401,7 @@ class ControllerProcess:
                     os.environ.pop(name, None)
                 else:
                     os.environ[name] = value
-        if saved_cwd != self._folder_str:
-            os.chdir(saved_cwd)
+        self.finder.working_directory.left()
         sys.argv = saved_argv
 
     def resume(self) -> None:
@@ -370,11 +413,16 @@ class ControllerProcess:
         current = greenlet.getcurrent()
         self.greenlet.parent = current
         self._resumer = current
-        saved = self._enter()
+        working_directory = self.finder.working_directory
+        working_directory.begin()
         try:
-            self.greenlet.switch()
+            saved = self._enter()
+            try:
+                self.greenlet.switch()
+            finally:
+                self._leave(saved)
         finally:
-            self._leave(saved)
+            working_directory.end()
 
     def yield_to_simulation(self) -> None:
         """Called from the controller's greenlet by ``robot.step``: give control back to the simulation."""

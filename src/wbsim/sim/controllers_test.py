@@ -372,3 +372,34 @@ def test_a_controller_name_too_long_for_the_file_system_is_a_controller_error(pr
     name = "c" * 3000
     with pytest.raises(ControllerError, match=f'controller "{name}" cannot be looked up at .*File name too long'):
         load(project(f'Robot {{ name "r" controller "{name}" }}'))
+
+
+WANDERER = """
+import os
+from controller import Robot
+robot = Robot()
+seen = []
+while robot.step(10) != -1 and len(seen) < 4:
+    seen.append(os.path.basename(os.getcwd()))
+    os.chdir("..")  # a controller may change directory: its next step still starts in its own folder
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "seen.txt"), "w") as out:
+    out.write(" ".join(seen))
+""".replace('"seen.txt"', '"seen_" + robot.getName() + ".txt"')
+
+
+def test_each_controller_steps_in_its_own_folder_and_the_host_keeps_its_directory(project, load, tmp_path):
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot { name "a" controller "wanderer" }
+    Robot { name "b" controller "wanderer" }
+    Robot { name "c" controller "other" }
+    """
+    # a and b share a folder: b runs right after a has left it, and must still start there.
+    path = project(world, controllers={"wanderer": WANDERER, "other": WANDERER})
+    sim = load(path)
+    host = os.getcwd()
+    for _ in range(6):
+        sim.step()
+        assert os.getcwd() == host  # between steps, the host's directory
+    for folder, name in (("wanderer", "a"), ("wanderer", "b"), ("other", "c")):
+        assert (tmp_path / "controllers" / folder / f"seen_{name}.txt").read_text() == " ".join([folder] * 4)

@@ -60,6 +60,8 @@ class RobotRuntime:
         self.pending_keys: deque[int] = deque()
         self.input_periods: dict[str, int] = {}
         self.api_robot: object | None = None  # the Robot object of its controller (for Motion)
+        self._last_ms: float | None = None  # the last valid step duration (ms) and its basic steps
+        self._last_steps = 0
 
     def press_keys(self, *codes: int) -> None:
         """Type keys for this robot's controller (headless runs have no keyboard): its enabled ``Keyboard``
@@ -78,6 +80,17 @@ class RobotRuntime:
         if sim is None:
             raise SimulationError(f"The simulation of robot {self.name!r} no longer exists.")
         return sim
+
+    def _steps_of(self, duration_ms: float, basic_ms: float) -> int:
+        """Basic steps for a ``step(duration_ms)`` call (0 for 0 ms), remembered for the next call."""
+        # type() first: the ABC check alone costs more than the rest of a step call.
+        if not (type(duration_ms) in (float, int) or isinstance(duration_ms, Real)) or not 0 <= duration_ms < math.inf:
+            raise ControllerError(f"robot.step() called with an invalid duration {duration_ms!r} "
+                                  "(must be a finite number of ms >= 0).")  # also refuses NaN
+        steps = 0 if duration_ms == 0 else max(1, math.ceil(duration_ms / basic_ms - 1e-9))
+        if type(duration_ms) in (float, int):
+            self._last_ms, self._last_steps = duration_ms, steps
+        return steps
 
     @property
     def controller_name(self) -> str:
@@ -103,12 +116,13 @@ class RobotRuntime:
                     raise SystemExit(0)  # Webots exits a controller that steps again after -1
                 self.saw_end = True
             return -1
-        if not isinstance(duration_ms, Real) or not 0 <= duration_ms < math.inf:  # also refuses NaN
-            raise ControllerError(f"robot.step() called with an invalid duration {duration_ms!r} "
-                                  "(must be a finite number of ms >= 0).")
-        if duration_ms == 0:
+        # The usual case: the same duration (and type, so that only checked values match) as last time.
+        if duration_ms == self._last_ms and type(duration_ms) is type(self._last_ms):
+            steps = self._last_steps
+        else:
+            steps = self._steps_of(duration_ms, sim.basic_time_step_ms)
+        if steps == 0:
             return 0
-        steps = max(1, math.ceil(duration_ms / sim.basic_time_step_ms - 1e-9))
         if own:
             assert process is not None
             self.last_duration_steps = steps

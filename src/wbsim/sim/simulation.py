@@ -182,7 +182,12 @@ class Simulation:
         self._actuating = tuple(b for b in self.banks.values() if b.n and b.actuates)
         self._sampling = tuple(b for b in self.banks.values() if b.n and b.samples)
         # Banks that may watch substeps; whether they do is read every step (a bank may need it only at times).
-        self._substep_capable = tuple(b for b in self.banks.values() if b.n)
+        # Banks that can ever watch substeps or edit contacts: those with a substep or contact edit of their
+        # own (or a flag other than the base's constant False); the others are not asked every step.
+        self._substep_capable = tuple(
+            b for b in self.banks.values()
+            if b.n and (type(b).substep is not DeviceBank.substep or type(b).watches_substeps is not False
+                        or type(b).edit_contacts is not DeviceBank.edit_contacts))
         # Device node -> (its bank, its row): where supervisor field writes on devices go.
         self.device_rows: dict[WbNode, tuple[DeviceBank, int]] = {
             binding.node: (self.banks[kind], row)  # type: ignore[attr-defined]
@@ -330,12 +335,22 @@ class Simulation:
         return not self.ended
 
     def _controllers_phase(self) -> None:
-        for robot in self.robots:
-            process = robot.controller
-            if process is not None and not process.finished and robot.wake_step <= self.step_count:
-                process.resume()
-                if self.ended:
-                    break
+        # One working-directory bracket for the phase, opened at the first due controller: the directory
+        # changes only between folders, and the host's comes back once (controllers.WorkingDirectory).
+        working_directory = None
+        try:
+            for robot in self.robots:
+                process = robot.controller
+                if process is not None and not process.finished and robot.wake_step <= self.step_count:
+                    if working_directory is None:
+                        working_directory = self._finder.working_directory
+                        working_directory.begin()
+                    process.resume()
+                    if self.ended:
+                        break
+        finally:
+            if working_directory is not None:
+                working_directory.end()
         if self._hook_lists[0]:
             self._run_hooks(Phase.CONTROLLERS)
 
@@ -357,7 +372,7 @@ class Simulation:
         if wrenches:
             self.supervision.apply_wrenches()
         split = plugin.before_physics(data) if plugin is not None and plugin.enabled else False
-        substepping = [b for b in self._substep_capable if b.watches_substeps]
+        substepping = [b for b in self._substep_capable if b.watches_substeps] if self._substep_capable else ()
         try:
             editing = [b for b in self._substep_capable if b.edits_contacts]
             if split or substepping or editing:  # contacts are edited, or a bank must see every physics step
@@ -383,7 +398,7 @@ class Simulation:
             self.supervision.clear_wrenches()
         self.step_count += 1
         counts = self._warning_counts
-        if counts[3] or counts[4] or counts[5]:  # mjWARN_BADQPOS, BADQVEL, BADQACC
+        if counts.item(3) or counts.item(4) or counts.item(5):  # mjWARN_BADQPOS, BADQVEL, BADQACC
             self._unstable()
         if counts[1] or counts[2]:  # mjWARN_CONTACTFULL, CNSTRFULL: MuJoCo dropped contacts or constraints
             self._arena_full()

@@ -169,6 +169,13 @@ def test_script_driven_robot_step_semantics(project, load, capfd):
         with pytest.raises(ControllerError):
             robot.step(bad)
     assert sim.step_count == 4
+    # The last valid duration is remembered: repeats, and equal values of other types, are checked afresh.
+    assert robot.step(20) == 0 and robot.step(20) == 0 and sim.step_count == 8
+    assert robot.step(20.0) == 0 and robot.step(True) == 0 and sim.step_count == 11
+    from decimal import Decimal
+    with pytest.raises(ControllerError):
+        robot.step(Decimal(20))  # equal to 20 but not a number Webots' API takes
+    assert sim.step_count == 11
     sim.quit(4)
     assert robot.step(16) == -1
     assert sim.exit_status == 4

@@ -22,7 +22,7 @@ class Altimeter(Sensor):
     def getValue(self) -> float:
         """The last altitude (m); NaN before the first sample, which comes one period after ``enable``. Reading a
         disabled altimeter prints Webots' error and returns the last value."""
-        if self._periods[self._row] <= 0:
+        if self._periods.item(self._row) <= 0:
             self._disabled_error("get_value")
         return self._values[self._row]
 

@@ -62,12 +62,14 @@ class Motor(Device):
         if math.isnan(velocity):
             print_error("wb_motor_set_velocity() called with an invalid 'velocity' argument (NaN).")
             return
-        if velocity < 0 and math.isfinite(self._cache()._position):
+        cache = self._cache()
+        if velocity < 0 and math.isfinite(cache._position):
             print_error("wb_motor_set_velocity() called with negative 'velocity' argument in position control "
                         f"mode ({velocity:g}).")
             return
-        self._cache()._velocity = float(velocity)
-        self._core.set_velocity(float(velocity))
+        velocity = float(velocity)
+        cache._velocity = velocity
+        self._core.set_velocity(velocity)
 
     def setAcceleration(self, acceleration: float) -> None:
         """Acceleration limit (rad/s^2 or m/s^2), -1 for none."""

@@ -103,6 +103,8 @@ class MotorBank(DeviceBank):
 
     def __init__(self, bindings: tuple[MotorBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
+        # (data, qpos, qvel, ctrl): MjData's array attributes make a new numpy view at each access.
+        self._views: tuple[mujoco.MjData, np.ndarray, np.ndarray, np.ndarray] | None = None
         self.bindings: tuple[MotorBinding, ...] = bindings
         self.model = context.model
         self.basic_ms = context.basic_time_step_ms
@@ -222,15 +224,19 @@ class MotorBank(DeviceBank):
             return
         if self._dirty:
             self._reclassify()
+        views = self._views
+        if views is None or views[0] is not data:  # MjData's array attributes make a new view per access
+            views = self._views = (data, data.qpos, data.qvel, data.ctrl)
+        _, qpos, qvel, ctrl = views
         if len(self._simple):
             commanded = self.target_velocity[self._simple]
-            data.qvel[self._simple_ref] = commanded
+            qvel[self._simple_ref] = commanded
             # Webots' "previous velocity" for the acceleration limit is the velocity commanded at this step,
             # not a target set later (a setVelocity in the same step as setAcceleration must still ramp).
             self.current_velocity[self._simple] = commanded
         general = self._general
         if len(general):
-            q = data.qpos[self.qpos_adr[general]]
+            q = qpos[self.qpos_adr[general]]
             v, integral, previous, current = control_law(
                 q, self.target_position[general], self.target_velocity[general], self.pid[general],
                 self.integral[general], self.previous_error[general], self.current_velocity[general],
@@ -239,9 +245,9 @@ class MotorBank(DeviceBank):
             self.integral[general] = integral
             self.previous_error[general] = previous
             self.current_velocity[general] = current
-            data.qvel[self.ref_dof[general]] = v
+            qvel[self.ref_dof[general]] = v
         if len(self._torque):
-            data.qvel[self._torque_ref] = 0.0  # the velocity motor only keeps static friction
+            qvel[self._torque_ref] = 0.0  # the velocity motor only keeps static friction
         if self.watches_substeps:
             # The part of a torque that balances the joint's bias force (gravity, Coriolis: qfrc_bias of the
             # last physics step) is held over the basic step, as ODE's net-zero acceleration keeps a balanced
@@ -249,10 +255,10 @@ class MotorBank(DeviceBank):
             force = self._ctrl_values
             bias = data.qfrc_bias[self._ctrl_dof]
             self._held = np.where(force * bias > 0.0, np.sign(force) * np.minimum(np.abs(force), np.abs(bias)), 0.0)
-            data.ctrl[self._ctrl_idx] = self._held + (force - self._held) * self.substeps
+            ctrl[self._ctrl_idx] = self._held + (force - self._held) * self.substeps
             self._first_substep = True
         elif len(self._ctrl_idx):
-            data.ctrl[self._ctrl_idx] = self._ctrl_values
+            ctrl[self._ctrl_idx] = self._ctrl_values
         if len(self._kinematic_idx):
             self._kinematic(data)
 
@@ -329,11 +335,13 @@ class Motor(BankDevice):
     def set_velocity(self, velocity: float) -> None:
         """Target velocity magnitude in position control, signed velocity in velocity control."""
         b, i = self.bank, self.index
-        v = velocity * b.multiplier[i]
-        if abs(v) > b.max_velocity[i]:
+        # Python floats (.item), not numpy scalars: this runs for every motor command.
+        v = velocity * b.multiplier.item(i)
+        limit = b.max_velocity.item(i)
+        if abs(v) > limit:
             unit = "m/s" if self.linear else "rad/s"
-            self._warn(f"The requested velocity {v:g} exceeds 'maxVelocity' = {b.max_velocity[i]:g} ({unit}).")
-            v = math.copysign(b.max_velocity[i], v)
+            self._warn(f"The requested velocity {v:g} exceeds 'maxVelocity' = {limit:g} ({unit}).")
+            v = math.copysign(limit, v)
         b.target_velocity[i] = v
 
     def set_acceleration(self, acceleration: float) -> None:

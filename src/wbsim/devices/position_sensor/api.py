@@ -27,9 +27,9 @@ class PositionSensor(Sensor):
 
     def getValue(self) -> float:
         """The last sampled position (rad or m); NaN before the first sample."""
-        if self._periods[self._row] <= 0:
+        if self._periods.item(self._row) <= 0:
             self._disabled_error("get_value")
-        return float(self._values[self._row])
+        return self._values.item(self._row)
 
     def getType(self) -> int:
         """``PositionSensor.ROTATIONAL`` or ``PositionSensor.LINEAR``."""

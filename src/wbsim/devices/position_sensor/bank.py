@@ -50,6 +50,7 @@ class PositionSensorBank(SampledBank):
         self.noise = np.array([float(b.node["noise"]) for b in bindings], dtype=float)
         self.resolution = np.array([float(b.node["resolution"]) for b in bindings], dtype=float)
         self.safe_adr = np.maximum(self.qpos_adr, 0)
+        self._qpos: tuple[mujoco.MjData, np.ndarray] | None = None  # (data, its qpos view), made once
         self.value = np.full(self.n, np.nan)  # updated in place (API objects may keep a reference)
 
     def core(self, row: int) -> PositionSensor:
@@ -85,7 +86,9 @@ class PositionSensorBank(SampledBank):
             if gather is None:
                 gather = group.cache = self._gather(group)
             assert isinstance(gather, _Gather)
-            raw = data.qpos[gather.adr]
+            if self._qpos is None or self._qpos[0] is not data:  # one view of MjData.qpos, not one per access
+                self._qpos = (data, data.qpos)
+            raw = self._qpos[1][gather.adr]
             if gather.has_joint is not None:
                 raw = np.where(gather.has_joint, raw, gather.initial)
             if gather.noise is not None:

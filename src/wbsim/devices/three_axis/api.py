@@ -27,7 +27,7 @@ class ThreeAxisSensor(Sensor):
         NaN before the first sample (one period after ``enable``) and for an axis whose ``xAxis``/``yAxis``/
         ``zAxis`` is FALSE. Reading a disabled sensor prints Webots' error and returns the last values.
         """
-        if self._periods[self._row] <= 0:
+        if self._periods.item(self._row) <= 0:
             self._disabled_error("get_values")
         return self._values[self._row].tolist()
 

@@ -34,7 +34,7 @@ class TouchSensor(Sensor):
             print_error('wb_touch_sensor_get_value() must be used with a TouchSensor of type "bumper" or "force"')
             print_error("you should use wb_touch_sensor_get_values() instead.")
             return math.nan
-        if self._periods[self._row] <= 0:
+        if self._periods.item(self._row) <= 0:
             self._disabled_error("get_value")
         return float(self._values[self._row, 0])
 
@@ -44,7 +44,7 @@ class TouchSensor(Sensor):
             print_error('wb_touch_sensor_get_values() must be used with a TouchSensor of type "force-3d"')
             print_error("you should use wb_touch_sensor_get_value() instead.")
             return None
-        if self._periods[self._row] <= 0:
+        if self._periods.item(self._row) <= 0:
             self._disabled_error("get_values")
         return self._values[self._row].tolist()
 
