@@ -244,6 +244,7 @@ class Checker:
         for extra in infos[1:]:
             self._warn("Only the first WorldInfo node is used; this one is ignored.", extra.location, extra.path)
         world_info = infos[0] if infos else self._default_node("WorldInfo", SourceLocation(syntax.file, 1, 1))
+        self._warn_unapplied_world_info(world_info)
         if self.errors:
             return None
         return WorldModel(
@@ -254,6 +255,20 @@ class Checker:
             world_info=world_info,
             warnings=tuple(self.warnings),
         )
+
+    def _warn_unapplied_world_info(self, info: WbNode) -> None:
+        """One located warning per WorldInfo field written in the file that wbsim accepts but does not apply.
+
+        ``ERP`` and ``CFM`` are ODE's global constraint softness; MuJoCo's joints and contacts have their own
+        (contacts follow ContactProperties' softERP/softCFM), so only a physics plugin's contacts use them.
+        """
+        if str(info["physics"]) not in ("", "<none>"):
+            return
+        for name in ("ERP", "CFM"):
+            if name in info.given:
+                self._warn(f"WorldInfo.{name} has no effect in wbsim (MuJoCo's constraints have their own "
+                           "softness; only the contacts of a physics plugin use it).", info.location_of(name),
+                           f"{info.path} > {name}")
 
     def _default_node(self, type_name: str, location: SourceLocation) -> WbNode:
         schema = self._schemas[type_name]
