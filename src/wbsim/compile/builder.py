@@ -18,7 +18,7 @@ Webots' rules applied here:
 - A joint endPoint without Physics under a static Solid or under another such endPoint (chains of them, as
   in Webots' ``inertial_unit.wbt`` sample) is kinematic: its motor moves it (``wbsim.devices.motor``), and
   it does not touch static Solids or other kinematic ones (Webots gives none of them an ODE body). Under a
-  Solid with Physics it is a load error.
+  Solid with Physics it is kinematic too when it carries no boundingObject (a load error otherwise).
 - Mass: ``density`` times the boundingObject volume, or ``mass`` spread over it; inertia from the same
   primitives; ``centerOfMass`` moves the mass distribution; ``inertiaMatrix`` (with ``mass``) overrides.
 - Devices are compiled by their device kinds (:mod:`wbsim.devices.registry`): the builder hands each
@@ -610,10 +610,9 @@ class _Builder:
             return
         kinematic = not isinstance(end_point["physics"], WbNode)
         # Under a static parent or a kinematic one (a chain of endPoints without Physics, as in Webots' sample
-        # inertial_unit.wbt), an endPoint without Physics is moved kinematically relative to its parent.
-        if kinematic and parent.has_physics:
-            self._error("The endPoint of a joint under a Solid with Physics must have a Physics node too "
-                        "(Webots would make it kinematic and ignore its collisions).", end_point)
+        # inertial_unit.wbt), an endPoint without Physics is moved kinematically relative to its parent; so is
+        # one without boundingObject under a Solid with Physics (needles, dials moved by a motor).
+        if kinematic and parent.has_physics and not self._kinematic_end_point_allowed(end_point):
             return
         ep_frame = frame @ Frame.from_webots(end_point["translation"], end_point["rotation"])  # type: ignore[arg-type]
         to_child = ep_frame.inverse()
@@ -676,9 +675,7 @@ class _Builder:
                                               node.path))
             return
         kinematic = not isinstance(end_point["physics"], WbNode)
-        if kinematic and parent.has_physics:
-            self._error("The endPoint of a joint under a Solid with Physics must have a Physics node too "
-                        "(Webots would make it kinematic and ignore its collisions).", end_point)
+        if kinematic and parent.has_physics and not self._kinematic_end_point_allowed(end_point):
             return
         if not kinematic and not parent.dynamic and not self._upper_solid_has_physics(node):
             self._unattached_end_point(node, end_point, parent, frame)
@@ -740,6 +737,27 @@ class _Builder:
         self.parent_of[end_slot.body_name] = parent.name
         if not parent.is_world:
             self._joint_excludes.append((parent.name, end_slot.body_name))
+
+    def _kinematic_end_point_allowed(self, end_point: WbNode) -> bool:
+        """Whether an endPoint without Physics can ride a parent with Physics (else a located error).
+
+        Its joint becomes a kinematic one on the parent's body (a negligible mass, a huge armature, moved by its
+        motor as Webots moves it), which leaves the parent's dynamics unchanged. Webots then ignores the
+        collisions of the moving parts; wbsim cannot reproduce that, so a boundingObject in that moving part
+        (outside Solids with their own Physics) stays an error.
+        """
+        pending = [end_point]
+        while pending:
+            node = pending.pop()
+            if node.is_a("solid") and node is not end_point and isinstance(node["physics"], WbNode):
+                continue
+            if node.is_a("solid") and isinstance(node["boundingObject"], WbNode):
+                self._error("A joint endPoint without Physics under a Solid with Physics cannot have a "
+                            "boundingObject in wbsim (Webots makes it kinematic and ignores its collisions); "
+                            "give it a Physics node or remove the boundingObject.", node)
+                return False
+            pending.extend(child for _, _, child in node.child_nodes())
+        return True
 
     def _suspension(self, body: mujoco.MjsBody, inter: Frame, frame: Frame, values: dict[str, object],
                     params: object, deprecated: bool, spring: float, damper: float) -> None:
