@@ -614,8 +614,6 @@ def test_default_damping_and_physics_damping() -> None:
     ("Robot {\n  children [ HingeJoint {\n    device [ PositionSensor { } PositionSensor { name \"p2\" } ]\n"
      "    endPoint Solid { physics Physics { } boundingObject Box { } } } ]\n}", "PositionSensor { name",
      "only one PositionSensor"),
-    ("Robot {\n  children [ BallJoint {\n    device [ RotationalMotor { } ]\n"
-     "    endPoint Solid { physics Physics { } boundingObject Box { } } } ]\n}", "RotationalMotor", "BallJoint"),
 ])
 def test_compile_errors_are_located(body: str, needle: str, message: str) -> None:
     text, errors = compile_errors(body)

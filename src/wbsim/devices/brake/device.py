@@ -61,9 +61,6 @@ class BrakeCompiler(DeviceCompiler):
     def add(self, ctx: CompileContext, node: WbNode, slot: DeviceSlot) -> bool:
         """Claim a brake of the joint ``slot``; a second one on one joint is an error."""
         assert isinstance(slot, JointSlot)
-        if slot.kind == "ball":
-            ctx.error("A Brake on a BallJoint is not supported by wbsim yet.", node)
-            return False
         if id(slot) in self._joints:
             ctx.error("A joint can have only one Brake.", node)
             return False
@@ -169,11 +166,11 @@ class Brake(Device):
 
     def getMotor(self) -> Any:
         """The motor of the same joint, or None."""
-        return self._robot._device_in_joint(self._core.binding.joint.node, "motor")
+        return self._robot._device_in_joint(self._node, "motor")
 
     def getPositionSensor(self) -> Any:
         """The position sensor of the same joint, or None."""
-        return self._robot._device_in_joint(self._core.binding.joint.node, "position_sensor")
+        return self._robot._device_in_joint(self._node, "position_sensor")
 
     dampingConstant = property(fset=setDampingConstant, doc="Write-only: ``setDampingConstant``.")
     type = property(getType)

@@ -209,7 +209,7 @@ class Motor(Device):
     def getBrake(self) -> Device | None:
         """The brake in the same joint, or None (a propeller's motor has no joint)."""
         joint = getattr(self._core.binding, "joint", None)
-        return self._robot._device_in_joint(joint.node, "brake") if joint is not None else None
+        return self._robot._device_in_joint(self._core.binding.node, "brake") if joint is not None else None
 
     # -- properties (Webots' Python API also offers these) -----------------------------------------------
     target_position = property(getTargetPosition, setPosition)

@@ -41,7 +41,7 @@ class PositionSensor(Sensor):
 
     def getBrake(self) -> Device | None:
         """The brake in the same joint, or None."""
-        return self._robot._device_in_joint(self._core.binding.joint.node, "brake")
+        return self._robot._device_in_joint(self._core.binding.node, "brake")
 
     value = property(getValue)
     type = property(getType)
