@@ -20,6 +20,7 @@ from wbsim.errors import RecordingError, WbsimError
 from wbsim.sim.supervision import find_def_supervisor
 from wbsim.world.fieldtypes import FieldType
 from wbsim.world.model import WbNode
+from wbsim.world.writer import node_text, world_text
 
 if TYPE_CHECKING:
     from wbsim.sim.robot import RobotRuntime
@@ -394,6 +395,22 @@ class Field:
         return f"<Field {self._name} {self._type.value}>"
 
 
+def _saved_value(sim: Simulation) -> Any:
+    """Field values as Webots writes them: the supervisor's live view, and for a Solid with its own free body its
+    current centre-of-mass velocities (``linearVelocity``/``angularVelocity``, world frame)."""
+    supervision = sim.supervision
+
+    def value(node: WbNode, name: str) -> object:
+        if name in ("linearVelocity", "angularVelocity"):
+            binding = sim.bindings.solid(node)
+            if binding is not None and binding.free_joint_id >= 0:
+                velocity = supervision.velocity(binding)
+                return tuple(velocity[:3] if name == "linearVelocity" else velocity[3:])
+        return supervision.field_value(node, name)
+
+    return value
+
+
 class Node:
     """A node of the scene tree (Webots ``controller.Node``)."""
 
@@ -498,6 +515,15 @@ class Node:
         if self._wb is None or self._wb.proto_name is None:
             return None
         return Proto(self, self._wb.proto_name)
+
+    def exportString(self) -> str:
+        """The node (and all it holds) in .wbt syntax with its current field values, as Webots writes it: the
+        fields that differ from their defaults, DEF names, ``USE`` for a DEF node met again (see
+        :mod:`wbsim.world.writer`). The root gives every top-level node."""
+        value = _saved_value(self._sim)
+        if self._wb is None:
+            return "\n".join(node_text(node, value) for node in self._sim.world.nodes)
+        return node_text(self._wb, value)
 
     def remove(self) -> None:
         """Remove the node from the scene (nodes without a physical part only; the root cannot be removed)."""
@@ -966,6 +992,23 @@ class Supervisor(Robot):
             raise TypeError(f"simulationQuit() argument 'status' must be an int, not {type(status).__name__}")
         if self._allowed("wb_supervisor_simulation_quit"):
             self._sim.quit(int(status))
+
+    def worldSave(self, filename: str | None = None) -> bool:
+        """Write the world with its current state (poses, joint positions, free bodies' velocities) to
+        ``filename`` (default: the world's own file); False with Webots' error if the name does not end in
+        ``.wbt`` or the file cannot be written. wbsim loads the file back to the same state."""
+        if not self._allowed("wb_supervisor_world_save"):
+            return False
+        target = Path(filename) if filename is not None else Path(self._sim.world.file)
+        if target.suffix.lower() != ".wbt":
+            print_error("wb_supervisor_world_save(): the target file should have the '.wbt' extension.")
+            return False
+        try:
+            target.write_text(world_text(self._sim.world, _saved_value(self._sim)), encoding="utf-8")
+        except OSError as error:
+            print_error(f"wb_supervisor_world_save(): cannot write '{target}': {error.strerror}.")
+            return False
+        return True
 
     def simulationReset(self) -> None:
         """Reset the world at the end of this step; controllers keep running."""

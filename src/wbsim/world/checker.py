@@ -317,6 +317,8 @@ class Checker:
                 )
                 return None
             node = self._node(item.target, ctx, kinds, parent_path, slot, field_label, use_copy=True)
+            if node is not None:
+                node.use_name = item.name  # the writer writes it back as USE
             inner = _solid_or_joint_below(node) if node is not None else None
             if inner is not None:
                 self._error(
@@ -759,6 +761,7 @@ class Checker:
         node.def_name = def_name
         node.proto_name = proto.name
         node.proto_fields = proto_fields
+        node.proto_given = frozenset(given)
         node.inside_proto = ctx.inside_proto
         node.location = syntax.location
         if syntax.hidden:
