@@ -1010,6 +1010,26 @@ class Supervisor(Robot):
             return False
         return True
 
+    def worldLoad(self, filename: str) -> None:
+        """Replace the world by the one in ``filename`` at the end of this step: it is read and compiled afresh
+        and every controller (this one too) starts again from its first line; the time restarts at 0."""
+        if not self._allowed("wb_supervisor_world_load"):
+            return
+        path = Path(filename)
+        if path.suffix.lower() != ".wbt":
+            print_error("wb_supervisor_world_load(): the target file should have the '.wbt' extension.")
+            return
+        if not path.is_file():
+            print_error(f"wb_supervisor_world_load(): the file '{filename}' does not exist.")
+            return
+        self._sim.request_world_load(path)
+
+    def worldReload(self) -> None:
+        """Load the world's file again at the end of this step (with any change saved to it since), restarting
+        every controller: the state is the file's (a fresh load, bit-identical to the first)."""
+        if self._allowed("wb_supervisor_world_reload"):
+            self._sim.request_world_load(Path(self._sim.world.file))
+
     def simulationReset(self) -> None:
         """Reset the world at the end of this step; controllers keep running."""
         if self._allowed("wb_supervisor_simulation_reset"):

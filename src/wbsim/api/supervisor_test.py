@@ -824,3 +824,62 @@ def test_world_save_loads_back_to_the_same_state(project, load, tmp_path) -> Non
         again.step()
     np.testing.assert_allclose(again.data.xpos[tumbler_b.body_id], sim.data.xpos[tumbler_a.body_id], atol=1e-9)
     np.testing.assert_allclose(again.data.xmat[tumbler_b.body_id], sim.data.xmat[tumbler_a.body_id], atol=1e-9)
+
+
+def test_world_reload_and_load_replace_the_world(project, load, tmp_path) -> None:
+    path = project(SAVE_WORLD)
+    sim = load(path)
+    boss = sim.robot("boss")
+    for _ in range(30):
+        boss.step(8)
+    first = sim.data.qpos.copy()
+    tumbler = sim.bindings.solid(sim.node("TUMBLER"))
+    assert sim.data.xpos[tumbler.body_id][2] != 20.0
+    boss.worldReload()
+    sim.step()  # the reload happens at the end of this step
+    assert sim.step_count == 0 and sim.time_s == 0.0
+    again = sim.bindings.solid(sim.node("TUMBLER"))
+    assert sim.data.xpos[again.body_id].tolist() == [0.0, 0.0, 20.0]
+    # A fresh load: the same run again, bit for bit.
+    boss = sim.robot("boss")
+    for _ in range(30):
+        boss.step(8)
+    assert np.array_equal(sim.data.qpos, first)
+    # worldReload reads the file again: a change saved to it shows; worldLoad takes another file.
+    path.write_text(path.read_text().replace("translation 0 0 20", "translation 0 0 7"))
+    boss.worldReload()
+    sim.step()
+    assert sim.data.xpos[sim.bindings.solid(sim.node("TUMBLER")).body_id][2] == 7.0
+    other = tmp_path / "worlds" / "other.wbt"
+    other.write_text('#VRML_SIM R2023b utf8\nDEF BOSS Robot { name "boss" controller "<extern>" supervisor TRUE }\n'
+                     'DEF BALL Solid { translation 1 2 3 name "ball" }\n')
+    sim.robot("boss").worldLoad(str(other))
+    sim.step()
+    assert sim.world.file == str(other) and sim.node("TUMBLER") is None and sim.node("BALL") is not None
+    sim.robot("boss").worldLoad(str(tmp_path / "missing.wbt"))  # Webots' error; nothing changes
+    sim.step()
+    assert sim.node("BALL") is not None
+
+
+def test_world_reload_restarts_the_calling_controller(project, load) -> None:
+    source = """
+        import pathlib
+        from controller import Supervisor
+
+        log = pathlib.Path(__file__).with_name("log.txt")
+        with log.open("a") as f:
+            f.write("start\\n")
+        robot = Supervisor()
+        robot.step(8)
+        if log.read_text().count("start") == 1:
+            robot.worldReload()
+        while robot.step(8) != -1:
+            pass
+    """
+    path = project('DEF BOSS Robot { name "boss" controller "reloader" supervisor TRUE }', {"reloader": source})
+    sim = load(path)
+    for _ in range(5):
+        sim.step()
+    log = path.parent.parent / "controllers" / "reloader" / "log.txt"
+    assert log.read_text() == "start\nstart\n"
+    assert sim.step_count == 3  # two steps before the reload (its own step ends it), three since
