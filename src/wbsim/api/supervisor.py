@@ -1122,15 +1122,6 @@ class Supervisor(Robot):
         """True after a :meth:`movieStartRecording` (no movie can be made headless)."""
         return bool(getattr(self, "_movie_failed", False))
 
-    def animationStartRecording(self, filename: str) -> bool:
-        """Record a web animation: not available in wbsim (False, as Webots answers a failure)."""
-        print_error("wb_supervisor_animation_start_recording(): animations are not recorded by wbsim.")
-        return False
-
-    def animationStopRecording(self) -> bool:
-        """False: no animation is being recorded."""
-        return False
-
     def virtualRealityHeadsetIsUsed(self) -> bool:
         """False: no headset."""
         return False
