@@ -144,3 +144,17 @@ def test_stops_hold_each_euler_angle(project, load) -> None:
         robot.step(8)
         lowest = min(lowest, sensor.getValue())
     assert -0.23 < lowest < -0.19  # reached the stop (MuJoCo's soft limit lets it in by a few hundredths)
+
+
+def test_supervisor_sets_each_euler_axis(project, load, capfd) -> None:
+    text = world().replace('Robot {\n  children', 'Robot {\n  supervisor TRUE\n  children').replace(
+        "    BallJoint {", "    DEF BALL BallJoint {")
+    sim = load(project(text))
+    robot = sim.robot("robot")
+    ball = robot.getFromDef("BALL")
+    ball.setJointPosition(-0.2, 2)
+    ball.setJointPosition(0.3, 3)
+    r, _ = pose(sim, "END")
+    np.testing.assert_allclose(r, rot((0, 1, 0), -0.2) @ rot((0, 0, 1), 0.3), atol=1e-12)
+    ball.setJointPosition(0.1, 4)
+    assert "invalid 'index' argument: 4 (this joint has 3 axes)" in capfd.readouterr().err

@@ -630,20 +630,23 @@ class Node:
                                        "(top-level Solids with Physics) can be given a velocity in wbsim.")
 
     def setJointPosition(self, position: float, index: int = 1) -> None:
-        """Put this joint (HingeJoint, SliderJoint) at ``position`` (rad or m) at once, with zero velocity; the
+        """Put axis ``index`` of this joint (HingeJoint, SliderJoint: 1; Hinge2Joint: 1 or 2; a BallJoint with
+        devices or stops: 1 to 3, its Euler axes) at ``position`` (rad or m) at once, with zero velocity; the
         endPoint and everything on it follow. Motors keep their targets (Webots' behaviour)."""
         fn = "wb_supervisor_node_set_joint_position"
         node = self._wb
-        binding = self._sim.bindings.of(node) if node is not None else None
-        kind = getattr(binding, "kind", None)
-        if node is None or not node.is_a("joint") or kind not in ("hinge", "slider"):
+        axes = [b for b in (self._sim.bindings.joint(node, i) for i in (1, 2, 3)) if b is not None] \
+            if node is not None else []
+        if node is None or not node.is_a("joint") or not axes or axes[0].kind == "ball":
             print_error(f"{fn}() can exclusively be used with a HingeJoint or a SliderJoint"
-                        + (" (BallJoint and Hinge2Joint are not supported by wbsim yet)." if node is not None
+                        + (" (a BallJoint without devices nor stops is not supported by wbsim yet)." if node is not None
                            and node.is_a("joint") else "."))
             return
-        if index != 1:
-            print_error(f"{fn}() called with an invalid 'index' argument: {index} (this joint has one axis).")
+        if not isinstance(index, int) or not 1 <= index <= len(axes):
+            print_error(f"{fn}() called with an invalid 'index' argument: {index} (this joint has "
+                        + ("one axis)." if len(axes) == 1 else f"{len(axes)} axes)."))
             return
+        binding = axes[index - 1]
         if not _check_float(fn, position):
             return
         qpos_adr, dof_adr = binding.qpos_adr, binding.dof_adr  # type: ignore[union-attr]
