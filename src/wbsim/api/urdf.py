@@ -29,13 +29,12 @@ import numpy as np
 from wbsim.compile.frames import Frame
 from wbsim.world.model import WbNode
 
-__all__ = ["robot_urdf"]
+__all__ = ["ValueOf", "euler_zyx", "robot_urdf"]
 
 ValueOf = Callable[[WbNode, str], object]
 """Reads the current value of a node's field (the supervisor's live view)."""
 
 _JOINTS = frozenset({"HingeJoint", "SliderJoint", "Hinge2Joint", "BallJoint"})
-_POSES = ("Pose", "Transform")
 
 
 def _round6(value: float) -> str:

@@ -19,7 +19,7 @@ from pathlib import Path
 from wbsim.world.fieldtypes import FieldType
 from wbsim.world.model import WbNode, WorldModel
 
-__all__ = ["ValueOf", "format_number", "node_text", "world_text"]
+__all__ = ["ValueOf", "file_value", "format_number", "node_text", "world_text"]
 
 ValueOf = Callable[[WbNode, str], object]
 """Reads the value of a node's field (the file's, or the simulation's current one)."""
