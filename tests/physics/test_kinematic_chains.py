@@ -246,3 +246,55 @@ Robot { name "arm" controller "<extern>" children [ HingeJoint { jointParameters
     box = sim.data.xpos[sim.bindings.solid(sim.node("BOX")).body_id]
     # The box started where the link sweeps (0.32 m from the hinge, 0.9 rad round): it was pushed away.
     assert math.hypot(box[0] - 0.4, box[1] - 0.25) > 0.1
+
+
+
+# A needle on a dial: a Robot with Physics falling onto a floor, a motor turning an endPoint with neither Physics
+# nor boundingObject (Webots moves it kinematically, its frame carried by the robot's body).
+DIAL = """#VRML_SIM R2023b utf8
+WorldInfo { basicTimeStep 16 }
+Solid { name "floor" boundingObject Plane { size 10 10 } }
+DEF R Robot {
+  translation 0 0 0.2
+  rotation 1 0 0 0.3
+  children [
+    HingeJoint {
+      jointParameters HingeJointParameters { axis 0 0 1 anchor 0.1 0 0 }
+      device [ RotationalMotor { name "needle motor" maxVelocity 2 } PositionSensor { name "needle sensor" } ]
+      endPoint DEF NEEDLE Solid { translation 0.1 0 0.06 name "needle" }
+    }
+  ]
+  physics Physics { density -1 mass 2 }
+  boundingObject Box { size 0.2 0.2 0.1 }
+  controller "<extern>"
+}
+"""
+# The same robot without its needle.
+PLAIN = DIAL[:DIAL.index("  children [")] + DIAL[DIAL.index("  physics Physics"):]
+
+
+def test_end_point_without_physics_nor_bounding_object_under_a_body_with_physics_moves_kinematically(project, load):
+    sim, plain = load(project(DIAL)), load(project(PLAIN, world_name="plain.wbt"))
+    robot = sim.robot("robot")
+    robot.getDevice("needle sensor").enable(16)
+    robot.getDevice("needle motor").setPosition(1.0)
+    ref = WebotsKinematicMotor(2.0, 10.0)
+    ref.target = 1.0
+    expected = []
+    for _ in range(60):
+        robot.step(16)
+        plain.step()
+        expected.append(ref.step(0.016))
+    # Webots' kinematic control turns the needle at up to 2 rad/s to the target; the sensor reads it (the falling
+    # body's accelerations reach the joint through its large but finite armature: 1e-8 rad).
+    assert expected[-1] == pytest.approx(1.0)
+    assert robot.getDevice("needle sensor").getValue() == pytest.approx(expected[-1], abs=1e-6)
+    needle, body = body_pose(sim, "NEEDLE"), body_pose(sim, "R")
+    np.testing.assert_allclose(body[0].T @ needle[0], rot((0, 0, 1), 1.0), atol=1e-6)
+    np.testing.assert_allclose(body[0].T @ (needle[1] - body[1]), [0.1, 0.0, 0.06], atol=1e-9)
+    # The robot fell, tipped onto the floor and rests as it does without the needle (of negligible mass), within
+    # 0.1 mm (measured: 27 um after the bounces on the floor).
+    resting = body_pose(plain, "R")
+    assert resting[1][2] == pytest.approx(0.05, abs=2e-3)
+    np.testing.assert_allclose(body[1], resting[1], atol=1e-4)
+    np.testing.assert_allclose(body[0], resting[0], atol=1e-3)

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from wbsim.api.device import Device, print_error
+from wbsim.api.urdf import robot_urdf
 from wbsim.api.user_input import Joystick, Keyboard, Mouse
 from wbsim.devices.registry import device_kinds, kind_named
 from wbsim.errors import ControllerError
@@ -141,6 +142,15 @@ class Robot:
     def getProjectPath(self) -> str:
         """The absolute path of the project folder (the parent of ``worlds/``)."""
         return str(self._runtime.sim.world.project_dir.resolve())
+
+    def getUrdf(self, prefix: str = "") -> str:
+        """The URDF of this robot's tree as Webots writes it (links, fixed/revolute/continuous/prismatic joints
+        with limits and origins from the current poses); ``prefix`` is prepended to every link and joint name.
+        See :mod:`wbsim.api.urdf`."""
+        sim = self._runtime.sim
+        node = self._runtime.node
+        return robot_urdf(node, sim.supervision.field_value, str(prefix),
+                          lambda text: sim.messages.warning(f"{node.path}: {text}"))
 
     def getWorldPath(self) -> str:
         """The absolute path of the world file."""

@@ -20,6 +20,7 @@ from wbsim.errors import RecordingError, WbsimError
 from wbsim.sim.supervision import find_def_supervisor
 from wbsim.world.fieldtypes import FieldType
 from wbsim.world.model import WbNode
+from wbsim.world.writer import node_text, world_text
 
 if TYPE_CHECKING:
     from wbsim.sim.robot import RobotRuntime
@@ -394,6 +395,22 @@ class Field:
         return f"<Field {self._name} {self._type.value}>"
 
 
+def _saved_value(sim: Simulation) -> Any:
+    """Field values as Webots writes them: the supervisor's live view, and for a Solid with its own free body its
+    current centre-of-mass velocities (``linearVelocity``/``angularVelocity``, world frame)."""
+    supervision = sim.supervision
+
+    def value(node: WbNode, name: str) -> object:
+        if name in ("linearVelocity", "angularVelocity"):
+            binding = sim.bindings.solid(node)
+            if binding is not None and binding.free_joint_id >= 0:
+                velocity = supervision.velocity(binding)
+                return tuple(velocity[:3] if name == "linearVelocity" else velocity[3:])
+        return supervision.field_value(node, name)
+
+    return value
+
+
 class Node:
     """A node of the scene tree (Webots ``controller.Node``)."""
 
@@ -498,6 +515,15 @@ class Node:
         if self._wb is None or self._wb.proto_name is None:
             return None
         return Proto(self, self._wb.proto_name)
+
+    def exportString(self) -> str:
+        """The node (and all it holds) in .wbt syntax with its current field values, as Webots writes it: the
+        fields that differ from their defaults, DEF names, ``USE`` for a DEF node met again (see
+        :mod:`wbsim.world.writer`). The root gives every top-level node."""
+        value = _saved_value(self._sim)
+        if self._wb is None:
+            return "\n".join(node_text(node, value) for node in self._sim.world.nodes)
+        return node_text(self._wb, value)
 
     def remove(self) -> None:
         """Remove the node from the scene (nodes without a physical part only; the root cannot be removed)."""
@@ -604,20 +630,23 @@ class Node:
                                        "(top-level Solids with Physics) can be given a velocity in wbsim.")
 
     def setJointPosition(self, position: float, index: int = 1) -> None:
-        """Put this joint (HingeJoint, SliderJoint) at ``position`` (rad or m) at once, with zero velocity; the
+        """Put axis ``index`` of this joint (HingeJoint, SliderJoint: 1; Hinge2Joint: 1 or 2; a BallJoint with
+        devices or stops: 1 to 3, its Euler axes) at ``position`` (rad or m) at once, with zero velocity; the
         endPoint and everything on it follow. Motors keep their targets (Webots' behaviour)."""
         fn = "wb_supervisor_node_set_joint_position"
         node = self._wb
-        binding = self._sim.bindings.of(node) if node is not None else None
-        kind = getattr(binding, "kind", None)
-        if node is None or not node.is_a("joint") or kind not in ("hinge", "slider"):
+        axes = [b for b in (self._sim.bindings.joint(node, i) for i in (1, 2, 3)) if b is not None] \
+            if node is not None else []
+        if node is None or not node.is_a("joint") or not axes or axes[0].kind == "ball":
             print_error(f"{fn}() can exclusively be used with a HingeJoint or a SliderJoint"
-                        + (" (BallJoint and Hinge2Joint are not supported by wbsim yet)." if node is not None
+                        + (" (a BallJoint without devices nor stops is not supported by wbsim yet)." if node is not None
                            and node.is_a("joint") else "."))
             return
-        if index != 1:
-            print_error(f"{fn}() called with an invalid 'index' argument: {index} (this joint has one axis).")
+        if not isinstance(index, int) or not 1 <= index <= len(axes):
+            print_error(f"{fn}() called with an invalid 'index' argument: {index} (this joint has "
+                        + ("one axis)." if len(axes) == 1 else f"{len(axes)} axes)."))
             return
+        binding = axes[index - 1]
         if not _check_float(fn, position):
             return
         qpos_adr, dof_adr = binding.qpos_adr, binding.dof_adr  # type: ignore[union-attr]
@@ -966,6 +995,43 @@ class Supervisor(Robot):
             raise TypeError(f"simulationQuit() argument 'status' must be an int, not {type(status).__name__}")
         if self._allowed("wb_supervisor_simulation_quit"):
             self._sim.quit(int(status))
+
+    def worldSave(self, filename: str | None = None) -> bool:
+        """Write the world with its current state (poses, joint positions, free bodies' velocities) to
+        ``filename`` (default: the world's own file); False with Webots' error if the name does not end in
+        ``.wbt`` or the file cannot be written. wbsim loads the file back to the same state."""
+        if not self._allowed("wb_supervisor_world_save"):
+            return False
+        target = Path(filename) if filename is not None else Path(self._sim.world.file)
+        if target.suffix.lower() != ".wbt":
+            print_error("wb_supervisor_world_save(): the target file should have the '.wbt' extension.")
+            return False
+        try:
+            target.write_text(world_text(self._sim.world, _saved_value(self._sim)), encoding="utf-8")
+        except OSError as error:
+            print_error(f"wb_supervisor_world_save(): cannot write '{target}': {error.strerror}.")
+            return False
+        return True
+
+    def worldLoad(self, filename: str) -> None:
+        """Replace the world by the one in ``filename`` at the end of this step: it is read and compiled afresh
+        and every controller (this one too) starts again from its first line; the time restarts at 0."""
+        if not self._allowed("wb_supervisor_world_load"):
+            return
+        path = Path(filename)
+        if path.suffix.lower() != ".wbt":
+            print_error("wb_supervisor_world_load(): the target file should have the '.wbt' extension.")
+            return
+        if not path.is_file():
+            print_error(f"wb_supervisor_world_load(): the file '{filename}' does not exist.")
+            return
+        self._sim.request_world_load(path)
+
+    def worldReload(self) -> None:
+        """Load the world's file again at the end of this step (with any change saved to it since), restarting
+        every controller: the state is the file's (a fresh load, bit-identical to the first)."""
+        if self._allowed("wb_supervisor_world_reload"):
+            self._sim.request_world_load(Path(self._sim.world.file))
 
     def simulationReset(self) -> None:
         """Reset the world at the end of this step; controllers keep running."""

@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from wbsim.world.writer import format_number
+
 WORLD = """
 WorldInfo { basicTimeStep 10 physicsDisableTime 0 contactProperties [ ContactProperties { bounce 0 } ] }
 DEF FLOOR Solid { boundingObject Plane {} }
@@ -618,6 +620,7 @@ def test_headless_supervisor_members(rig, capfd):
     assert boss.getSelected() is None and boss.simulation_mode == boss.SIMULATION_MODE_FAST
     boss.movieStartRecording("m.mp4", 640, 480, 0, 90, 1, False)
     assert boss.movieFailed() and boss.movieIsReady()
+    assert boss.animationStartRecording("a.txt") is False  # animations are recorded (recording_test.py); not this name
     assert not boss.virtualRealityHeadsetIsUsed() and math.isnan(boss.virtualRealityHeadsetGetPosition()[0])
     boss.exportImage("x.png", 90)
     assert "nothing is rendered by wbsim" in capfd.readouterr().err
@@ -752,3 +755,131 @@ def test_writing_a_mass_changes_the_body_until_reset(project, load):
     sim.reset()
     boss = sim.robot("s")
     assert push() == pytest.approx(2.0 / 2 * 0.01, rel=1e-6)
+
+
+SAVE_WORLD = """
+WorldInfo { basicTimeStep 8 gravity 9.81 }
+DEF BOSS Robot { name "boss" controller "<extern>" supervisor TRUE }
+DEF TUMBLER Solid {
+  translation 0 0 20
+  name "tumbler"
+  boundingObject Box { size 0.1 0.2 0.3 }
+  physics Physics { density -1 mass 2 }
+  linearVelocity 1 0 3
+  angularVelocity 2 -1 0.5
+}
+DEF PENDULUM Solid {
+  translation 5 0 2
+  children [
+    HingeJoint {
+      jointParameters HingeJointParameters { axis 0 1 0 dampingConstant 5 }
+      endPoint DEF BOB Solid {
+        translation 0 0 -1
+        name "bob"
+        boundingObject Sphere { radius 0.05 }
+        physics Physics { density -1 mass 1 }
+      }
+    }
+  ]
+  name "pendulum"
+}
+"""
+
+
+def test_export_string_gives_the_current_state(project, load) -> None:
+    sim = load(project(SAVE_WORLD))
+    boss = sim.robot("boss")
+    tumbler = boss.getFromDef("TUMBLER")
+    assert tumbler.exportString().startswith("DEF TUMBLER Solid {\n  translation 0 0 20\n")
+    boss.step(80)
+    text = tumbler.exportString()
+    position = tumbler.getField("translation").getSFVec3f()
+    assert f"  translation {' '.join(format_number(v) for v in position)}\n" in text
+    # The free body's current velocities are written (Webots' hidden velocity fields).
+    velocity = tumbler.getVelocity()
+    assert "  linearVelocity " + " ".join(format_number(v) for v in velocity[:3]) + "\n" in text
+
+
+def test_world_save_loads_back_to_the_same_state(project, load, tmp_path) -> None:
+    sim = load(project(SAVE_WORLD))
+    boss = sim.robot("boss")
+    boss.getFromDef("BOB").getField("translation")  # a jointed endPoint: saved with its joint's position
+    for _ in range(40):
+        boss.step(8)
+    saved = tmp_path / "worlds" / "saved.wbt"
+    assert boss.worldSave(str(saved))
+    assert not boss.worldSave(str(tmp_path / "saved.txt"))  # Webots wants the .wbt extension
+    again = load(saved)
+    for name in ("TUMBLER", "BOB"):
+        a, b = sim.bindings.solid(sim.node(name)), again.bindings.solid(again.node(name))
+        np.testing.assert_allclose(again.data.xpos[b.body_id], sim.data.xpos[a.body_id], atol=1e-12)
+        np.testing.assert_allclose(again.data.xmat[b.body_id], sim.data.xmat[a.body_id], atol=1e-12)
+    hinge_a, hinge_b = sim.bindings.joints[0], again.bindings.joints[0]
+    assert again.data.qpos[hinge_b.qpos_adr] == pytest.approx(sim.data.qpos[hinge_a.qpos_adr], abs=1e-12)
+    assert sim.data.qpos[hinge_a.qpos_adr] == 0.0  # the bob hangs at rest; what moved is the tumbler
+    # The tumbler flies on identically: the same free-body state (velocities are saved too).
+    tumbler_a, tumbler_b = sim.bindings.solid(sim.node("TUMBLER")), again.bindings.solid(again.node("TUMBLER"))
+    for _ in range(20):
+        sim.step()
+        again.step()
+    np.testing.assert_allclose(again.data.xpos[tumbler_b.body_id], sim.data.xpos[tumbler_a.body_id], atol=1e-9)
+    np.testing.assert_allclose(again.data.xmat[tumbler_b.body_id], sim.data.xmat[tumbler_a.body_id], atol=1e-9)
+
+
+def test_world_reload_and_load_replace_the_world(project, load, tmp_path) -> None:
+    path = project(SAVE_WORLD)
+    sim = load(path)
+    boss = sim.robot("boss")
+    for _ in range(30):
+        boss.step(8)
+    first = sim.data.qpos.copy()
+    tumbler = sim.bindings.solid(sim.node("TUMBLER"))
+    assert sim.data.xpos[tumbler.body_id][2] != 20.0
+    boss.worldReload()
+    sim.step()  # the reload happens at the end of this step
+    assert sim.step_count == 0 and sim.time_s == 0.0
+    again = sim.bindings.solid(sim.node("TUMBLER"))
+    assert sim.data.xpos[again.body_id].tolist() == [0.0, 0.0, 20.0]
+    # A fresh load: the same run again, bit for bit.
+    boss = sim.robot("boss")
+    for _ in range(30):
+        boss.step(8)
+    assert np.array_equal(sim.data.qpos, first)
+    # worldReload reads the file again: a change saved to it shows; worldLoad takes another file.
+    path.write_text(path.read_text().replace("translation 0 0 20", "translation 0 0 7"))
+    boss.worldReload()
+    sim.step()
+    assert sim.data.xpos[sim.bindings.solid(sim.node("TUMBLER")).body_id][2] == 7.0
+    other = tmp_path / "worlds" / "other.wbt"
+    other.write_text('#VRML_SIM R2023b utf8\nDEF BOSS Robot { name "boss" controller "<extern>" supervisor TRUE }\n'
+                     'DEF BALL Solid { translation 1 2 3 name "ball" }\n')
+    sim.robot("boss").worldLoad(str(other))
+    sim.step()
+    assert sim.world.file == str(other) and sim.node("TUMBLER") is None and sim.node("BALL") is not None
+    sim.robot("boss").worldLoad(str(tmp_path / "missing.wbt"))  # Webots' error; nothing changes
+    sim.step()
+    assert sim.node("BALL") is not None
+
+
+def test_world_reload_restarts_the_calling_controller(project, load) -> None:
+    source = """
+        import pathlib
+        from controller import Supervisor
+
+        log = pathlib.Path(__file__).with_name("log.txt")
+        with log.open("a") as f:
+            f.write("start\\n")
+        robot = Supervisor()
+        robot.step(8)
+        if log.read_text().count("start") == 1:
+            robot.worldReload()
+        while robot.step(8) != -1:
+            pass
+    """
+    path = project('DEF BOSS Robot { name "boss" controller "reloader" supervisor TRUE }', {"reloader": source})
+    sim = load(path)
+    for _ in range(5):
+        sim.step()
+    log = path.parent.parent / "controllers" / "reloader" / "log.txt"
+    assert log.read_text() == "start\nstart\n"
+    assert sim.step_count == 3  # two steps before the reload (its own step ends it), three since

@@ -68,7 +68,8 @@ class JointBinding:
         end_point: the endPoint Solid's binding, or None.
         kinematic: True if the endPoint has no Physics (Webots' kinematic mode: moved by the motor only).
         initial_position: the JointParameters ``position`` field (rad or m).
-        axis_index: 1, or 2 for the second axis of a Hinge2Joint (each axis has its own binding and hinge).
+        axis_index: 1, or 2 for the second axis of a Hinge2Joint, 1..3 for a BallJoint made of hinges (each axis
+            has its own binding and hinge).
     """
 
     node: WbNode

@@ -15,10 +15,12 @@ Webots' rules applied here:
 - A Hinge2Joint is two MuJoCo hinges: axis 1 on an intermediate body of negligible mass at the anchor (with a
   slide along the suspension axis before it when there is a suspension), axis 2 on the endPoint, so that axis 2
   turns with axis 1 as in Webots; each axis is a joint slot of its own for the devices (``axis_index``).
+- A BallJoint with devices or stops is three hinges on Webots' Euler axes (two intermediate bodies of negligible
+  mass at the anchor, each axis a joint slot, ``axis_index`` 1..3); without them it is a MuJoCo ball joint.
 - A joint endPoint without Physics under a static Solid or under another such endPoint (chains of them, as
   in Webots' ``inertial_unit.wbt`` sample) is kinematic: its motor moves it (``wbsim.devices.motor``), and
   it does not touch static Solids or other kinematic ones (Webots gives none of them an ODE body). Under a
-  Solid with Physics it is a load error.
+  Solid with Physics it is kinematic too when it carries no boundingObject (a load error otherwise).
 - Mass: ``density`` times the boundingObject volume, or ``mass`` spread over it; inertia from the same
   primitives; ``centerOfMass`` moves the mass distribution; ``inertiaMatrix`` (with ``mass``) overrides.
 - Devices are compiled by their device kinds (:mod:`wbsim.devices.registry`): the builder hands each
@@ -582,6 +584,10 @@ class _Builder:
         if node.type_name == "Hinge2Joint":
             self._hinge2_joint(node, parent, frame)
             return
+        if node.type_name == "BallJoint" and (any(node[f] for f in ("device", "device2", "device3"))
+                                              or self._ball_has_stops(node)):
+            self._ball_joint_hinges(node, parent, frame)
+            return
         kind = {"HingeJoint": "hinge", "SliderJoint": "slider", "BallJoint": "ball"}[node.type_name]
         params = node["jointParameters"]
         param_values = self._param_values(node, params)
@@ -600,10 +606,9 @@ class _Builder:
             return
         kinematic = not isinstance(end_point["physics"], WbNode)
         # Under a static parent or a kinematic one (a chain of endPoints without Physics, as in Webots' sample
-        # inertial_unit.wbt), an endPoint without Physics is moved kinematically relative to its parent.
-        if kinematic and parent.has_physics:
-            self._error("The endPoint of a joint under a Solid with Physics must have a Physics node too "
-                        "(Webots would make it kinematic and ignore its collisions).", end_point)
+        # inertial_unit.wbt), an endPoint without Physics is moved kinematically relative to its parent; so is
+        # one without boundingObject under a Solid with Physics (needles, dials moved by a motor).
+        if kinematic and parent.has_physics and not self._kinematic_end_point_allowed(end_point):
             return
         ep_frame = frame @ Frame.from_webots(end_point["translation"], end_point["rotation"])  # type: ignore[arg-type]
         to_child = ep_frame.inverse()
@@ -666,9 +671,7 @@ class _Builder:
                                               node.path))
             return
         kinematic = not isinstance(end_point["physics"], WbNode)
-        if kinematic and parent.has_physics:
-            self._error("The endPoint of a joint under a Solid with Physics must have a Physics node too "
-                        "(Webots would make it kinematic and ignore its collisions).", end_point)
+        if kinematic and parent.has_physics and not self._kinematic_end_point_allowed(end_point):
             return
         if not kinematic and not parent.dynamic and not self._upper_solid_has_physics(node):
             self._unattached_end_point(node, end_point, parent, frame)
@@ -731,6 +734,153 @@ class _Builder:
         if not parent.is_world:
             self._joint_excludes.append((parent.name, end_slot.body_name))
 
+    def _kinematic_end_point_allowed(self, end_point: WbNode) -> bool:
+        """Whether an endPoint without Physics can ride a parent with Physics (else a located error).
+
+        Its joint becomes a kinematic one on the parent's body (a negligible mass, a huge armature, moved by its
+        motor as Webots moves it), which leaves the parent's dynamics unchanged. Webots then ignores the
+        collisions of the moving parts; wbsim cannot reproduce that, so a boundingObject in that moving part
+        (outside Solids with their own Physics) stays an error.
+        """
+        pending = [end_point]
+        while pending:
+            node = pending.pop()
+            if node.is_a("solid") and node is not end_point and isinstance(node["physics"], WbNode):
+                continue
+            if node.is_a("solid") and isinstance(node["boundingObject"], WbNode):
+                self._error("A joint endPoint without Physics under a Solid with Physics cannot have a "
+                            "boundingObject in wbsim (Webots makes it kinematic and ignores its collisions); "
+                            "give it a Physics node or remove the boundingObject.", node)
+                return False
+            pending.extend(child for _, _, child in node.child_nodes())
+        return True
+
+    @staticmethod
+    def _ball_has_stops(node: WbNode) -> bool:
+        """Whether a BallJoint has stops on one of its axes (Webots places them where minStop != maxStop)."""
+        params = (node["jointParameters"], node["jointParameters2"], node["jointParameters3"])
+        return any(isinstance(p, WbNode) and float(p["minStop"]) != float(p["maxStop"]) for p in params)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _ball_axes(node: WbNode) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A BallJoint's three axes in the joint's frame, as Webots derives them (``WbBallJoint::axis*``).
+
+        Axis 1 is ``jointParameters2``'s axis, axis 3 ``jointParameters3``'s (defaults x and z; when only one
+        is given, the other is made perpendicular to it), axis 2 is ``axis3 x axis1``.
+        """
+        p2, p3 = node["jointParameters2"], node["jointParameters3"]
+        x, z = np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])
+
+        def crossed(a: np.ndarray, first: np.ndarray, other: np.ndarray) -> np.ndarray:
+            c = np.cross(a, first)
+            return np.cross(a, other) if not c.any() else c
+
+        a2 = np.asarray(p2["axis"], dtype=float) if isinstance(p2, WbNode) else None
+        a3 = np.asarray(p3["axis"], dtype=float) if isinstance(p3, WbNode) else None
+        axis1 = a2 if a2 is not None else (x if a3 is None else crossed(a3, z, x))
+        axis3 = a3 if a3 is not None else (z if a2 is None else crossed(a2, x, z))
+        return axis1, np.cross(axis3, axis1), axis3
+
+    def _ball_joint_hinges(self, node: WbNode, parent: _Body, frame: Frame) -> None:
+        """A BallJoint with devices or stops: three MuJoCo hinges through the anchor, as Webots' Euler angular motor.
+
+        Webots controls a BallJoint with an ODE angular motor in Euler mode: the endPoint's rotation is
+        ``R(axis, position) R(axis2, position2) R(axis3, position3) R0`` (``computeEndPointSolidPositionFromParameters``),
+        i.e. a chain of three hinges, each axis carried by the previous ones. Two intermediate bodies of
+        negligible mass at the anchor carry hinges 1 and 2; hinge 3 is the endPoint's. Each axis is a joint slot
+        (``axis_index`` 1..3) for the devices of ``device``, ``device2`` and ``device3``. Axis 1 takes
+        ``jointParameters`` (the BallJointParameters) for its position, spring, damper, stops and friction,
+        axes 2 and 3 ``jointParameters2`` / ``jointParameters3``; without those, axes 2 and 3 take the first
+        one's spring and damper (Webots' homogeneous case); stops are Euler-angle stops, as Webots places them on
+        that motor. Like Webots' Euler motor, the middle axis is singular at +-pi/2 (gimbal lock): Webots limits
+        its motor to that range. A BallJoint with neither devices nor stops stays a MuJoCo ball joint (no
+        singularity; its springs act on the rotation angle).
+        """
+        params = (node["jointParameters"], node["jointParameters2"], node["jointParameters3"])
+        values = [self._param_values(node, p, axis_index=i + 1) for i, p in enumerate(params)]
+        if isinstance(params[0], WbNode):  # the homogeneous spring and damper of WbBallJoint
+            for i in (1, 2):
+                if not isinstance(params[i], WbNode):
+                    values[i]["springConstant"] = values[0].get("springConstant", 0.0)
+                    values[i]["dampingConstant"] = values[0].get("dampingConstant", 0.0)
+        axes = [np.asarray(a, dtype=float) for a in self._ball_axes(node)]
+        if not np.cross(axes[0], axes[2]).any() or not axes[1].any():
+            self.warnings.append(WorldWarning("Axes are aligned: using x and z axes instead.", node.location,
+                                              node.path))
+            axes = [np.array([1.0, 0.0, 0.0]), np.array([0.0, -1.0, 0.0]), np.array([0.0, 0.0, 1.0])]
+        axes = [frame.rot @ (a / np.linalg.norm(a)) for a in axes]
+        slots: list[JointSlot] = []
+        for index, vals in enumerate(values, start=1):
+            slot = JointSlot(node, "hinge", float(vals["position"]),  # type: ignore[arg-type]
+                             static_friction=float(vals.get("staticFriction", 0.0)), axis_index=index)  # type: ignore[arg-type]
+            self.joints.append(slot)
+            slots.append(slot)
+        # Webots lists the devices of axis 1, then those of axis 2, then axis 3.
+        for field_name, slot in zip(("device", "device2", "device3"), slots):
+            for device in node[field_name]:  # type: ignore[union-attr]
+                if field_name == "device2" and device.type_name == "RotationalMotor":
+                    self._warn_ball_middle_motor_limits(device)
+                device_kind = kinds_by_node_type().get(device.type_name)
+                if device_kind is not None and device_kind.placement == "joint":
+                    self._add_device(device_kind, device, slot, parent.robot)
+        end_point = node["endPoint"]
+        if not isinstance(end_point, WbNode):
+            self.warnings.append(WorldWarning("BallJoint without endPoint: nothing moves.", node.location, node.path))
+            return
+        kinematic = not isinstance(end_point["physics"], WbNode)
+        if kinematic and parent.has_physics and not self._kinematic_end_point_allowed(end_point):
+            return
+        anchor = np.asarray(values[0].get("anchor", (0.0, 0.0, 0.0)), dtype=float)
+        carrier_spec, carrier_frame, carrier = parent.spec, Frame(frame.apply(anchor), np.eye(3)), parent
+        for i in (0, 1):
+            # Intermediate body i: at the anchor (the previous one's origin), turned by position i about axis i.
+            turn = quat_to_matrix(quat_from_axis_angle((*axes[i], slots[i].initial_position)))
+            local = Frame(carrier_frame.pos if i == 0 else np.zeros(3), turn)
+            name = self._name("bj_")
+            self.body_paths[name] = node.path
+            self.parent_of[name] = carrier.name
+            body = carrier_spec.add_body(name=name, pos=local.pos.tolist(), quat=local.quat.tolist())
+            body.explicitinertial = True
+            body.mass = _TINY_MASS
+            body.fullinertia = [_TINY_MASS] * 3 + [0.0] * 3
+            slots[i].kinematic = kinematic
+            # In the intermediate body, axis i keeps its direction (the body is turned about it); the later
+            # axes are given at position 0 of the earlier ones, i.e. in this body's frame.
+            self._add_joint_to_body(body, ("joint", {
+                "kind": "hinge", "pending": slots[i], "kinematic": kinematic, "axis": axes[i], "pos": np.zeros(3),
+                "params": values[i], "params_node": params[i], "parent_spec": carrier_spec}))
+            carrier_frame = carrier_frame @ local if i == 1 else local
+            carrier_spec = body
+            carrier = _Body(body, name, True, name, parent.robot, kinematic=kinematic)
+        slots[2].kinematic = kinematic
+        ep_frame = frame @ Frame.from_webots(end_point["translation"], end_point["rotation"])  # type: ignore[arg-type]
+        ep_in_carrier = carrier_frame.inverse() @ ep_frame
+        to_child = ep_in_carrier.inverse()
+        joint_spec: dict[str, object] = {
+            "kind": "hinge", "pending": slots[2], "kinematic": kinematic, "axis": to_child.rot @ axes[2],
+            "pos": to_child.apply(np.zeros(3)), "params": values[2], "params_node": params[2],
+            "parent_spec": carrier_spec}
+        end_slot = self._solid(end_point, carrier, ep_in_carrier, ("joint", joint_spec))
+        for slot in slots:
+            slot.end_point = end_slot
+        # The endPoint's Webots parent is the joint's parent (the intermediate bodies have no geoms).
+        self.parent_of[end_slot.body_name] = parent.name
+        if not parent.is_world:
+            self._joint_excludes.append((parent.name, end_slot.body_name))
+
+    def _warn_ball_middle_motor_limits(self, motor: WbNode) -> None:
+        """Webots' warnings for a BallJoint's second-axis motor limits beyond +-pi/2 (the motor bank clamps them,
+        and gives unlimited ones that range, as ``WbBallJoint::checkMotorLimit``)."""
+        lo, hi = float(motor["minPosition"]), float(motor["maxPosition"])  # type: ignore[arg-type]
+        if lo == 0.0 and hi == 0.0:
+            return
+        if lo < -math.pi / 2:
+            self.warnings.append(WorldWarning("The lower limit of the motor associated to the second axis shouldn't "
+                                              "be smaller than -pi/2.", motor.location_of("minPosition"), motor.path))
+        if hi > math.pi / 2:
+            self.warnings.append(WorldWarning("The upper limit of the motor associated to the second axis shouldn't "
+                                              "be greater than pi/2.", motor.location_of("maxPosition"), motor.path))
+
     def _suspension(self, body: mujoco.MjsBody, inter: Frame, frame: Frame, values: dict[str, object],
                     params: object, deprecated: bool, spring: float, damper: float) -> None:
         """The Hinge2Joint suspension: a slide of the intermediate body along the suspension axis (in the
@@ -783,8 +933,8 @@ class _Builder:
             return dict(params.fields)
         schema_name = {"HingeJoint": "HingeJointParameters", "SliderJoint": "JointParameters",
                        "BallJoint": "BallJointParameters", "Hinge2Joint": "HingeJointParameters"}[joint.type_name]
-        if axis_index == 2:
-            schema_name = "JointParameters"  # a Hinge2Joint's second axis (default axis 0 0 1)
+        if axis_index > 1:
+            schema_name = "JointParameters"  # a Hinge2Joint's second axis, a BallJoint's second and third
         values = {name: spec.default for name, spec in builtin_schemas()[schema_name].fields.items()}
         # Without jointParameters, Webots keeps the joint position in the joint's hidden 'position' field.
         hidden = "position" if axis_index == 1 else f"position{axis_index}"
@@ -820,11 +970,6 @@ class _Builder:
                 self.warnings.append(WorldWarning(
                     f"'minStop' ({lo:g}) is greater than 'maxStop' ({hi:g}): the stops have no effect, as in Webots.",
                     where.location_of("minStop"), where.path))
-        elif kind == "ball" and lo != hi:
-            params_node = spec["params_node"]
-            where = params_node if isinstance(params_node, WbNode) else pending.node
-            self.warnings.append(WorldWarning("BallJoint stops are not simulated by wbsim; ignored.",
-                                              where.location, where.path))
         if spec["kinematic"]:
             self._kinematic_joints.append(name)
         j.frictionloss = pending.static_friction  # a motor on the joint takes it over (see its compiler)
@@ -871,12 +1016,8 @@ class _Builder:
         return CompileError(f"MuJoCo rejected the element made from this node: {text}", node.location, node.path)
 
     def _joint_devices(self, node: WbNode, slot: JointSlot, robot: _Robot | None, kind: str) -> None:
-        fields = ("device",) if kind != "ball" else ("device", "device2", "device3")
-        for field_name in fields:
+        for field_name in ("device",) if kind != "ball" else ():  # a BallJoint with devices: _ball_joint_hinges
             for device in node[field_name]:  # type: ignore[union-attr]
-                if kind == "ball":
-                    self._error("Devices on a BallJoint are not supported by wbsim yet.", device)
-                    continue
                 device_kind = kinds_by_node_type().get(device.type_name)
                 if device_kind is None or device_kind.placement != "joint":
                     continue  # the checker only lets joint devices in; unsupported ones are dropped there

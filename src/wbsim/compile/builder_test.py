@@ -473,12 +473,19 @@ def test_chained_kinematic_end_points_compile_as_nested_kinematic_joints() -> No
     "Robot { children [ HingeJoint { endPoint Solid { physics Physics { } children [ {joint} ] } } ] }",
     "Robot { children [ HingeJoint { endPoint Solid { children [ Solid { physics Physics { } children [ {joint} ] } ] } } ] }",
 ])
-def test_end_point_without_physics_under_a_parent_with_physics_is_still_refused(parent: str) -> None:
-    inner = "HingeJoint { endPoint DEF K Solid { } }"
+def test_end_point_without_physics_under_a_parent_with_physics_is_kinematic_without_bounding_object(
+        parent: str) -> None:
+    c = compiled_of(parent.replace("{joint}", "HingeJoint { endPoint DEF K Solid { children [ DEF L Solid { } ] } }"))
+    (moved,) = [j for j in c.bindings.joints if j.end_point is solid(c, "K")]
+    assert moved.kinematic and c.model.dof_armature[moved.dof_adr] > 1e3
+    assert solid(c, "L").owner_body_id == solid(c, "K").body_id  # the Solid it carries rides its body
+    # A boundingObject in the moving part (here on a Solid it carries) is refused, located at that Solid.
+    inner = "HingeJoint { endPoint DEF K Solid { children [ Solid { boundingObject Box { } } ] } }"
     text, errors = compile_errors(parent.replace("{joint}", inner))
-    assert [e.message for e in errors] == ["The endPoint of a joint under a Solid with Physics must have a Physics "
-                                           "node too (Webots would make it kinematic and ignore its collisions)."]
-    assert (errors[0].location.line, errors[0].location.column) == location_of(text, "Solid { } }")
+    assert [e.message for e in errors] == [
+        "A joint endPoint without Physics under a Solid with Physics cannot have a boundingObject in wbsim (Webots "
+        "makes it kinematic and ignores its collisions); give it a Physics node or remove the boundingObject."]
+    assert (errors[0].location.line, errors[0].location.column) == location_of(text, "Solid { boundingObject")
 
 
 def test_physics_end_point_under_a_kinematic_link_is_dynamic() -> None:
@@ -597,8 +604,8 @@ def test_default_damping_and_physics_damping() -> None:
     ("Solid {\n  boundingObject Transform { scale 2 2 2 children [ Shape { geometry Box { } } ] }\n}", "scale",
      "scale"),
     ("Transform {\n  scale 2 2 2\n  children [ Solid { } ]\n}", "scale", "cannot contain Solid"),
-    ("Solid {\n  physics Physics { }\n  children [ HingeJoint { endPoint Solid { name \"k\" } } ]\n}", "Solid { name",
-     "must have a Physics node"),
+    ("Solid {\n  physics Physics { }\n  children [ HingeJoint { endPoint Solid { name \"k\" boundingObject Box { } } } ]"
+     "\n}", "Solid { name", "cannot have a boundingObject"),
     ("Solid {\n  children [ HingeJoint {\n    jointParameters HingeJointParameters { axis 0 0 0 }\n"
      "    endPoint Solid { physics Physics { } boundingObject Box { } } } ]\n}", "axis", "axis must not be zero"),
     ("Robot {\n  children [ HingeJoint {\n    device [ RotationalMotor { } RotationalMotor { name \"m2\" } ]\n"
@@ -607,8 +614,6 @@ def test_default_damping_and_physics_damping() -> None:
     ("Robot {\n  children [ HingeJoint {\n    device [ PositionSensor { } PositionSensor { name \"p2\" } ]\n"
      "    endPoint Solid { physics Physics { } boundingObject Box { } } } ]\n}", "PositionSensor { name",
      "only one PositionSensor"),
-    ("Robot {\n  children [ BallJoint {\n    device [ RotationalMotor { } ]\n"
-     "    endPoint Solid { physics Physics { } boundingObject Box { } } } ]\n}", "RotationalMotor", "BallJoint"),
 ])
 def test_compile_errors_are_located(body: str, needle: str, message: str) -> None:
     text, errors = compile_errors(body)

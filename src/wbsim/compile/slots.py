@@ -36,7 +36,8 @@ class JointSlot:
         kinematic: True if the endPoint has no Physics (moved by its motor only, as in Webots).
         end_point: the endPoint's Solid slot, or None.
         axis_index: 1, or 2 for the second axis of a Hinge2Joint (its ``device2``, ``jointParameters2``); a
-            Hinge2Joint has one slot per axis, both of kind ``"hinge"``.
+            Hinge2Joint has one slot per axis, both of kind ``"hinge"``; so has a BallJoint with devices or
+            stops (1..3, its ``device``/``device2``/``device3``).
     """
 
     node: WbNode

@@ -25,7 +25,7 @@ import numpy as np
 from wbsim.compile.builder import CompiledWorld, CompileOptions, compile_world
 from wbsim.devices.kind import BankContext, CoreDevice, DeviceBank
 from wbsim.devices.registry import device_kinds
-from wbsim.errors import ControllerError, SimulationError
+from wbsim.errors import ControllerError, SimulationError, WbsimError
 from wbsim.plugins.mailbox import PluginMailbox
 from wbsim.plugins.runtime import PluginRuntime
 from wbsim.sim.controllers import ControllerFinder, ControllerProcess, find_controller
@@ -151,6 +151,7 @@ class Simulation:
         self.model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
         self._warning_counts = self.data.warning.number
         self._reset_requested = False
+        self._load_requested: Path | None = None  # worldLoad / worldReload, applied at the end of the step
         self.recorder: Recorder | None = None  # the recording in progress (start_recording)
         self.world_resets = 0  # counts world resets (simulationReset and reset())
         self.restarts = 0  # counts reset() calls (controllers restarted, API caches configured again)
@@ -420,6 +421,9 @@ class Simulation:
         if self._reset_requested:
             self._reset_requested = False
             self._reset_world(restart_controllers=False)
+        if self._load_requested is not None:
+            path, self._load_requested = self._load_requested, None
+            self._replace_world(path)
 
     def _arena_full(self) -> None:
         """MuJoCo's arena could not hold every contact or constraint and dropped some: stop, as the rest of
@@ -577,6 +581,27 @@ class Simulation:
     def request_world_reset(self) -> None:
         """Webots' ``simulationReset``: at the end of the current step, reset the world; controllers keep running."""
         self._reset_requested = True
+
+    def request_world_load(self, path: str | os.PathLike[str]) -> None:
+        """Webots' ``worldLoad`` (and ``worldReload`` with the world's own file): at the end of the current step,
+        replace the world by the one in ``path``, read and compiled afresh; every controller restarts."""
+        self._load_requested = Path(path)
+
+    def _replace_world(self, path: Path) -> None:
+        """Load ``path`` in place of the current world: the controllers, the plugin and a recording in progress
+        end as in :meth:`close`, then this object is set up again from the new world (the same ``Simulation``,
+        so a run loop holding it goes on; API objects taken before belong to the old world, and phase hooks
+        are dropped). A world that does not load leaves the current one running, with the error printed."""
+        try:
+            model = load_world_model(path)
+            compiled = compile_world(model, self.options.compile)
+        except WbsimError as error:
+            self.messages.error(f"cannot load the world {os.fspath(path)!r}: {error}")
+            return
+        for warning in (*model.warnings, *compiled.warnings):
+            _emit_warning(warning)
+        self.close()
+        self.__init__(compiled, self.options)  # type: ignore[misc]  # the same object, a new world
 
     def _reset_world(self, restart_controllers: bool) -> None:
         self.world_resets += 1

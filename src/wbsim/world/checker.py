@@ -249,6 +249,7 @@ class Checker:
         for extra in infos[1:]:
             self._warn("Only the first WorldInfo node is used; this one is ignored.", extra.location, extra.path)
         world_info = infos[0] if infos else self._default_node("WorldInfo", SourceLocation(syntax.file, 1, 1))
+        self._warn_unapplied_world_info(world_info)
         if self.errors:
             return None
         return WorldModel(
@@ -259,6 +260,20 @@ class Checker:
             world_info=world_info,
             warnings=tuple(self.warnings),
         )
+
+    def _warn_unapplied_world_info(self, info: WbNode) -> None:
+        """One located warning per WorldInfo field written in the file that wbsim accepts but does not apply.
+
+        ``ERP`` and ``CFM`` are ODE's global constraint softness; MuJoCo's joints and contacts have their own
+        (contacts follow ContactProperties' softERP/softCFM), so only a physics plugin's contacts use them.
+        """
+        if str(info["physics"]) not in ("", "<none>"):
+            return
+        for name in ("ERP", "CFM"):
+            if name in info.given:
+                self._warn(f"WorldInfo.{name} has no effect in wbsim (MuJoCo's constraints have their own "
+                           "softness; only the contacts of a physics plugin use it).", info.location_of(name),
+                           f"{info.path} > {name}")
 
     def _default_node(self, type_name: str, location: SourceLocation) -> WbNode:
         schema = self._schemas[type_name]
@@ -307,6 +322,8 @@ class Checker:
                 )
                 return None
             node = self._node(item.target, ctx, kinds, parent_path, slot, field_label, use_copy=True)
+            if node is not None:
+                node.use_name = item.name  # the writer writes it back as USE
             inner = _solid_or_joint_below(node) if node is not None else None
             if inner is not None:
                 self._error(
@@ -749,6 +766,7 @@ class Checker:
         node.def_name = def_name
         node.proto_name = proto.name
         node.proto_fields = proto_fields
+        node.proto_given = frozenset(given)
         node.inside_proto = ctx.inside_proto
         node.location = syntax.location
         if syntax.hidden:

@@ -51,6 +51,8 @@ class WbNode:
         path: the scene-tree path, e.g. ``Robot "rover" > children[2] > HingeJoint > endPoint``.
         proto_name: the PROTO type name if this node is a PROTO instance root, else None.
         proto_fields: for PROTO instances, the interface field values.
+        proto_given: for PROTO instances, the names of the interface fields written in the file.
+        use_name: for a node written ``USE name`` (a copy of the DEF node), that name; else None.
         inside_proto: True for nodes that come from a PROTO body (hidden from DEF lookups).
         parent: the node holding this one in one of its fields, None at the top level.
         parent_field: the name of that field.
@@ -59,7 +61,7 @@ class WbNode:
 
     __slots__ = (
         "schema", "fields", "given", "field_locations", "location", "def_name", "path", "proto_name",
-        "proto_fields", "inside_proto", "parent", "parent_field", "index",
+        "proto_fields", "inside_proto", "parent", "parent_field", "index", "proto_given", "use_name",
     )
 
     def __init__(
@@ -86,6 +88,8 @@ class WbNode:
         self.proto_name = proto_name
         self.proto_fields: Mapping[str, object] = proto_fields or {}
         self.inside_proto = inside_proto
+        self.proto_given: frozenset[str] = frozenset()
+        self.use_name: str | None = None
         self.parent: WbNode | None = None
         self.parent_field: str | None = None
         self.index: int | None = None

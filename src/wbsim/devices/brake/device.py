@@ -61,9 +61,6 @@ class BrakeCompiler(DeviceCompiler):
     def add(self, ctx: CompileContext, node: WbNode, slot: DeviceSlot) -> bool:
         """Claim a brake of the joint ``slot``; a second one on one joint is an error."""
         assert isinstance(slot, JointSlot)
-        if slot.kind == "ball":
-            ctx.error("A Brake on a BallJoint is not supported by wbsim yet.", node)
-            return False
         if id(slot) in self._joints:
             ctx.error("A joint can have only one Brake.", node)
             return False

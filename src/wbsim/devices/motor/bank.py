@@ -127,6 +127,11 @@ class MotorBank(DeviceBank):
         self.max_velocity = f([float(b.node["maxVelocity"]) for b in bindings], dtype=float)
         self.min_position = f([float(b.node["minPosition"]) for b in bindings], dtype=float)
         self.max_position = f([float(b.node["maxPosition"]) for b in bindings], dtype=float)
+        # A BallJoint's second (Euler) axis is singular at +-pi/2: Webots keeps its motor inside (the builder warns).
+        middle = f([b.joint.node.type_name == "BallJoint" and b.joint.axis_index == 2 for b in bindings], dtype=bool)
+        unset = middle & (self.min_position == 0.0) & (self.max_position == 0.0)
+        self.min_position[middle] = np.where(unset[middle], -np.pi / 2, np.maximum(self.min_position[middle], -np.pi / 2))
+        self.max_position[middle] = np.where(unset[middle], np.pi / 2, np.minimum(self.max_position[middle], np.pi / 2))
         self.multiplier = f([float(b.node["multiplier"]) for b in bindings], dtype=float)
         self.field_acceleration = f([float(b.node["acceleration"]) for b in bindings], dtype=float)
         self.field_pid = f([b.node["controlPID"] for b in bindings], dtype=float).reshape(n, 3)
