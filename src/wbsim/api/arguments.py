@@ -27,6 +27,8 @@ _T = TypeVar("_T", bound=type)
 
 def as_c_double(value: object, position: int) -> float:
     """``value`` as ``ctypes.c_double`` converts it (``TypeError``/``OverflowError`` as the binding raises)."""
+    if type(value) is float:  # the common case, unchanged by c_double
+        return value
     del position  # c_double's own messages do not name the argument
     return ctypes.c_double(value).value  # type: ignore[arg-type]
 
@@ -36,6 +38,8 @@ def as_c_int(value: object, position: int) -> int:
 
     ``position`` is the C argument's 1-based position (a device's tag is argument 1), used in the message.
     """
+    if type(value) is int and -(2**31) <= value < 2**31:  # the common case, unchanged by ctypes
+        return value
     if value is None:
         return 0  # NULL
     if isinstance(value, int):  # bool included: True is 1
@@ -124,6 +128,20 @@ def _checked(method: Callable[..., object], kinds: tuple[str, ...], first: int) 
     """``method`` with its first ``len(kinds)`` parameters converted (positional or by keyword)."""
     names = [p.name for p in inspect.signature(method).parameters.values()][1:]  # after self
     steps = [(i, names[i], CONVERTERS[kind], first + i) for i, kind in enumerate(kinds)]
+
+    if len(steps) == 1:  # one converted parameter (most methods): no argument list to rebuild
+        _, only_name, only_convert, only_position = steps[0]
+
+        @functools.wraps(method)
+        def checked_one(self: object, *args: object, **kwargs: object) -> object:
+            if args:
+                return method(self, only_convert(args[0], only_position), *args[1:], **kwargs)
+            if only_name in kwargs:
+                kwargs[only_name] = only_convert(kwargs[only_name], only_position)
+            return method(self, **kwargs)
+
+        checked_one._c_checked = True  # type: ignore[attr-defined]
+        return checked_one
 
     @functools.wraps(method)
     def checked(self: object, *args: object, **kwargs: object) -> object:
