@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
+from wbsim.api.arguments import ArgumentChecked, c_arguments
 from wbsim.api.constants import node_type_of
 from wbsim.world.model import WbNode
 
@@ -24,7 +25,7 @@ def print_error(text: str) -> None:
     print(f"Error: {text}", file=sys.stderr, flush=True)
 
 
-class Device:
+class Device(ArgumentChecked):
     """A device of a robot (Webots' ``controller.Device``).
 
     Args:
@@ -69,6 +70,7 @@ class Device:
         return f"<{type(self).__name__} {self._name!r}>"
 
 
+@c_arguments(2, enable="int")
 class Sensor(Device):
     """A device sampled every ``sampling_period`` ms (Webots' ``controller.Sensor``).
 
@@ -87,16 +89,10 @@ class Sensor(Device):
 
     def enable(self, samplingPeriod: int) -> None:
         """Sample every ``samplingPeriod`` ms (rounded up to basic steps); the first value comes one period later."""
-        if samplingPeriod is None:  # ctypes passes None as a NULL, i.e. 0: disabled
-            samplingPeriod = 0
-        if isinstance(samplingPeriod, (str, bytes)) or not isinstance(samplingPeriod, (int, float)):
-            # Webots' binding hands the value to C through ctypes, which cannot convert it.
-            raise TypeError(f"enable() argument 'samplingPeriod' must be an int (ms), not "
-                            f"{type(samplingPeriod).__name__}")
         if samplingPeriod < 0:
             print_error(f"{self._C_NAME}_enable() called with negative sampling period.")
             return
-        self._core.enable(int(samplingPeriod))
+        self._core.enable(samplingPeriod)
 
     def disable(self) -> None:
         """Stop sampling (the last value stays readable)."""

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from wbsim.api.arguments import ArgumentChecked, c_arguments
 from wbsim.api.device import Device, print_error
 from wbsim.api.urdf import robot_urdf
 from wbsim.api.user_input import Joystick, Keyboard, Mouse
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
 __all__ = ["Robot", "make_robot"]
 
 
-class Robot:
+@c_arguments(1, getDeviceByIndex="int")
+class Robot(ArgumentChecked):
     """A robot seen from its controller (Webots ``controller.Robot``).
 
     Args:
@@ -248,10 +250,8 @@ class Robot:
 
         Raises:
             IndexError: if ``index`` is out of range (after printing Webots' error message).
-            TypeError: if ``index`` is not an int.
+            ctypes.ArgumentError: if ``index`` is not an int (as Webots' binding raises).
         """
-        if isinstance(index, bool) or not isinstance(index, int):
-            raise TypeError(f"getDeviceByIndex() argument 'index' must be an int, not {type(index).__name__}")
         if not 0 <= index < len(self._ordered):
             print("Error: The index of wb_robot_get_device_by_index() is out of the bounds.", file=sys.stderr)
             raise IndexError(f"device index {index} out of range 0..{len(self._ordered) - 1}")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from wbsim.api.arguments import ArgumentChecked, c_arguments
 from wbsim.api.constants import NODE_TYPE_NAMES, node_type_of
 from wbsim.api.device import print_error
 from wbsim.api.robot import Robot
@@ -58,7 +59,9 @@ def _check_vector(fn: str, values: object, n: int) -> list[float] | None:
     return floats if all(_check_float(fn, v) for v in floats) else None
 
 
-class Field:
+@c_arguments(2, **{f"getMF{t}": "int" for t in ("Bool", "Int32", "Float", "String", "Vec2f", "Vec3f", "Rotation",
+                                                   "Color", "Node")})
+class Field(ArgumentChecked):
     """A field of a node (Webots ``controller.Field``); getters return the live value."""
 
     SF_BOOL, SF_INT32, SF_FLOAT, SF_VEC2F, SF_VEC3F, SF_ROTATION, SF_COLOR, SF_STRING, SF_NODE = range(1, 10)
@@ -411,8 +414,11 @@ def _saved_value(sim: Simulation) -> Any:
     return value
 
 
-class Node:
+@c_arguments(2, getField="str", getFromProtoDef="str", getPose="node")
+class Node(ArgumentChecked):
     """A node of the scene tree (Webots ``controller.Node``)."""
+
+    _c_node = True  # a node argument of the API (see wbsim.api.arguments.as_node)
 
     # Node type constants: Node.SOLID, Node.ROBOT, ... (see wbsim.api.constants).
     locals().update({name: i for i, name in enumerate(NODE_TYPE_NAMES)})
@@ -919,6 +925,7 @@ def _type_of_value(node: WbNode, name: str, value: object) -> FieldType:
     return FieldType.SFString
 
 
+@c_arguments(1, getFromDef="str", getFromId="int", simulationQuit="int", simulationSetMode="int")
 class Supervisor(Robot):
     """A robot with ``supervisor TRUE`` (Webots ``controller.Supervisor``)."""
 
@@ -965,8 +972,6 @@ class Supervisor(Robot):
         """The node with DEF name ``name``; ``"A.B"`` means a node DEF B directly inside DEF A."""
         if not self._allowed("wb_supervisor_node_get_from_def"):
             return None
-        if name is not None and not isinstance(name, str):
-            str.encode(name)  # raises the TypeError Webots' binding raises (it encodes the name for C)
         if not name:
             print_error("wb_supervisor_node_get_from_def() called with a NULL or empty 'def' argument.")
             return None
@@ -991,10 +996,8 @@ class Supervisor(Robot):
 
     def simulationQuit(self, status: int) -> None:
         """End the simulation with exit status ``status``; controllers then get -1 from step()."""
-        if not isinstance(status, int):  # bools are ints to ctypes too
-            raise TypeError(f"simulationQuit() argument 'status' must be an int, not {type(status).__name__}")
         if self._allowed("wb_supervisor_simulation_quit"):
-            self._sim.quit(int(status))
+            self._sim.quit(status)
 
     def worldSave(self, filename: str | None = None) -> bool:
         """Write the world with its current state (poses, joint positions, free bodies' velocities) to

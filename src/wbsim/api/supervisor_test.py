@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import math
 
 import numpy as np
@@ -495,11 +496,15 @@ def test_forces_and_reset_physics_on_a_frame_only_solid(project, load, monkeypat
 
 def test_bad_argument_types_give_the_errors_of_webots_binding(rig):
     sim, sup = rig
-    # Webots' binding encodes the DEF name for C (str.encode): the same TypeError (issue 15).
+    # Webots' binding encodes names for C (str.encode) and passes ints through ctypes: the same errors (issue 15).
     with pytest.raises(TypeError, match="descriptor 'encode' for 'str' objects doesn't apply to a 'int' object"):
         sup.getFromDef(3)
-    with pytest.raises(TypeError, match="simulationQuit\\(\\) argument 'status' must be an int, not str"):
-        sup.simulationQuit("a")
+    with pytest.raises(TypeError, match="descriptor 'encode' for 'str' objects doesn't apply to a 'list' object"):
+        sup.getRoot().getField(["children"])
+    with pytest.raises(ctypes.ArgumentError, match="argument 1: TypeError: Don't know how to convert parameter 1"):
+        sup.simulationQuit(1.0)
+    with pytest.raises(ctypes.ArgumentError, match="argument 2: TypeError: Don't know how to convert parameter 2"):
+        sup.getRoot().getField("children").getMFNode(0.0)
     assert not sim.ended
     sup.simulationQuit(True)  # a bool is an int to ctypes
     assert sim.ended and sim.exit_status == 1

@@ -26,8 +26,8 @@ Mapping (documented in ``docs/differences.md``):
 - Softness floor: ODE's contact is a spring ``ERP / (CFM dt)`` in parallel with a damper ``(1 - ERP) / CFM``;
   as ``softERP`` goes to 0 the spring vanishes but the damper stays, so bodies only creep into each other
   (about ``CFM m g`` m/s). The spring-only mapping above would let them sink through the floor instead, so
-  the time constant is capped at :data:`MAX_TIMECONST` (1 s: about 2 cm of penetration for 1 kg on
-  Webots' default surface, the creep ODE shows over 2 s), with a load warning (:func:`too_soft`).
+  the time constant is capped at :data:`MAX_TIMECONST` (1 s: a 1 kg box sinks 7 mm and rests, where ODE's
+  creeps 2 cm in 2 s and keeps going), with a load warning (:func:`too_soft`).
 - Impedance: ``solimp = (0.5, 0.95, 1 mm, 0.5, 2)``, a softer contact onset than MuJoCo's default
   (dmin 0.9). With zeta < 0.4 a box resting on its corners otherwise rocks in a limit cycle forever
   (Webots avoids it with ``bounceVelocity``, which MuJoCo lacks); impacts still bounce as mapped.

@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Simulation", "SimulationOptions", "load_world", "WbsimWarning"]
 
+_MUJOCO_MAX_VALUE = 1e10
+"""MuJoCo's mjMAXVAL: positions, velocities and accelerations beyond it count as diverged (mju_isBad)."""
+
 
 class WbsimWarning(UserWarning):
     """A world or compile warning (the world still loads).
@@ -150,6 +153,7 @@ class Simulation:
         # MuJoCo silently resets the whole state when it diverges; wbsim stops instead (see _unstable).
         self.model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
         self._warning_counts = self.data.warning.number
+        self._diverged_dof: int | None = None  # set by _on_mujoco_warning when the state diverges
         self._reset_requested = False
         self._load_requested: Path | None = None  # worldLoad / worldReload, applied at the end of the step
         self.recorder: Recorder | None = None  # the recording in progress (start_recording)
@@ -374,6 +378,10 @@ class Simulation:
             self.supervision.apply_wrenches()
         split = plugin.before_physics(data) if plugin is not None and plugin.enabled else False
         substepping = [b for b in self._substep_capable if b.watches_substeps] if self._substep_capable else ()
+        # MuJoCo reports a diverging state through its warning handler at the first bad value, before the
+        # next substeps spread NaN to every degree of freedom: the handler sees which one diverged first.
+        previous_handler = mujoco.get_mju_user_warning()
+        mujoco.set_mju_user_warning(self._on_mujoco_warning)
         try:
             editing = [b for b in self._substep_capable if b.edits_contacts]
             if split or substepping or editing:  # contacts are edited, or a bank must see every physics step
@@ -393,6 +401,8 @@ class Simulation:
                 mujoco.mj_step(self.model, data, nstep=self.substeps)
         except mujoco.FatalError as error:
             self._fatal(error)
+        finally:
+            mujoco.set_mju_user_warning(previous_handler)
         if plugin is not None:
             plugin.after_physics(data)  # before the wrenches go: it restores xfrc_applied as it found it
         if wrenches:
@@ -446,16 +456,62 @@ class Simulation:
             f"of {self.world.file}: {detail}"
         ) from None
 
+    def _on_mujoco_warning(self, message: str) -> None:
+        """MuJoCo's warning handler during this simulation's physics steps (called at a warning's first
+        occurrence): remember which degree of freedom diverged first; other warnings print as MuJoCo prints."""
+        if "The simulation is unstable" not in message:
+            print(f"WARNING: {message}\n", flush=True)
+            return
+        if self._diverged_dof is None:
+            self._diverged_dof = self._first_diverging_dof()
+
+    def _first_diverging_dof(self) -> int | None:
+        """The degree of freedom where the state first went bad, judged before the constraint solver mixes the
+        robots: a bad position or velocity, else a bad force or unconstrained acceleration of its own (a motor
+        or an applied force). The solver's NaN reaches every degree of freedom in contact, so MuJoCo's own index
+        (the lowest bad acceleration) can name a robot merely touching the one that diverged."""
+        model, data = self.model, self.data
+
+        def first_bad(values: np.ndarray) -> int | None:
+            bad = np.flatnonzero(~(np.abs(values) <= _MUJOCO_MAX_VALUE))  # NaN compares false
+            return int(bad[0]) if bad.size else None
+
+        qpos = first_bad(data.qpos)
+        if qpos is not None:  # a qpos index: the joint holding it, then its first degree of freedom
+            joint = int(np.searchsorted(model.jnt_qposadr, qpos, side="right")) - 1
+            return int(model.jnt_dofadr[joint])
+        for values in (data.qvel, data.qfrc_smooth, data.qacc_smooth, data.qacc):
+            dof = first_bad(values)
+            if dof is not None:
+                return dof
+        return None
+
+    def _body_label(self, body: int) -> str:
+        """The Solid a MuJoCo body came from, with its robot: the nearest ancestor body made from a Solid."""
+        by_body = {b.body_id: b for b in self.bindings.solids}
+        while body > 0 and body not in by_body:
+            body = int(self.model.body_parentid[body])
+        binding = by_body.get(body)
+        if binding is None:
+            name = mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_BODY, body) or ""
+            return self.compiled.body_names.get(name, name)
+        robot = binding.robot_node
+        if robot is None or robot is binding.node:
+            return binding.node.path
+        return f"{binding.node.path}, of Robot \"{robot['name']}\""
+
     def _unstable(self) -> None:
         """MuJoCo flagged a non-finite or huge position, velocity or acceleration: stop with a clear error."""
         data, model = self.data, self.model
         kind = [n for n, i in (("position", 3), ("velocity", 4), ("acceleration", 5)) if self._warning_counts[i]]
-        dof = int(data.warning[5 if "acceleration" in kind else 4 if "velocity" in kind else 3].lastinfo)
+        dof = self._diverged_dof
+        if dof is None:  # no handler call (another handler was installed): MuJoCo's last index, as a dof index
+            dof = int(data.warning[5 if "acceleration" in kind else 4 if "velocity" in kind else 3].lastinfo)
+            if "acceleration" not in kind and "velocity" not in kind:  # BADQPOS gives a qpos index
+                dof = int(model.jnt_dofadr[int(np.searchsorted(model.jnt_qposadr, dof, side="right")) - 1])
         where = ""
         if 0 <= dof < model.nv:
-            body = int(model.dof_bodyid[dof])
-            name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, body) or ""
-            where = f" (degree of freedom {dof}, in {self.compiled.body_names.get(name, name)})"
+            where = f" (degree of freedom {dof}, in {self._body_label(int(model.dof_bodyid[dof]))})"
         self.ended = True
         self.exit_status = 1
         raise SimulationError(
@@ -612,6 +668,7 @@ class Simulation:
                 bank.before_world_reset(self.data)
         mujoco.mj_copyData(self.data, self.model, self._initial_data)
         masses_changed = self.supervision.masses_changed
+        self._diverged_dof = None
         for name, values in self._initial_model_arrays.items():
             getattr(self.model, name)[...] = values
         if masses_changed:  # a supervisor wrote a mass: MuJoCo's derived constants follow the restored masses

@@ -573,3 +573,31 @@ def test_divergence_is_blamed_on_the_robot_that_caused_it(project, load):
     with pytest.raises(SimulationError, match=r'unstable in the step ending at t = 0\.016 s.*, in Robot "B"\)'):
         for _ in range(10):
             sim.step()
+
+
+@pytest.mark.parametrize("spacing", [0.1, 1.0])  # boxes touching, and apart (both resting on the floor)
+@pytest.mark.parametrize("culprit", ["B", "C"])
+def test_divergence_from_a_huge_force_is_blamed_on_the_body_it_acts_on(project, load, spacing, culprit):
+    # The constraint solver spreads NaN to every degree of freedom with a contact in the same substep, and
+    # later substeps overwrite MuJoCo's index with the lowest bad one: robot A was blamed before (issue 15).
+    robot = """DEF {n} Robot {{ name "{n}" translation {x} 0 0.05 controller "<extern>"
+      boundingObject Box {{ size 0.1 0.1 0.05 }} physics Physics {{ }} }}
+    """
+    world = "WorldInfo { basicTimeStep 16 }\nSolid { boundingObject Plane { } }\n" + "".join(
+        robot.format(n=n, x=i * spacing) for i, n in enumerate("ABC"))
+    sim = load(project(world))
+    body = sim.bindings.solid(sim.node(culprit)).body_id
+    with pytest.raises(SimulationError, match=rf'unstable in the step ending at t = 0\.016 s.*, in Robot "{culprit}"\)'):
+        for _ in range(3):
+            sim.data.xfrc_applied[body, 0] = -1e300
+            sim.step()
+
+
+def test_other_mujoco_warnings_still_print_and_the_handler_is_restored(project, load, capfd):
+    import mujoco
+
+    sim = load(project(FALLING_BOXES))
+    sim._on_mujoco_warning("Inertia matrix is too close to singular at DOF 4. Check model. Time = 0.0080.")
+    assert "WARNING: Inertia matrix is too close to singular at DOF 4" in capfd.readouterr().out
+    sim.step()
+    assert mujoco.get_mju_user_warning() is None

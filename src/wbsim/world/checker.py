@@ -63,6 +63,9 @@ _PHYSICAL_LIMITS: dict[str, tuple[float, float, str]] = {
                       "pass in double precision"),
 }
 _GEOMETRY_TYPES = frozenset({"Box", "Sphere", "Cylinder", "Capsule", "ElevationGrid"})
+# Lengths only compared with distances, never built into bodies: any finite value works (as in Webots).
+_HARMLESS_LENGTHS = frozenset({("Emitter", "range"), ("Emitter", "maxRange"), ("LinearMotor", "minPosition"),
+                               ("LinearMotor", "maxPosition")})
 _RAYS_REASON = ("wbsim casts every ray of a sensor at each sample: more would take minutes and gigabytes per step "
                 "(Webots renders a lidar into a GPU texture, at most 16384 pixels wide)")
 _ANGLE_REASON = ("the lidar's fields of view must be between 1e-06 and 1e+06 rad in magnitude: its image layout "
@@ -548,6 +551,10 @@ class Checker:
         if limit is None or spec.effect != "simulated" or (spec.unit == "ms" and spec.name != "basicTimeStep"):
             return value
         low, high, reason = limit
+        if spec.unit == "m" and node_type in _GEOMETRY_TYPES and "boundingObject" not in path.split(" > "):
+            return value  # a visual Shape's geometry never reaches the physics (a terrain's, a tiny detail's)
+        if spec.unit == "m" and (node_type, spec.name) in _HARMLESS_LENGTHS:
+            return value
         if spec.unit == "m" and node_type not in _GEOMETRY_TYPES:
             low = 0.0  # positions and ranges may be 0 or tiny; only geometry sizes have a floor
         for number in _numbers(value):

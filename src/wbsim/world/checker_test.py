@@ -765,3 +765,20 @@ def test_world_info_erp_cfm_warn_that_they_have_no_effect() -> None:
     assert not [w for w in load("WorldInfo { gravity 3 }").warnings if "has no effect" in w.message]
     with_plugin = load('WorldInfo { ERP 0.6 physics "my_plugin" }')
     assert not [w for w in with_plugin.warnings if "has no effect" in w.message]
+
+
+@pytest.mark.parametrize("body", [
+    # Visual geometry never reaches the physics: a huge terrain or a tiny detail loads, as in Webots.
+    "Solid { children [ Shape { geometry Box { size 2e9 2e9 1 } } ] }",
+    "Solid { children [ Pose { children [ Shape { geometry Sphere { radius 1e-10 } } ] } ] }",
+    "Robot { children [ Emitter { range 1e10 maxRange 1e10 } ] }",
+    "Robot { children [ SliderJoint { device [ LinearMotor { minPosition -2e9 maxPosition 2e9 } ] } ] }",
+])
+def test_limits_leave_values_the_physics_never_builds_alone(body: str) -> None:
+    load(body)
+
+
+def test_limits_apply_to_geometry_inside_a_bounding_shape() -> None:
+    body = "Solid { boundingObject Shape { geometry Box { size 2e9 1 1 } } }"
+    error = one_error(body)
+    assert "lengths must be at most 1e+09 m" in error.message and error.location == loc(2, body.index("2e9") + 1)

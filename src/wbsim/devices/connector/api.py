@@ -8,12 +8,14 @@ True after ``lock()`` on a passive connector, which the simulator refused.
 
 from __future__ import annotations
 
+from wbsim.api.arguments import c_arguments
 from wbsim.api.device import Device, print_error
 from wbsim.devices.connector.bank import Connector as CoreConnector
 
 __all__ = ["Connector", "api_classes"]
 
 
+@c_arguments(2, enablePresence="int")
 class Connector(Device):
     """A docking device (Webots ``controller.Connector``): presence sampling, lock and unlock."""
 

@@ -7,26 +7,14 @@ with the next step.
 
 from __future__ import annotations
 
-import ctypes
-
+from wbsim.api.arguments import c_arguments
 from wbsim.api.device import Device
 from wbsim.devices.led.bank import Led as CoreLed
 
 __all__ = ["LED", "api_classes"]
 
 
-def _c_int(value: object) -> int:
-    """``value`` as ctypes passes it to ``wb_led_set(WbDeviceTag, int)``: bools as 0/1, ints wrapped to 32
-    bits, None as 0; anything else raises ctypes' error."""
-    if isinstance(value, bool):
-        return int(value)
-    if value is None:
-        return 0
-    if not isinstance(value, int):
-        raise ctypes.ArgumentError("argument 2: TypeError: Don't know how to convert parameter 2")
-    return (value + 2**31) % 2**32 - 2**31
-
-
+@c_arguments(2, set="int")  # wb_led_set(WbDeviceTag, int): True is 1, None is 0
 class LED(Device):
     """A light emitting diode (Webots ``controller.LED``): ``set(0)`` is off; ``set(k)`` shows the ``k``-th
     colour, or for a gradual LED an intensity (0-255) or an RGB value (``0xRRGGBB``)."""
@@ -39,7 +27,7 @@ class LED(Device):
 
     def set(self, value: int | bool) -> None:
         """Switch the LED (sent with the next step): 0 is off; True/False are 1/0."""
-        self._state = _c_int(1 if value is True else 0 if value is False else value)
+        self._state = value
         self._core.set(self._state)
 
     def get(self) -> int:

@@ -3,6 +3,7 @@ the Python ``lidar.py`` / ``lidar_point.py``)."""
 
 from __future__ import annotations
 
+from wbsim.api.arguments import c_arguments
 from wbsim.api.device import Sensor, print_error
 from wbsim.devices.lidar.bank import Lidar as CoreLidar
 
@@ -31,6 +32,7 @@ class LidarPoint:
         return f"LidarPoint(x={self.x}, y={self.y}, z={self.z}, layer_id={self.layer_id}, time={self.time})"
 
 
+@c_arguments(2, setFrequency="double", getLayerRangeImage="int", getLayerPointCloud="int")
 class Lidar(Sensor):
     """A fixed or rotating lidar (Webots ``controller.Lidar``).
 

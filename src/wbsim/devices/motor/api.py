@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from wbsim.api.arguments import c_arguments
 from wbsim.api.device import Device, print_error
 from wbsim.devices.motor.bank import Motor as CoreMotor
 
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 __all__ = ["Motor", "RotationalMotor", "LinearMotor", "make_api", "api_classes"]
 
 
+@c_arguments(2, setPosition="double", setVelocity="double", setAcceleration="double", setAvailableForce="double",
+             setAvailableTorque="double", setControlPID=("double", "double", "double"), setForce="double",
+             setTorque="double", enableForceFeedback="int", enableTorqueFeedback="int")
 class Motor(Device):
     """A RotationalMotor or LinearMotor (Webots ``controller.Motor``)."""
 

@@ -17,6 +17,7 @@ import struct
 import sys
 from typing import TYPE_CHECKING
 
+from wbsim.api.arguments import c_arguments
 from wbsim.api.device import Device, Sensor, print_error
 from wbsim.devices.radio.bank import Emitter as CoreEmitter
 from wbsim.devices.radio.bank import Packet
@@ -31,6 +32,7 @@ __all__ = ["Emitter", "Receiver", "make_api", "api_classes"]
 _UBYTE_P = ctypes.POINTER(ctypes.c_ubyte)
 
 
+@c_arguments(2, setChannel="int", setRange="double")
 class Emitter(Device):
     """A radio, serial or infra-red emitter (Webots ``controller.Emitter``)."""
 
@@ -89,7 +91,6 @@ class Emitter(Device):
 
     def setChannel(self, channel: int) -> None:
         """Send the next packets on ``channel`` (-1: every channel); it must be in ``allowedChannels``."""
-        channel = operator.index(channel)
         if channel < -1:
             print_error(f"wb_emitter_set_channel() called with an invalid channel={channel}. Please use a channel "
                         "inside the range [-1,inf).")
@@ -107,7 +108,7 @@ class Emitter(Device):
 
     def setRange(self, range: float) -> None:  # noqa: A002 (Webots' parameter name)
         """Set the emission range in m: -1 means ``maxRange``; larger values are clipped to ``maxRange``."""
-        value = float(range)
+        value = range
         if value < 0.0 and value != -1.0:
             print_error(f"wb_emitter_set_range(): invalid range={value:f} argument.")
             return
@@ -118,6 +119,7 @@ class Emitter(Device):
     range = property(getRange, setRange)
 
 
+@c_arguments(2, setChannel="int")
 class Receiver(Sensor):
     """A radio, serial or infra-red receiver (Webots ``controller.Receiver``)."""
 
@@ -227,7 +229,6 @@ class Receiver(Sensor):
 
     def setChannel(self, channel: int) -> None:
         """Listen on ``channel`` (-1: every channel); it must be in ``allowedChannels``."""
-        channel = operator.index(channel)
         if channel < -1:
             print_error(f"wb_receiver_set_channel() called with an invalid channel={channel}. Please use a channel "
                         "inside the range [-1,inf).")

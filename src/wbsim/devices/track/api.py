@@ -28,7 +28,7 @@ class TrackLinearMotor(LinearMotor):
         if sampling_period < 0:
             print_error("wb_motor_enable_force_feedback() called with negative sampling period.")
             return
-        self._core.enable_force_feedback(int(sampling_period))
+        self._core.enable_force_feedback(sampling_period)
 
     enableTorqueFeedback = enableForceFeedback
 
