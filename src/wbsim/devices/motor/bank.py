@@ -402,23 +402,25 @@ class Motor(BankDevice):
         b.target_velocity[i] = v
 
     def set_acceleration(self, acceleration: float) -> None:
-        """Acceleration limit (rad/s^2 or m/s^2); -1 for none."""
+        """Acceleration limit (rad/s^2 or m/s^2); -1 for none (this motor only: Webots relays none)."""
         self.bank.mark_dirty()
         self.bank.acceleration[self.index] = acceleration
 
     def set_available_force(self, force: float) -> None:
-        """Largest torque/force the velocity motor may use, clamped to maxTorque/maxForce."""
+        """Largest torque/force the velocity motor may use, clamped to maxTorque/maxForce (this motor only,
+        also when coupled: Webots relays no available force)."""
         self.bank.mark_dirty()
         b, i = self.bank, self.index
-        if force > b.max_force[i] and b.coupled_rows[i] is None:  # Webots silences it for coupled motors
-            what = "force" if self.linear else "torque"
-            field = "maxForce" if self.linear else "maxTorque"
-            self._warn(f"The requested available motor {what} {force:g} exceeds '{field}' = {b.max_force[i]:g}")
+        if force > b.max_force[i]:
+            if b.coupled_rows[i] is None:  # Webots silences the warning for coupled motors
+                what = "force" if self.linear else "torque"
+                field = "maxForce" if self.linear else "maxTorque"
+                self._warn(f"The requested available motor {what} {force:g} exceeds '{field}' = {b.max_force[i]:g}")
             force = b.max_force[i]
         b.available[i] = force
 
     def set_control_pid(self, p: float, i: float, d: float) -> None:
-        """PID gains of position control; resets the integral and previous error as Webots does."""
+        """PID gains of position control (this motor only); resets the integral and previous error as Webots does."""
         self.bank.mark_dirty()
         b, k = self.bank, self.index
         b.pid[k] = (p, i, d)
