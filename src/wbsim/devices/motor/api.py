@@ -54,7 +54,7 @@ class Motor(Device):
         """This robot's API objects of the coupled siblings of this motor (empty if it is not coupled)."""
         siblings = getattr(self, "_sibling_apis", None)
         if siblings is None:
-            bank, rows = self._core.bank, self._core.bank.coupled_rows[self._core.index]
+            bank, rows = self._core.bank, self._core._group()
             wanted = set() if rows is None else {int(r) for r in rows[1:]}
             siblings = [d for d in self._robot._ordered
                         if isinstance(d, Motor) and d._core.bank is bank and d._core.index in wanted]

@@ -332,6 +332,12 @@ class Motor(BankDevice):
     def _warn(self, text: str) -> None:
         self.bank.warn(f"{self.name}: {text}")
 
+    def _group(self) -> np.ndarray | None:
+        """The rows a command to this motor reaches (itself first) if it is coupled, else None. Banks of other
+        kinds reusing this class (Track, Propeller motors) have no coupling."""
+        rows = getattr(self.bank, "coupled_rows", None)
+        return None if rows is None else rows[self.index]
+
     def set_position(self, position: float) -> None:
         """Target position (rad or m), or +/-inf for velocity control; leaves torque mode.
 
@@ -340,7 +346,7 @@ class Motor(BankDevice):
         """
         self.bank.mark_dirty()
         b, i = self.bank, self.index
-        rows = b.coupled_rows[i]
+        rows = self._group()
         if rows is not None:
             self._set_coupled_positions(rows, position)
             return
@@ -383,7 +389,7 @@ class Motor(BankDevice):
         clamping it to its own maxVelocity (with its own warning).
         """
         b, i = self.bank, self.index
-        rows = b.coupled_rows[i]
+        rows = self._group()
         if rows is not None:
             v = velocity * b.multiplier[rows]
             limit = b.max_velocity[rows]
@@ -412,7 +418,7 @@ class Motor(BankDevice):
         self.bank.mark_dirty()
         b, i = self.bank, self.index
         if force > b.max_force[i]:
-            if b.coupled_rows[i] is None:  # Webots silences the warning for coupled motors
+            if self._group() is None:  # Webots silences the warning for coupled motors
                 what = "force" if self.linear else "torque"
                 field = "maxForce" if self.linear else "maxTorque"
                 self._warn(f"The requested available motor {what} {force:g} exceeds '{field}' = {b.max_force[i]:g}")
@@ -435,7 +441,7 @@ class Motor(BankDevice):
         """
         self.bank.mark_dirty()
         b, i = self.bank, self.index
-        rows = b.coupled_rows[i]
+        rows = self._group()
         if rows is not None:
             raw = torque * b.multiplier[rows]
             available = b.available[rows]
