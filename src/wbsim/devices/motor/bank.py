@@ -365,22 +365,22 @@ class Motor(BankDevice):
 
     def _set_coupled_positions(self, rows: np.ndarray, position: float) -> None:
         b = self.bank
+        b.mode[rows] = _CONTROL
         if math.isinf(position):
-            target = np.full(len(rows), position)
-        else:
-            target = position * b.multiplier[rows]
-            lo, hi = b.min_position[rows], b.max_position[rows]
-            limited = lo != hi
-            over = limited & (target > hi)
-            under = limited & ~over & (target < lo)
-            for k in np.flatnonzero(over | under):  # warnings only: in relay order, each with its motor's name
+            b.target_position[rows] = position
+            return
+        target = position * b.multiplier[rows]
+        lo, hi = b.min_position[rows], b.max_position[rows]
+        over, under = target > hi, target < lo
+        outside = (over | under) & (lo != hi)
+        if outside.any():  # rare: clamp, warning in relay order with each motor's own name
+            for k in np.flatnonzero(outside):
                 if over[k]:
                     b.warn(f"{b.names[rows[k]]}: too big requested position: {position:g} > {hi[k]:g}")
                 else:
                     b.warn(f"{b.names[rows[k]]}: too low requested position: {position:g} < {lo[k]:g}")
-            target = np.where(over, hi, np.where(under, lo, target))
+            target = np.where(outside, np.where(over, hi, lo), target)
         b.target_position[rows] = target
-        b.mode[rows] = _CONTROL
 
     def set_velocity(self, velocity: float) -> None:
         """Target velocity magnitude in position control, signed velocity in velocity control.
@@ -393,10 +393,14 @@ class Motor(BankDevice):
         if rows is not None:
             v = velocity * b.multiplier[rows]
             limit = b.max_velocity[rows]
-            unit = "m/s" if self.linear else "rad/s"
-            for k in np.flatnonzero(np.abs(v) > limit):
-                b.warn(f"{b.names[rows[k]]}: The requested velocity {v[k]:g} exceeds 'maxVelocity' = {limit[k]:g} ({unit}).")
-            b.target_velocity[rows] = np.where(np.abs(v) > limit, np.copysign(limit, v), v)
+            too_fast = np.abs(v) > limit
+            if too_fast.any():  # rare: clamp, each motor warning with its own name
+                unit = "m/s" if self.linear else "rad/s"
+                for k in np.flatnonzero(too_fast):
+                    b.warn(f"{b.names[rows[k]]}: The requested velocity {v[k]:g} exceeds 'maxVelocity' = "
+                           f"{limit[k]:g} ({unit}).")
+                v = np.where(too_fast, np.copysign(limit, v), v)
+            b.target_velocity[rows] = v
             return
         # Python floats (.item), not numpy scalars: this runs for every motor command.
         v = velocity * b.multiplier.item(i)
