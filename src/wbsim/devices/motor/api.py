@@ -6,7 +6,9 @@ maxTorque) print a ``WARNING`` and clamp.
 
 As in Webots' controller library, ``getTargetPosition``, ``getVelocity`` and ``getAvailableForce``
 return the values the controller last requested (before the ``multiplier`` and the simulator's clamping);
-until then, the simulator's values when the Robot object was made (Webots' configure message).
+until then, the simulator's values when the Robot object was made (Webots' configure message). A
+position or velocity given to a coupled motor (``<group>::<member>``) is stored for each sibling times the
+sibling's multiplier (unclamped; an infinite position as given), as the library's relay does.
 """
 
 from __future__ import annotations
@@ -52,6 +54,17 @@ class Motor(Device):
             self._configure()
         return self
 
+    def _coupled(self) -> list[Motor]:
+        """This robot's API objects of the coupled siblings of this motor (empty if it is not coupled)."""
+        siblings = getattr(self, "_sibling_apis", None)
+        if siblings is None:
+            bank, rows = self._core.bank, self._core._group()
+            wanted = set() if rows is None else {int(r) for r in rows[1:]}
+            siblings = [d for d in self._robot._ordered
+                        if isinstance(d, Motor) and d._core.bank is bank and d._core.index in wanted]
+            self._sibling_apis = siblings
+        return siblings
+
     # -- commands ---------------------------------------------------------------------------------
     def setPosition(self, position: float) -> None:
         """Target position (rad or m); ``float('inf')`` selects velocity control."""
@@ -60,6 +73,8 @@ class Motor(Device):
             return
         self._cache()._position = float(position)
         self._core.set_position(float(position))
+        for sibling in self._coupled():  # the library's relay: siblings hold the scaled, unclamped value
+            sibling._cache()._position = float(position) if math.isinf(position) else position * sibling.getMultiplier()
 
     def setVelocity(self, velocity: float) -> None:
         """Velocity (rad/s or m/s): the speed limit in position control, the set speed in velocity control."""
@@ -74,6 +89,8 @@ class Motor(Device):
         velocity = float(velocity)
         cache._velocity = velocity
         self._core.set_velocity(velocity)
+        for sibling in self._coupled():
+            sibling._cache()._velocity = velocity * sibling.getMultiplier()
 
     def setAcceleration(self, acceleration: float) -> None:
         """Acceleration limit (rad/s^2 or m/s^2), -1 for none."""

@@ -124,15 +124,27 @@ class MotorBank(DeviceBank):
         self.initial_position = f([b.joint.initial_position for b in bindings], dtype=float)
         force_field = ["maxForce" if b.linear else "maxTorque" for b in bindings]
         self.max_force = f([float(b.node[k]) for b, k in zip(bindings, force_field)], dtype=float)
-        self.max_velocity = f([float(b.node["maxVelocity"]) for b in bindings], dtype=float)
-        self.min_position = f([float(b.node["minPosition"]) for b in bindings], dtype=float)
-        self.max_position = f([float(b.node["maxPosition"]) for b in bindings], dtype=float)
+        # Limits and multipliers as Webots' load checks leave them (coupled motors made consistent).
+        self.max_velocity = f([b.max_velocity for b in bindings], dtype=float)
+        self.min_position = f([b.min_position for b in bindings], dtype=float)
+        self.max_position = f([b.max_position for b in bindings], dtype=float)
         # A BallJoint's second (Euler) axis is singular at +-pi/2: Webots keeps its motor inside (the builder warns).
         middle = f([b.joint.node.type_name == "BallJoint" and b.joint.axis_index == 2 for b in bindings], dtype=bool)
         unset = middle & (self.min_position == 0.0) & (self.max_position == 0.0)
         self.min_position[middle] = np.where(unset[middle], -np.pi / 2, np.maximum(self.min_position[middle], -np.pi / 2))
         self.max_position[middle] = np.where(unset[middle], np.pi / 2, np.minimum(self.max_position[middle], np.pi / 2))
-        self.multiplier = f([float(b.node["multiplier"]) for b in bindings], dtype=float)
+        self.multiplier = f([b.multiplier for b in bindings], dtype=float)
+        self.names = [str(b.node["name"]) for b in bindings]
+        # Coupled motors: the group of each motor (-1 if none) and, per coupled motor, the rows a command to it
+        # reaches (itself first, then its siblings in scene order, as Webots relays); built once at load.
+        self.coupling = f([b.coupling for b in bindings], dtype=np.int64)
+        self.coupled_rows: list[np.ndarray | None] = [None] * n
+        coupled = np.flatnonzero(self.coupling >= 0)
+        order = coupled[np.argsort(self.coupling[coupled], kind="stable")]  # grouped, scene order inside
+        starts = np.flatnonzero(np.diff(self.coupling[order], prepend=-2))
+        for rows in np.split(order, starts[1:]):
+            for r in rows:
+                self.coupled_rows[r] = np.concatenate(([r], rows[rows != r]))
         self.field_acceleration = f([float(b.node["acceleration"]) for b in bindings], dtype=float)
         self.field_pid = f([b.node["controlPID"] for b in bindings], dtype=float).reshape(n, 3)
         # Force feedback is a sensor of the motor, sampled on Webots' sensor schedule.
@@ -320,10 +332,24 @@ class Motor(BankDevice):
     def _warn(self, text: str) -> None:
         self.bank.warn(f"{self.name}: {text}")
 
+    def _group(self) -> np.ndarray | None:
+        """The rows a command to this motor reaches (itself first) if it is coupled, else None. Banks of other
+        kinds reusing this class (Track, Propeller motors) have no coupling."""
+        rows = getattr(self.bank, "coupled_rows", None)
+        return None if rows is None else rows[self.index]
+
     def set_position(self, position: float) -> None:
-        """Target position (rad or m), or +/-inf for velocity control; leaves torque mode."""
+        """Target position (rad or m), or +/-inf for velocity control; leaves torque mode.
+
+        A coupled motor relays ``position`` to its siblings: each member's target is ``position`` times its
+        own multiplier (an infinite position stays as given), clamped to its own limits with its own warning.
+        """
         self.bank.mark_dirty()
         b, i = self.bank, self.index
+        rows = self._group()
+        if rows is not None:
+            self._set_coupled_positions(rows, position)
+            return
         velocity_control = math.isinf(position)
         target = position if velocity_control else position * b.multiplier[i]
         lo, hi = b.min_position[i], b.max_position[i]
@@ -337,9 +363,45 @@ class Motor(BankDevice):
         b.target_position[i] = target
         b.mode[i] = _CONTROL
 
+    def _set_coupled_positions(self, rows: np.ndarray, position: float) -> None:
+        b = self.bank
+        b.mode[rows] = _CONTROL
+        if math.isinf(position):
+            b.target_position[rows] = position
+            return
+        target = position * b.multiplier[rows]
+        lo, hi = b.min_position[rows], b.max_position[rows]
+        over, under = target > hi, target < lo
+        outside = (over | under) & (lo != hi)
+        if outside.any():  # rare: clamp, warning in relay order with each motor's own name
+            for k in np.flatnonzero(outside):
+                if over[k]:
+                    b.warn(f"{b.names[rows[k]]}: too big requested position: {position:g} > {hi[k]:g}")
+                else:
+                    b.warn(f"{b.names[rows[k]]}: too low requested position: {position:g} < {lo[k]:g}")
+            target = np.where(outside, np.where(over, hi, lo), target)
+        b.target_position[rows] = target
+
     def set_velocity(self, velocity: float) -> None:
-        """Target velocity magnitude in position control, signed velocity in velocity control."""
+        """Target velocity magnitude in position control, signed velocity in velocity control.
+
+        A coupled motor relays ``velocity`` to its siblings, each scaling it by its own multiplier and
+        clamping it to its own maxVelocity (with its own warning).
+        """
         b, i = self.bank, self.index
+        rows = self._group()
+        if rows is not None:
+            v = velocity * b.multiplier[rows]
+            limit = b.max_velocity[rows]
+            too_fast = np.abs(v) > limit
+            if too_fast.any():  # rare: clamp, each motor warning with its own name
+                unit = "m/s" if self.linear else "rad/s"
+                for k in np.flatnonzero(too_fast):
+                    b.warn(f"{b.names[rows[k]]}: The requested velocity {v[k]:g} exceeds 'maxVelocity' = "
+                           f"{limit[k]:g} ({unit}).")
+                v = np.where(too_fast, np.copysign(limit, v), v)
+            b.target_velocity[rows] = v
+            return
         # Python floats (.item), not numpy scalars: this runs for every motor command.
         v = velocity * b.multiplier.item(i)
         limit = b.max_velocity.item(i)
@@ -350,23 +412,25 @@ class Motor(BankDevice):
         b.target_velocity[i] = v
 
     def set_acceleration(self, acceleration: float) -> None:
-        """Acceleration limit (rad/s^2 or m/s^2); -1 for none."""
+        """Acceleration limit (rad/s^2 or m/s^2); -1 for none (this motor only: Webots relays none)."""
         self.bank.mark_dirty()
         self.bank.acceleration[self.index] = acceleration
 
     def set_available_force(self, force: float) -> None:
-        """Largest torque/force the velocity motor may use, clamped to maxTorque/maxForce."""
+        """Largest torque/force the velocity motor may use, clamped to maxTorque/maxForce (this motor only,
+        also when coupled: Webots relays no available force)."""
         self.bank.mark_dirty()
         b, i = self.bank, self.index
         if force > b.max_force[i]:
-            what = "force" if self.linear else "torque"
-            field = "maxForce" if self.linear else "maxTorque"
-            self._warn(f"The requested available motor {what} {force:g} exceeds '{field}' = {b.max_force[i]:g}")
+            if self._group() is None:  # Webots silences the warning for coupled motors
+                what = "force" if self.linear else "torque"
+                field = "maxForce" if self.linear else "maxTorque"
+                self._warn(f"The requested available motor {what} {force:g} exceeds '{field}' = {b.max_force[i]:g}")
             force = b.max_force[i]
         b.available[i] = force
 
     def set_control_pid(self, p: float, i: float, d: float) -> None:
-        """PID gains of position control; resets the integral and previous error as Webots does."""
+        """PID gains of position control (this motor only); resets the integral and previous error as Webots does."""
         self.bank.mark_dirty()
         b, k = self.bank, self.index
         b.pid[k] = (p, i, d)
@@ -374,9 +438,20 @@ class Motor(BankDevice):
         b.previous_error[k] = 0.0
 
     def set_torque(self, torque: float) -> None:
-        """Switch to torque (force) control and apply ``torque`` (N*m or N), clamped to the available one."""
+        """Switch to torque (force) control and apply ``torque`` (N*m or N), clamped to the available one.
+
+        A coupled motor relays ``torque`` to its siblings (each scaled by its multiplier and clamped to its
+        own available torque); Webots warns about the clamping only for uncoupled motors.
+        """
         self.bank.mark_dirty()
         b, i = self.bank, self.index
+        rows = self._group()
+        if rows is not None:
+            raw = torque * b.multiplier[rows]
+            available = b.available[rows]
+            b.torque[rows] = np.where(np.abs(raw) > available, np.copysign(available, raw), raw)
+            b.mode[rows] = _TORQUE
+            return
         raw = torque * b.multiplier[i]
         if abs(raw) > b.available[i]:
             what, field = ("force", "maxForce") if self.linear else ("torque", "maxTorque")

@@ -21,6 +21,7 @@ from wbsim.compile.bindings import JointBinding
 from wbsim.compile.context import CompileContext
 from wbsim.compile.slots import DeviceSlot, JointSlot
 from wbsim.devices.kind import DeviceCompiler
+from wbsim.devices.motor.coupling import MotorLimits, couple_motors
 from wbsim.world.model import WbNode
 
 __all__ = ["MotorBinding", "MotorCompiler"]
@@ -49,6 +50,9 @@ class MotorBinding:
         reference_dof_adr: the auxiliary reference degree of freedom's index in ``qvel`` (-1 if none).
         actuator_id: the torque/force actuator (-1 if none).
         static_friction: the joint's staticFriction (minimum friction force of the motor, as in Webots).
+        multiplier, min_position, max_position, max_velocity: the fields, as Webots' load checks leave them
+            (a multiplier of 0 becomes 1; coupled motors' limits made consistent, see ``coupling.py``).
+        coupling: the coupled-motor group of the motor (``<group>::<member>`` names), -1 if none.
     """
 
     node: WbNode
@@ -58,6 +62,19 @@ class MotorBinding:
     reference_dof_adr: int
     actuator_id: int
     static_friction: float
+    multiplier: float = 1.0
+    min_position: float = 0.0
+    max_position: float = 0.0
+    max_velocity: float = 10.0
+    coupling: int = -1
+
+
+def _robot_key(node: WbNode) -> int:
+    """The identity of the nearest Robot above ``node`` (0 if none): coupling stays inside one robot."""
+    parent = node.parent
+    while parent is not None and not parent.is_a("robot"):
+        parent = parent.parent
+    return id(parent) if parent is not None else 0
 
 
 @dataclass(eq=False)
@@ -119,7 +136,12 @@ class MotorCompiler(DeviceCompiler):
     def bindings(self, ctx: CompileContext, model: mujoco.MjModel) -> tuple[MotorBinding, ...]:
         """One :class:`MotorBinding` per motor, in scene order."""
         result = []
-        for motor in self._motors:
+        limits = [MotorLimits(float(m.node["multiplier"]), float(m.node["minPosition"]),  # type: ignore[arg-type]
+                              float(m.node["maxPosition"]), float(m.node["maxVelocity"]))  # type: ignore[arg-type]
+                  for m in self._motors]
+        groups = couple_motors([str(m.node["name"]) for m in self._motors], [_robot_key(m.node) for m in self._motors],
+                               limits, lambda i, text, field: ctx.warn(text, self._motors[i].node, field))
+        for motor, limit, group in zip(self._motors, limits, groups):
             reference = ctx.element_id(model, mujoco.mjtObj.mjOBJ_JOINT, motor.reference_joint)
             result.append(MotorBinding(
                 node=motor.node,
@@ -129,6 +151,11 @@ class MotorCompiler(DeviceCompiler):
                 reference_dof_adr=int(model.jnt_dofadr[reference]) if reference >= 0 else -1,
                 actuator_id=ctx.element_id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, motor.actuator),
                 static_friction=motor.joint.static_friction,
+                multiplier=limit.multiplier,
+                min_position=limit.min_position,
+                max_position=limit.max_position,
+                max_velocity=limit.max_velocity,
+                coupling=group,
             ))
         self._bindings = tuple(result)
         return self._bindings

@@ -1,0 +1,180 @@
+"""Webots' coupled-motors sample (projects/samples/devices/worlds/coupled_motors.wbt), as a local world.
+
+A gripper on a vertical slider (LinearMotor, 15 N) above a table: each finger is a parallelogram of an
+actuated link (``motor::left finger``, and ``motor::right finger`` with multiplier -1) and a passive link,
+both pivoting on the finger, closed by a ``SolidReference`` onto the finger. The controller (the sample's
+Python controller, ported) commands only the left motor: it closes the gripper (0.42 rad) around a 1 kg
+box, then raises the slider to 0.14 m at 0.1 m/s. The world is wbsim's own: no meshes, gears or visuals (the
+gears have no bounding object and zero density), the Table PROTO replaced by a static slab whose top is
+at z = 0, the sample's physics kept (densities 500, the slider body 10 g, finger boxes 40 x 5 x 10 mm).
+
+Coupling closes both fingers symmetrically. Lifting the box also needs the passive links to hold each
+finger parallel, i.e. the ``SolidReference`` loop closure (issue 12, second part), not simulated yet: the
+fingers then pivot freely and the box stays on the table (expected failure below).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+WORLD = """WorldInfo { basicTimeStep 8 }
+Solid { name "table" translation 0 0 -0.01 boundingObject Box { size 2 2 0.02 } }
+Robot {
+  translation 0.2 0.5 0
+  children [
+    SliderJoint {
+      jointParameters JointParameters { axis 0 0 1 }
+      device [ LinearMotor { name "linear motor" maxForce 15 } ]
+      endPoint Solid {
+        translation 0 0 0.01
+        children [
+          HingeJoint {
+            jointParameters HingeJointParameters { axis 0 0 1 anchor 0 -0.008 0 }
+            device [ RotationalMotor { name "motor::left finger" } ]
+            endPoint Solid {
+              translation 0 -0.008 0
+              children [
+                HingeJoint {
+                  jointParameters HingeJointParameters { axis 0 0 1 anchor 0.02869 -0.02787 0 }
+                  endPoint Solid {
+                    translation 0.02869 -0.02787 0
+                    rotation 0 0 1 1.5708
+                    name "left_gripper"
+                    boundingObject Pose { translation 0.0075 -0.0175 -0.001 rotation 0 0 1 -1.570795 children [ Box { size 0.04 0.005 0.01 } ] }
+                    physics Physics { density 500 }
+                  }
+                }
+              ]
+              name "left link"
+              boundingObject Cylinder { height 0.0125 radius 0.0025 }
+              physics Physics { density 500 }
+            }
+          }
+          HingeJoint {
+            jointParameters HingeJointParameters { axis 0 0 1 anchor 0 -0.023 0 }
+            endPoint Solid {
+              translation 0 -0.023 0
+              children [
+                HingeJoint {
+                  jointParameters HingeJointParameters { axis 0 0 1 anchor 0.02869 -0.02787 0 }
+                  endPoint SolidReference { solidName "left_gripper" }
+                }
+              ]
+              name "left tip"
+              boundingObject Cylinder { height 0.0125 radius 0.0025 }
+              physics Physics { density 500 }
+            }
+          }
+          HingeJoint {
+            jointParameters HingeJointParameters { axis 0 0 1 anchor 0 0.008 0 }
+            device [ RotationalMotor { name "motor::right finger" multiplier -1 } ]
+            endPoint Solid {
+              translation 0 0.008 0
+              children [
+                HingeJoint {
+                  jointParameters HingeJointParameters { axis 0 0 1 anchor 0.02869 0.02787 0 }
+                  endPoint Solid {
+                    translation 0.02869 0.02787 0
+                    name "right_gripper"
+                    boundingObject Pose { translation 0.0175 -0.0075 -0.001 children [ Box { size 0.04 0.005 0.01 } ] }
+                    physics Physics { density 500 }
+                  }
+                }
+              ]
+              name "right tip"
+              boundingObject Cylinder { height 0.0125 radius 0.0025 }
+              physics Physics { density 500 }
+            }
+          }
+          HingeJoint {
+            jointParameters HingeJointParameters { axis 0 0 1 anchor 0 0.023 0 }
+            endPoint Solid {
+              translation 0 0.023 0
+              children [
+                HingeJoint {
+                  jointParameters HingeJointParameters { axis 0 0 1 anchor 0.02869 0.02787 0 }
+                  endPoint SolidReference { solidName "right_gripper" }
+                }
+              ]
+              name "right pivot"
+              boundingObject Cylinder { height 0.0125 radius 0.0025 }
+              physics Physics { density 500 }
+            }
+          }
+        ]
+        boundingObject Box { size 0.02 0.08 0.012 }
+        physics Physics { density -1 mass 0.01 }
+      }
+    }
+  ]
+  controller "coupled_motors"
+}
+DEF OBJECT Solid {
+  translation 0.255 0.49 0.01
+  name "object"
+  boundingObject Box { size 0.04 0.025 0.02 }
+  physics Physics { density -1 mass 1 }
+}
+"""
+
+CONTROLLER = """
+from controller import Robot
+
+TIME_STEP = 16
+robot = Robot()
+slider = robot.getDevice("linear motor")
+finger = robot.getDevice("motor::left finger")
+
+
+def wait(steps):
+    for _ in range(steps):
+        robot.step(TIME_STEP)
+
+
+wait(50)
+finger.setPosition(0.42)  # both fingers: the right motor is coupled (multiplier -1)
+wait(50)
+slider.setPosition(0.14)
+slider.setVelocity(0.1)
+wait(100)
+finger.setPosition(0.0)
+wait(50)
+slider.setPosition(0.0)
+wait(100)
+"""
+
+
+def joint_position(sim, name):
+    for motor in sim.bindings.devices["motor"]:
+        if motor.node["name"] == name:
+            return float(sim.data.qpos[motor.joint.qpos_adr])
+    raise KeyError(name)
+
+
+def box_height(sim):
+    body = next(b.body_id for b in sim.bindings.solids if b.node["name"] == "object")
+    return float(sim.data.xpos[body][2])
+
+
+@pytest.fixture
+def gripper(project, load):
+    return load(project(WORLD, controllers={"coupled_motors": CONTROLLER}))
+
+
+def test_one_command_closes_both_fingers_symmetrically(gripper):
+    sim = gripper
+    sim.run(0.8)
+    assert joint_position(sim, "motor::left finger") == pytest.approx(0.0, abs=1e-6)
+    assert joint_position(sim, "motor::right finger") == pytest.approx(0.0, abs=1e-6)
+    sim.run(1.6)  # 0.8 s after the close command, 0.8 s into the climb
+    left, right = joint_position(sim, "motor::left finger"), joint_position(sim, "motor::right finger")
+    assert left == pytest.approx(0.42, abs=5e-3) and right == pytest.approx(-0.42, abs=5e-3)
+    assert joint_position(sim, "linear motor") == pytest.approx(0.08, abs=2e-3)  # 0.1 m/s for 0.8 s
+
+
+@pytest.mark.xfail(strict=True, reason="needs SolidReference loop closure (issue 12, closed kinematic loops): "
+                   "without it each finger pivots freely on its actuated link and slips off the box")
+def test_gripper_lifts_the_box(gripper):
+    sim = gripper
+    sim.run(3.2)  # closed at 0.8 s, the slider at 0.14 m by 3.2 s
+    assert box_height(sim) > 0.1
