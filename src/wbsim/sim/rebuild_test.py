@@ -131,11 +131,49 @@ def test_solids_in_a_world_with_devices_are_refused_and_nothing_changes(project,
         sim.replace_root_nodes(sim.world.nodes[:-1])
 
 
-def test_importing_a_robot_is_refused(project, load, capfd):
+COUNTER = """
+from controller import Robot
+
+robot = Robot()
+steps = 0
+while robot.step(4) != -1:
+    steps += 1
+    robot.setCustomData(str(steps))
+"""
+
+BOT = 'DEF BOT Robot { translation -40 0 1 name "bot" controller "counter" boundingObject Sphere { radius 0.1 } }'
+
+
+def test_an_imported_robot_runs_its_controller_and_a_removed_one_stops(project, load):
+    path = project(WORLD, controllers={"counter": COUNTER})
+    plain = run(load(path), 60)
+    sim = load(path)
+    boss = sim.robot("boss")
+    poses = run(sim, 20)
+    boss.getRoot().getField("children").importMFNodeFromString(-1, BOT)
+    bot = sim.robot_runtime("bot")
+    poses = np.vstack([poses, run(sim, 20)])
+    # Its controller starts with the next step, as a controller present since load starts with the first.
+    loaded = load(project(WORLD + BOT, controllers={"counter": COUNTER}))
+    run(loaded, 20)
+    assert bot.custom_data == loaded.robot_runtime("bot").custom_data == "19"
+    process = bot.controller
+    boss.getFromDef("BOT").remove()
+    assert process.finished and bot.controller is None
+    poses = np.vstack([poses, run(sim, 20)])
+    assert np.array_equal(poses, plain)  # a static robot adds no degree of freedom: the others bit-identical
+    with pytest.raises(SimulationError, match="No robot named 'bot'"):
+        sim.robot_runtime("bot")
+
+
+def test_robot_changes_that_are_not_supported_are_refused(project, load, capfd):
     sim = load(project(WORLD), start_controllers=False)
     boss = sim.robot("boss")
     children = boss.getRoot().getField("children")
     count = children.getCount()
-    children.importMFNodeFromString(-1, 'Robot { name "other" }')
+    children.importMFNodeFromString(-1, 'Robot { name "other" children [ LED { } ] }')
+    children.importMFNodeFromString(-1, 'Robot { name "charged" battery [ 1 1 1 ] }')
     assert children.getCount() == count
-    assert "adding or removing Robots at run time is not supported yet" in capfd.readouterr().err
+    err = capfd.readouterr().err
+    assert "importing devices at run time is not supported yet" in err
+    assert "importing Robots with a battery at run time is not supported yet" in err

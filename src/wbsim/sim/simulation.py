@@ -235,13 +235,34 @@ class Simulation:
             for kind, group in self.compiled.bindings.devices.items() for row, binding in enumerate(group)
         }
 
-    def _rebuild_runtime(self, mapping: StateMap) -> None:
-        """After :meth:`replace_root_nodes`: banks, robots and supervision for the new model (state kept)."""
+    def _rebuild_runtime(self, mapping: StateMap, scripts: dict[WbNode, Path]) -> None:
+        """After :meth:`replace_root_nodes`: banks, robots and supervision for the new model (state kept).
+        Removed robots' controllers end; added robots' controllers start with the next step."""
         self._warning_counts = self.data.warning.number
         self._make_banks()
-        by_node = {b.node: b for b in self.bindings.robots}
-        for robot in self.robots:
-            robot.binding = by_node[robot.node]
+        runtimes = {r.node: r for r in self.robots}
+        robots: list[RobotRuntime] = []
+        for binding in self.bindings.robots:  # scene order
+            runtime = runtimes.pop(binding.node, None)
+            if runtime is None:
+                runtime = RobotRuntime(self, binding, [])
+                runtime.wake_step = self.step_count
+                script = scripts.get(binding.node)
+                if script is not None:
+                    self._controller_scripts[runtime] = script
+                    args = [str(a) for a in binding.node["controllerArgs"]]  # type: ignore[union-attr]
+                    runtime.controller = ControllerProcess(runtime, script, args, self._finder)
+            runtime.binding = binding
+            robots.append(runtime)
+        for gone in runtimes.values():  # removed robots: their controllers end
+            if gone.controller is not None:
+                gone.controller.terminate()
+                gone.controller = None
+            self._controller_scripts.pop(gone, None)
+        self.robots = robots  # a new list: the controllers phase may be iterating the old one
+        self._processes[:] = [r.controller for r in self.robots if r.controller is not None]
+        if self._processes and self._finder not in sys.meta_path:
+            sys.meta_path.insert(0, self._finder)
         old = self.supervision
         self.supervision = Supervision(self)
         new = self.supervision
@@ -637,12 +658,14 @@ class Simulation:
         rest from their fields (``linearVelocity``/``angularVelocity`` applied). A later reset returns the
         bodies that stay to their initial state and leaves the imported ones where they were imported.
 
-        Supported today: passive Solids (no Robot, no device inside) in a world whose devices, batteries,
-        physics plugin, recording and saved states are not in use (see docs/controller_api.md).
+        Robots added get their controllers started with the next step; removed ones' controllers end.
+        Supported today: Solids and Robots without devices (and without battery) in a world whose devices,
+        batteries, physics plugin, recording and saved states are not in use (see docs/controller_api.md).
 
         Raises:
             SimulationError: the change is not supported yet (nothing is changed), or the new world does not
                 compile.
+            ControllerError: an added Robot's controller file is missing (``missing_controller="error"``).
         """
         from wbsim.sim.rebuild import copy_model_rows, copy_state, map_state
 
@@ -658,10 +681,8 @@ class Simulation:
         compiled = compile_world(world, self.options.compile)
         if any(compiled.bindings.devices.get(kind.name) for kind in device_kinds()):
             raise SimulationError("importing devices at run time is not supported yet.")
-        old_robots = {r.node for r in self.robots}
-        if {b.node for b in compiled.bindings.robots} != old_robots:
-            raise SimulationError("adding or removing Robots at run time is not supported yet.")
         present = set(world.walk())
+        scripts = self._check_robot_changes(compiled, present)
         kept = {b.node for b in self.bindings.solids if b.node in present}
         mapping = map_state(self.model, self.bindings, compiled.model, compiled.bindings, kept)
         model = compiled.model
@@ -687,7 +708,37 @@ class Simulation:
             elif values.shape == arrays[name].shape:
                 arrays[name][...] = values
         self._initial_model_arrays = arrays
-        self._rebuild_runtime(mapping)
+        self._rebuild_runtime(mapping, scripts)
+
+    def _check_robot_changes(self, compiled: CompiledWorld, present: set[WbNode]) -> dict[WbNode, Path]:
+        """Check the Robots that a recompilation adds or removes (nothing changed yet); the controller files of
+        the added ones (those that have one).
+
+        Raises:
+            SimulationError: a Robot with a battery is added, or the calling controller's own robot is removed.
+            ControllerError: an added Robot's controller file is missing (``missing_controller="error"``).
+        """
+        old = {r.node: r for r in self.robots}
+        for robot in self.robots:
+            if robot.node not in present and robot.controller is not None and robot.controller.in_own_greenlet():
+                raise SimulationError(f'the robot "{robot.name}" cannot remove itself at run time.')
+        scripts: dict[WbNode, Path] = {}
+        for binding in compiled.bindings.robots:
+            if binding.node in old:
+                continue
+            if len(binding.node["battery"]) > 0:  # type: ignore[arg-type]
+                raise SimulationError("importing Robots with a battery at run time is not supported yet.")
+            if not self.options.start_controllers:
+                continue
+            probe = RobotRuntime(self, binding, [])
+            script, problem = find_controller(self.world.project_dir, probe.name, probe.controller_name)
+            if problem is not None:
+                if self.options.missing_controller == "error":
+                    raise ControllerError(problem)
+                self.messages.warning(problem + " The robot runs without controller.")
+            if script is not None:
+                scripts[binding.node] = script
+        return scripts
 
     def _reset_world(self, restart_controllers: bool) -> None:
         self.world_resets += 1
