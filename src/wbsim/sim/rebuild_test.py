@@ -177,3 +177,12 @@ def test_robot_changes_that_are_not_supported_are_refused(project, load, capfd):
     err = capfd.readouterr().err
     assert "importing devices at run time is not supported yet" in err
     assert "importing Robots with a battery at run time is not supported yet" in err
+
+
+def test_an_imported_robot_with_a_missing_controller_is_refused(project, load, capfd):
+    sim = load(project(WORLD))
+    children = sim.robot("boss").getRoot().getField("children")
+    count = children.getCount()
+    children.importMFNodeFromString(-1, 'Robot { name "lost" controller "nowhere" }')
+    assert children.getCount() == count and all(r.name != "lost" for r in sim.robots)
+    assert "nowhere" in capfd.readouterr().err

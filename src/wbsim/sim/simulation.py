@@ -6,6 +6,7 @@ generator, device state, controller greenlets), so several simulations can live 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import os
@@ -14,7 +15,6 @@ import warnings
 import weakref
 from collections import Counter
 from collections.abc import Callable, Iterator
-import dataclasses
 from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
@@ -32,7 +32,7 @@ from wbsim.plugins.runtime import PluginRuntime
 from wbsim.sim.controllers import ControllerFinder, ControllerProcess, find_controller
 from wbsim.sim.messages import MessageLog
 from wbsim.sim.phases import PHASE_ORDER, Hook, Phase
-from wbsim.sim.rebuild import StateMap
+from wbsim.sim.rebuild import StateMap, copy_model_rows, copy_state, map_state
 from wbsim.sim.robot import RobotRuntime
 from wbsim.sim.supervision import Supervision
 from wbsim.world.loader import load_world_model
@@ -667,8 +667,6 @@ class Simulation:
                 compile.
             ControllerError: an added Robot's controller file is missing (``missing_controller="error"``).
         """
-        from wbsim.sim.rebuild import copy_model_rows, copy_state, map_state
-
         unsupported = [what for what, used in (
             ("devices", any(b.n for b in self.banks.values())), ("robot batteries", self.batteries is not None),
             ("a physics plugin", self.plugin is not None), ("a recording in progress", self.recorder is not None),
