@@ -130,9 +130,9 @@ class Field(ArgumentChecked):
             nodes = list(value) if isinstance(value, tuple) else [value] if isinstance(value, WbNode) else []
         else:
             nodes = [n for n in model.nodes if n.type_name != "WorldInfo"]
-        if any(_has_physics(node) for node in nodes):
-            print_error(f"{fn}(): importing Solid, joint or device nodes at run time is not supported by wbsim yet; "
-                        "only nodes without a physical part (Pose, Group, Shape, lights, ...) can be imported.")
+        if self._node is not None and any(_has_physics(node) for node in nodes):
+            print_error(f"{fn}(): wbsim imports Solid, joint or device nodes at run time into the root's children "
+                        "only; elsewhere only nodes without a physical part (Pose, Group, Shape, ...) can be imported.")
             return None
         for node in nodes:
             node.parent = self._node
@@ -155,7 +155,20 @@ class Field(ArgumentChecked):
         if nodes is None:
             return
         at = position if position >= 0 else len(items) + 1 + position
-        self._store_nodes(tuple(items[:at] + nodes + items[at:]))
+        self._store_nodes_physically(fn, tuple(items[:at] + nodes + items[at:]), nodes)
+
+    def _store_nodes_physically(self, fn: str, value: tuple[WbNode, ...], changed: list[WbNode]) -> None:
+        """Store the root's new children; when Solids come or go, the simulation recompiles with the state
+        kept (see ``Simulation.replace_root_nodes``), or the change is refused with an error message."""
+        if not any(_has_physics(node) for node in changed):
+            self._store_nodes(value)
+            return
+        try:
+            self._supervisor._sim.replace_root_nodes(value)
+        except WbsimError as error:
+            print_error(f"{fn}(): {error}")
+            return
+        self._supervisor._sim.supervision.overrides.pop((None, "children"), None)  # the world's nodes now
 
     def importSFNodeFromString(self, nodeString: str) -> None:
         """Put the node of ``nodeString`` in this empty SFNode field (nodes without a physical part only)."""
@@ -185,6 +198,9 @@ class Field(ArgumentChecked):
             print_error(f"wb_supervisor_field_remove_mf() called with an out-of-bound index: {index}.")
             return
         item = items[index]
+        if self._node is None and isinstance(item, WbNode):
+            self._store_nodes_physically("wb_supervisor_field_remove_mf", items[:index] + items[index + 1:], [item])
+            return
         if isinstance(item, WbNode) and _has_physics(item):
             print_error("wb_supervisor_field_remove_mf(): removing Solid, joint or device nodes at run time is not "
                         "supported by wbsim yet.")

@@ -6,6 +6,7 @@ generator, device state, controller greenlets), so several simulations can live 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import os
@@ -31,6 +32,7 @@ from wbsim.plugins.runtime import PluginRuntime
 from wbsim.sim.controllers import ControllerFinder, ControllerProcess, find_controller
 from wbsim.sim.messages import MessageLog
 from wbsim.sim.phases import PHASE_ORDER, Hook, Phase
+from wbsim.sim.rebuild import StateMap, copy_model_rows, copy_state, map_state
 from wbsim.sim.robot import RobotRuntime
 from wbsim.sim.supervision import Supervision
 from wbsim.world.loader import load_world_model
@@ -178,26 +180,8 @@ class Simulation:
                 sim.supervision.refresh()
 
         self.plugin_mailbox = PluginMailbox()
-        context = BankContext(self.model, self.basic_time_step_ms, self.substeps, rng, self.messages.warning, now,
-                              refresh_kinematics, self.data, self.plugin_mailbox.post)
-        self.banks: dict[str, DeviceBank] = {
-            kind.name: kind.bank(compiled.bindings.devices[kind.name], context) for kind in device_kinds()
-        }
-        # Only banks with devices and work in a phase run in it (registry order).
-        self._actuating = tuple(b for b in self.banks.values() if b.n and b.actuates)
-        self._sampling = tuple(b for b in self.banks.values() if b.n and b.samples)
-        # Banks that may watch substeps; whether they do is read every step (a bank may need it only at times).
-        # Banks that can ever watch substeps or edit contacts: those with a substep or contact edit of their
-        # own (or a flag other than the base's constant False); the others are not asked every step.
-        self._substep_capable = tuple(
-            b for b in self.banks.values()
-            if b.n and (type(b).substep is not DeviceBank.substep or type(b).watches_substeps is not False
-                        or type(b).edit_contacts is not DeviceBank.edit_contacts))
-        # Device node -> (its bank, its row): where supervisor field writes on devices go.
-        self.device_rows: dict[WbNode, tuple[DeviceBank, int]] = {
-            binding.node: (self.banks[kind], row)  # type: ignore[attr-defined]
-            for kind, group in compiled.bindings.devices.items() for row, binding in enumerate(group)
-        }
+        self._context_functions = (rng, now, refresh_kinematics)
+        self._make_banks()
         self.robots: list[RobotRuntime] = []
         for robot_binding in compiled.bindings.robots:
             devices: list[CoreDevice] = [self.banks[ref.kind].core(ref.row) for ref in robot_binding.devices]
@@ -231,6 +215,68 @@ class Simulation:
         self._start_controllers()
 
     # -- set-up -----------------------------------------------------------------------------------------
+    def _make_banks(self) -> None:
+        """Build every kind's bank for the current model and data, and the per-phase lists."""
+        rng, now, refresh_kinematics = self._context_functions
+        context = BankContext(self.model, self.basic_time_step_ms, self.substeps, rng, self.messages.warning, now,
+                              refresh_kinematics, self.data, self.plugin_mailbox.post)
+        self.banks: dict[str, DeviceBank] = {
+            kind.name: kind.bank(self.compiled.bindings.devices[kind.name], context) for kind in device_kinds()
+        }
+        # Only banks with devices and work in a phase run in it (registry order).
+        self._actuating = tuple(b for b in self.banks.values() if b.n and b.actuates)
+        self._sampling = tuple(b for b in self.banks.values() if b.n and b.samples)
+        # Banks that may watch substeps; whether they do is read every step (a bank may need it only at times).
+        # Banks that can ever watch substeps or edit contacts: those with a substep or contact edit of their
+        # own (or a flag other than the base's constant False); the others are not asked every step.
+        self._substep_capable = tuple(
+            b for b in self.banks.values()
+            if b.n and (type(b).substep is not DeviceBank.substep or type(b).watches_substeps is not False
+                        or type(b).edit_contacts is not DeviceBank.edit_contacts))
+        # Device node -> (its bank, its row): where supervisor field writes on devices go.
+        self.device_rows: dict[WbNode, tuple[DeviceBank, int]] = {
+            binding.node: (self.banks[kind], row)  # type: ignore[attr-defined]
+            for kind, group in self.compiled.bindings.devices.items() for row, binding in enumerate(group)
+        }
+
+    def _rebuild_runtime(self, mapping: StateMap, scripts: dict[WbNode, Path]) -> None:
+        """After :meth:`replace_root_nodes`: banks, robots and supervision for the new model (state kept).
+        Removed robots' controllers end; added robots' controllers start with the next step."""
+        self._warning_counts = self.data.warning.number
+        self._make_banks()
+        runtimes = {r.node: r for r in self.robots}
+        robots: list[RobotRuntime] = []
+        for binding in self.bindings.robots:  # scene order
+            runtime = runtimes.pop(binding.node, None)
+            if runtime is None:
+                runtime = RobotRuntime(self, binding, [])
+                runtime.wake_step = self.step_count
+                script = scripts.get(binding.node)
+                if script is not None:
+                    self._controller_scripts[runtime] = script
+                    args = [str(a) for a in binding.node["controllerArgs"]]  # type: ignore[union-attr]
+                    runtime.controller = ControllerProcess(runtime, script, args, self._finder)
+            runtime.binding = binding
+            robots.append(runtime)
+        for gone in runtimes.values():  # removed robots: their controllers end
+            if gone.controller is not None:
+                gone.controller.terminate()
+                gone.controller = None
+            self._controller_scripts.pop(gone, None)
+        self.robots = robots  # a new list: the controllers phase may be iterating the old one
+        self._processes[:] = [r.controller for r in self.robots if r.controller is not None]
+        if self._processes and self._finder not in sys.meta_path:
+            sys.meta_path.insert(0, self._finder)
+        old = self.supervision
+        self.supervision = Supervision(self)
+        new = self.supervision
+        new.overrides.update((key, value) for key, value in old.overrides.items() if key != (None, "children"))
+        new.node_ids.update(old.node_ids)
+        new.masses_changed = old.masses_changed
+        bodies = dict(zip(mapping.bodies[0].tolist(), mapping.bodies[1].tolist()))
+        new.wrenches.update((bodies[b], w) for b, w in old.wrenches.items() if b in bodies)
+        new.version = old.version + 1
+
     def _now(self) -> int:
         return self.step_count
 
@@ -658,6 +704,95 @@ class Simulation:
             _emit_warning(warning)
         self.close()
         self.__init__(compiled, self.options)  # type: ignore[misc]  # the same object, a new world
+
+    def replace_root_nodes(self, nodes: tuple[WbNode, ...]) -> None:
+        """Make ``nodes`` the world's top-level nodes, adding or removing Solids at run time.
+
+        The world is compiled again and the state is carried over by node identity (see
+        :mod:`wbsim.sim.rebuild`): every body that stays continues bit for bit (positions, velocities, the
+        solver's warm start, supervisor edits, the time and the random generator); imported Solids start at
+        rest from their fields (``linearVelocity``/``angularVelocity`` applied). A later reset returns the
+        bodies that stay to their initial state and leaves the imported ones where they were imported.
+
+        Robots added get their controllers started with the next step; removed ones' controllers end.
+        Supported today: Solids and Robots without devices (and without battery) in a world whose devices,
+        batteries, physics plugin, recording and saved states are not in use (see docs/controller_api.md).
+
+        Raises:
+            SimulationError: the change is not supported yet (nothing is changed), or the new world does not
+                compile.
+            ControllerError: an added Robot's controller file is missing (``missing_controller="error"``).
+        """
+        unsupported = [what for what, used in (
+            ("devices", any(b.n for b in self.banks.values())), ("robot batteries", self.batteries is not None),
+            ("a physics plugin", self.plugin is not None), ("a recording in progress", self.recorder is not None),
+            ("saved states (saveState)", bool(self.supervision.saved_states))) if used]
+        if unsupported:
+            raise SimulationError("adding or removing Solids at run time is not supported yet in a world with "
+                                  + ", ".join(unsupported) + ".")
+        self.supervision.refresh()  # apply pending static moves to the old model first
+        world = dataclasses.replace(self.world, nodes=tuple(nodes))
+        compiled = compile_world(world, self.options.compile)
+        if any(compiled.bindings.devices.get(kind.name) for kind in device_kinds()):
+            raise SimulationError("importing devices at run time is not supported yet.")
+        present = set(world.walk())
+        scripts = self._check_robot_changes(compiled, present)
+        kept = {b.node for b in self.bindings.solids if b.node in present}
+        mapping = map_state(self.model, self.bindings, compiled.model, compiled.bindings, kept)
+        model = compiled.model
+        model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
+        copy_model_rows(mapping, self.model, model)
+        if self.supervision.masses_changed:
+            mujoco.mj_setConst(model, mujoco.MjData(model))
+        # The imported bodies' initial state: MuJoCo's default plus their fields' velocities.
+        live = self.data
+        self.compiled, self.world, self.model, self.bindings = compiled, world, model, compiled.bindings
+        self.data = mujoco.MjData(model)
+        self._set_initial_velocities()  # sets only the imported free bodies' velocities (the others are overwritten)
+        initial = mujoco.MjData(model)
+        mujoco.mj_copyData(initial, model, self.data)
+        copy_state(mapping, self._initial_data, initial)
+        copy_state(mapping, live, self.data)
+        self._initial_data = initial
+        arrays = {name: getattr(model, name).copy() for name in self._initial_model_arrays}
+        bo, bn = mapping.bodies
+        for name, values in self._initial_model_arrays.items():
+            if name.startswith("body_"):
+                arrays[name][bn] = values[bo]
+            elif values.shape == arrays[name].shape:
+                arrays[name][...] = values
+        self._initial_model_arrays = arrays
+        self._rebuild_runtime(mapping, scripts)
+
+    def _check_robot_changes(self, compiled: CompiledWorld, present: set[WbNode]) -> dict[WbNode, Path]:
+        """Check the Robots that a recompilation adds or removes (nothing changed yet); the controller files of
+        the added ones (those that have one).
+
+        Raises:
+            SimulationError: a Robot with a battery is added, or the calling controller's own robot is removed.
+            ControllerError: an added Robot's controller file is missing (``missing_controller="error"``).
+        """
+        old = {r.node: r for r in self.robots}
+        for robot in self.robots:
+            if robot.node not in present and robot.controller is not None and robot.controller.in_own_greenlet():
+                raise SimulationError(f'the robot "{robot.name}" cannot remove itself at run time.')
+        scripts: dict[WbNode, Path] = {}
+        for binding in compiled.bindings.robots:
+            if binding.node in old:
+                continue
+            if len(binding.node["battery"]) > 0:  # type: ignore[arg-type]
+                raise SimulationError("importing Robots with a battery at run time is not supported yet.")
+            if not self.options.start_controllers:
+                continue
+            probe = RobotRuntime(self, binding, [])
+            script, problem = find_controller(self.world.project_dir, probe.name, probe.controller_name)
+            if problem is not None:
+                if self.options.missing_controller == "error":
+                    raise ControllerError(problem)
+                self.messages.warning(problem + " The robot runs without controller.")
+            if script is not None:
+                scripts[binding.node] = script
+        return scripts
 
     def _reset_world(self, restart_controllers: bool) -> None:
         self.world_resets += 1

@@ -1,0 +1,141 @@
+"""Carrying a running simulation's state over to a recompiled model (Solids added or removed at run time).
+
+When a supervisor imports or removes a Solid, the world is compiled again and MuJoCo's generated names and
+ids shift. The state is carried over by node identity: each Solid that owns a body in both models maps its
+body, and through it its joints (in order), degrees of freedom, geoms, sites and mocap row. Everything kept
+is copied bit for bit, so bodies not involved continue exactly as if nothing had happened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from wbsim.compile.bindings import Bindings
+from wbsim.errors import SimulationError
+
+__all__ = ["StateMap", "map_state", "copy_state", "copy_model_rows"]
+
+
+@dataclass(frozen=True)
+class StateMap:
+    """Index maps from an old model into a new one (numpy int arrays; old and new rows in the same order).
+
+    Attributes:
+        bodies: (old body ids, new body ids), the world body included.
+        qpos: (old, new) ``qpos`` addresses.
+        dofs: (old, new) degrees of freedom.
+        geoms: (old, new) geom ids.
+        sites: (old, new) site ids.
+        mocaps: (old, new) mocap rows.
+        new_bodies: new body ids that no old body maps to (the imported ones).
+    """
+
+    bodies: tuple[np.ndarray, np.ndarray]
+    qpos: tuple[np.ndarray, np.ndarray]
+    dofs: tuple[np.ndarray, np.ndarray]
+    geoms: tuple[np.ndarray, np.ndarray]
+    sites: tuple[np.ndarray, np.ndarray]
+    mocaps: tuple[np.ndarray, np.ndarray]
+    new_bodies: np.ndarray
+
+
+def _pairs(pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    array = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    return array[:, 0].copy(), array[:, 1].copy()
+
+
+def _sites_by_body(model: mujoco.MjModel) -> dict[int, list[int]]:
+    sites: dict[int, list[int]] = {}
+    for site in range(model.nsite):
+        sites.setdefault(int(model.site_bodyid[site]), []).append(site)
+    return sites
+
+
+def map_state(old_model: mujoco.MjModel, old: Bindings, new_model: mujoco.MjModel, new: Bindings,
+              kept: set[object]) -> StateMap:
+    """Match the bodies of ``old_model`` with those of ``new_model`` by the Solid nodes that own them.
+
+    Args:
+        old_model, old: the running model and its bindings.
+        new_model, new: the recompiled model and its bindings.
+        kept: the Solid nodes expected in both (every old Solid not removed).
+
+    Raises:
+        SimulationError: a body of a kept Solid has a different structure in the new model (joints, geoms,
+            sites), or an old body has no owner Solid in the new model.
+    """
+    new_by_node = {b.node: b for b in new.solids if b.owns_body}
+    body_pairs = [(0, 0)]
+    for binding in old.solids:
+        if not binding.owns_body or binding.node not in kept:
+            continue
+        other = new_by_node.get(binding.node)
+        if other is None:
+            raise SimulationError(f"the recompiled world lost the body of {binding.node!r}.")
+        body_pairs.append((binding.body_id, other.body_id))
+    old_sites, new_sites = _sites_by_body(old_model), _sites_by_body(new_model)
+    qpos, dofs, geoms, sites, mocaps = [], [], [], [], []
+    for o, n in body_pairs:
+        if (old_model.body_jntnum[o] != new_model.body_jntnum[n] or old_model.body_geomnum[o] != new_model.body_geomnum[n]
+                or len(old_sites.get(o, ())) != len(new_sites.get(n, ()))):
+            raise SimulationError(f"body {o} changed structure when the world was recompiled.")
+        for k in range(old_model.body_jntnum[o]):
+            jo, jn = old_model.body_jntadr[o] + k, new_model.body_jntadr[n] + k
+            if old_model.jnt_type[jo] != new_model.jnt_type[jn]:
+                raise SimulationError(f"joint {jo} changed type when the world was recompiled.")
+            width = {0: 7, 1: 4}.get(int(old_model.jnt_type[jo]), 1)  # free, ball, hinge/slide
+            qpos += [(old_model.jnt_qposadr[jo] + i, new_model.jnt_qposadr[jn] + i) for i in range(width)]
+            ndof = {0: 6, 1: 3}.get(int(old_model.jnt_type[jo]), 1)
+            dofs += [(old_model.jnt_dofadr[jo] + i, new_model.jnt_dofadr[jn] + i) for i in range(ndof)]
+        geoms += [(old_model.body_geomadr[o] + k, new_model.body_geomadr[n] + k) for k in range(old_model.body_geomnum[o])]
+        sites += list(zip(old_sites.get(o, ()), new_sites.get(n, ())))
+        if old_model.body_mocapid[o] >= 0:
+            mocaps.append((int(old_model.body_mocapid[o]), int(new_model.body_mocapid[n])))
+    if old_model.nq != len(qpos) or old_model.nv != len(dofs):
+        # Every joint belongs to a kept body or to a removed Solid's body; the rest must be accounted for.
+        owned = {int(o) for o, _ in body_pairs}
+        lost = [j for j in range(old_model.njnt) if int(old_model.jnt_bodyid[j]) not in owned
+                and not _removed_body(int(old_model.jnt_bodyid[j]), old, kept)]
+        if lost:
+            raise SimulationError("joints of bodies without an owner Solid cannot be carried over a recompilation.")
+    mapped = {n for _, n in body_pairs}
+    new_bodies = np.array([b for b in range(new_model.nbody) if b not in mapped], dtype=np.int64)
+    return StateMap(_pairs(body_pairs), _pairs(qpos), _pairs(dofs), _pairs(geoms), _pairs(sites), _pairs(mocaps),
+                    new_bodies)
+
+
+def _removed_body(body: int, old: Bindings, kept: set[object]) -> bool:
+    return any(b.body_id == body and b.node not in kept for b in old.solids)
+
+
+def copy_state(mapping: StateMap, old: mujoco.MjData, new: mujoco.MjData) -> None:
+    """Copy the time and the kept rows of the state (positions, velocities, warm start, accelerations, mocap
+    poses, applied forces) from ``old`` into ``new``; the imported bodies keep ``new``'s values."""
+    new.time = old.time
+    qo, qn = mapping.qpos
+    new.qpos[qn] = old.qpos[qo]
+    do, dn = mapping.dofs
+    for name in ("qvel", "qacc_warmstart", "qacc", "qfrc_applied"):
+        getattr(new, name)[dn] = getattr(old, name)[do]
+    mo, mn = mapping.mocaps
+    new.mocap_pos[mn] = old.mocap_pos[mo]
+    new.mocap_quat[mn] = old.mocap_quat[mo]
+    bo, bn = mapping.bodies
+    new.xfrc_applied[bn] = old.xfrc_applied[bo]
+
+
+def copy_model_rows(mapping: StateMap, old: mujoco.MjModel, new: mujoco.MjModel) -> None:
+    """Copy the model rows that wbsim edits at run time (body poses and masses, geom and site poses) of the
+    kept bodies, so that supervisor edits made before the recompilation stay in effect."""
+    bo, bn = mapping.bodies
+    for name in ("body_pos", "body_quat", "body_mass", "body_inertia"):
+        getattr(new, name)[bn] = getattr(old, name)[bo]
+    go, gn = mapping.geoms
+    for name in ("geom_pos", "geom_quat", "geom_sameframe"):
+        getattr(new, name)[gn] = getattr(old, name)[go]
+    so, sn = mapping.sites
+    for name in ("site_pos", "site_quat", "site_sameframe"):
+        getattr(new, name)[sn] = getattr(old, name)[so]
