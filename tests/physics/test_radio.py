@@ -208,11 +208,11 @@ def test_radio_range_is_checked_again_until_the_sample(two, project, load):
     node.getField("range").setSFFloat(0.5)  # the emitter's current range applies to waiting packets
     a.step(48)
     assert receiver.getQueueLength() == 0
-    node.getField("range").setSFFloat(-1)
+    node.getField("range").setSFFloat(-1.0)
     emitter.send(b"y")  # the library still has 0.5 (echoed after the previous step): the packet sets it again
     a.step(64)
     assert receiver.getQueueLength() == 0
-    node.getField("range").setSFFloat(-1)
+    node.getField("range").setSFFloat(-1.0)
     a.step(16)  # the library learns -1
     emitter.send(b"z")
     a.step(48)

@@ -18,9 +18,10 @@ import ctypes
 import functools
 import inspect
 from collections.abc import Callable
-from typing import ClassVar, TypeVar
+from typing import ClassVar, NoReturn, TypeVar
 
-__all__ = ["ArgumentChecked", "c_arguments", "as_c_double", "as_c_int", "as_c_string", "as_node", "CONVERTERS"]
+__all__ = ["ArgumentChecked", "c_arguments", "as_c_double", "as_c_int", "as_c_string", "as_c_text", "as_c_flag",
+           "as_c_doubles", "as_node", "sf_value", "has_length", "null_pointer", "WRONG_VALUE", "CONVERTERS"]
 
 _T = TypeVar("_T", bound=type)
 
@@ -61,6 +62,88 @@ def as_c_string(value: object, position: int) -> str:
     return value  # type: ignore[return-value]
 
 
+def as_c_text(value: object, position: int) -> str:
+    """``value`` checked as ``str.encode(value)`` checks it, ``None`` included (a ``TypeError`` for anything but a
+    ``str``): the parameters the binding always encodes (``getUrdf``'s prefix, a field's string values)."""
+    del position
+    if not isinstance(value, str):
+        str.encode(value)  # type: ignore[arg-type]  # raises the binding's TypeError
+    return value
+
+
+def as_c_flag(value: object, position: int) -> bool:
+    """A C ``bool`` parameter the binding passes as ``1 if value else 0``: any object's truth value (an object
+    whose truth value is undefined, like a numpy array of several items, raises its own error)."""
+    del position
+    return True if value else False  # noqa: SIM210 - the binding's truth test, with its exceptions
+
+
+def as_c_doubles(value: object, count: int) -> list[float]:
+    """``value`` as the binding's ``(ctypes.c_double * count)(*value)`` converts it: ``TypeError`` for a
+    non-iterable or a non-number item, ``IndexError`` for more than ``count`` items; fewer items are padded
+    with zeros (as the ctypes array is)."""
+    return list((ctypes.c_double * count)(*value))  # type: ignore[misc]
+
+
+def _doubles(count: int) -> Callable[[object, int], object]:
+    def convert(value: object, position: int) -> list[float]:
+        del position
+        return as_c_doubles(value, count)
+
+    convert.__name__ = f"as_c_doubles_{count}"
+    convert.__doc__ = f"A ``double[{count}]`` parameter (see :func:`as_c_doubles`)."
+    return convert
+
+
+class _Wrong:
+    """Marks a value the binding's ``Field.value`` setter refuses (it prints an error instead of calling C)."""
+
+    def __repr__(self) -> str:
+        return "WRONG_VALUE"
+
+
+WRONG_VALUE = _Wrong()
+"""Returned by :func:`sf_value` when the binding would print ``Error: new field value has wrong type or length.``"""
+
+
+def has_length(value: object, count: int) -> bool:
+    """The binding's ``len(value) == count`` test of ``setSFVec2f``/``setSFVec3f``/``setSFRotation``/``setSFColor``
+    (a ``TypeError`` for an object without a length)."""
+    return len(value) == count  # type: ignore[arg-type]
+
+
+def sf_value(kind: str, value: object) -> object:
+    """A value for a single field as the binding's ``Field.value`` setter converts it, by the field's own type.
+
+    ``kind`` is the field type without ``SF`` (``"Bool"``, ``"Int32"``, ``"Float"``, ``"String"``, ``"Vec2f"``,
+    ``"Vec3f"``, ``"Rotation"``, ``"Color"``; anything else, e.g. ``"Node"`` or an MF type, refuses every value).
+    Exactly a ``bool`` for SFBool, an ``int`` (``bool`` included) for SFInt32 (then cut to a C ``int``), a
+    ``float`` (not an ``int``) for SFFloat, a ``str`` for SFString, a ``list`` of the right length for the vectors
+    (converted by ``ctypes.c_double``, raising its ``TypeError``); anything else gives :data:`WRONG_VALUE`.
+    """
+    if kind == "Bool":
+        return value if isinstance(value, bool) else WRONG_VALUE
+    if kind == "Int32":
+        return as_c_int(value, 2) if isinstance(value, int) else WRONG_VALUE
+    if kind == "Float":
+        return ctypes.c_double(value).value if isinstance(value, float) else WRONG_VALUE
+    if kind == "String":
+        return value if isinstance(value, str) else WRONG_VALUE
+    count = _VECTOR_SIZES.get(kind)
+    if count is None or not isinstance(value, list) or len(value) != count:
+        return WRONG_VALUE
+    return as_c_doubles(value, count)
+
+
+_VECTOR_SIZES = {"Vec2f": 2, "Vec3f": 3, "Rotation": 4, "Color": 3}
+
+
+def null_pointer() -> NoReturn:
+    """Raise the error ctypes raises when the binding slices the NULL pointer a C getter returned after an error
+    (``getMFVec3f`` on a field of another type or with an index out of range)."""
+    raise ValueError("NULL pointer access")
+
+
 def as_node(value: object, position: int) -> object:
     """An optional node argument as the binding reads it (``node._ref if node else None``): a false value is
     no node, anything else must be a node (a class with ``_c_node = True``) or raises ``AttributeError``."""
@@ -73,7 +156,8 @@ def as_node(value: object, position: int) -> object:
 
 
 CONVERTERS: dict[str, Callable[[object, int], object]] = {
-    "double": as_c_double, "int": as_c_int, "str": as_c_string, "node": as_node}
+    "double": as_c_double, "int": as_c_int, "str": as_c_string, "text": as_c_text, "flag": as_c_flag,
+    "node": as_node, "double2": _doubles(2), "double3": _doubles(3), "double4": _doubles(4), "double6": _doubles(6)}
 """Converter by C parameter kind, as used in :func:`c_arguments` tables."""
 
 
@@ -94,8 +178,9 @@ def c_arguments(first: int, **table: str | tuple[str, ...]) -> Callable[[_T], _T
     Args:
         first: the C position of the methods' first argument (2 after a device's or field's tag, 1 for
             functions of the robot itself), for ctypes' messages.
-        table: method name -> kind of each positional parameter ("double", "int", "str" or "node"; a single
-            kind for a one-parameter method). Parameters beyond the listed ones are passed unchanged.
+        table: method name -> kind of each positional parameter (a key of :data:`CONVERTERS`: "double",
+            "int", "str" (a name, ``None`` allowed), "text" (always encoded), "flag" (a truth value), "node",
+            "doubleN" (an array of N doubles); a single kind for a one-parameter method). Parameters beyond the listed ones are passed unchanged.
     """
     specs = {name: ((kinds,) if isinstance(kinds, str) else kinds, first) for name, kinds in table.items()}
 

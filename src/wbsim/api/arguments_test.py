@@ -183,9 +183,6 @@ def test_the_junk_test_reaches_every_kind_of_api_object(api) -> None:  # noqa: A
     assert len(calls) > 80
 
 
-@pytest.mark.skip(reason="after the issue-10 merges (new Robot/Supervisor/Node methods) some junk combination "
-                  "makes a call or the following step run for minutes (pytest-timeout at 300 s); not yet found which: "
-                  "see the closing note of 2026-11-26")
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                 HealthCheck.too_slow], derandomize=True)
 @given(data=st.data())

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from wbsim.api.arguments import ArgumentChecked, c_arguments
+from wbsim.api.arguments import WRONG_VALUE, ArgumentChecked, c_arguments, has_length, null_pointer, sf_value
 from wbsim.api.constants import NODE_TYPE_NAMES, node_type_of
 from wbsim.api.device import print_error
 from wbsim.api.robot import Robot
@@ -59,8 +59,43 @@ def _check_vector(fn: str, values: object, n: int) -> list[float] | None:
     return floats if all(_check_float(fn, v) for v in floats) else None
 
 
+_VECTOR_KINDS = {"Vec2f": 2, "Vec3f": 3, "Rotation": 4, "Color": 3}
+_ITEM_KINDS = {"Bool": "flag", "Int32": "int", "Float": "double", "String": "text", "Vec2f": "double2",
+               "Vec3f": "double3", "Rotation": "double4", "Color": "double3"}
+"""How the binding converts an item value of each MF type (a kind of :data:`wbsim.api.arguments.CONVERTERS`)."""
+
+
+def _checked_item(fn: str, kind: str, value: object) -> object | None:
+    """A converted field value after the C library's checks for its type (``check_float``/``check_vector``, a
+    rotation axis that is not zero, colour components in [0, 1]), as stored; None after the error message."""
+    if kind == "Float":
+        return value if _check_float(fn, value) else None  # type: ignore[arg-type]
+    if kind == "Color":
+        rgb = tuple(value)  # type: ignore[call-overload]
+        if not all(0.0 <= v <= 1.0 for v in rgb):
+            print_error(f"{fn}() called with invalid RGB values (outside [0,1] range).")
+            return None
+        return rgb
+    if kind in ("Vec2f", "Vec3f"):
+        vector = tuple(value)  # type: ignore[call-overload]
+        return vector if all(_check_float(fn, v) for v in vector) else None
+    if kind == "Rotation":
+        x, y, z, angle = value  # type: ignore[misc]
+        if not all(_check_float(fn, v) for v in (x, y, z, angle)):
+            return None
+        norm = math.sqrt(x * x + y * y + z * z)
+        if norm == 0:
+            print_error(f"{fn}() called with invalid values for the [x y z] axis.")
+            return None
+        return (x / norm, y / norm, z / norm, angle)  # stored with a unit axis, as Webots' SFRotation does
+    return value
+
+
 @c_arguments(2, **{f"getMF{t}": "int" for t in ("Bool", "Int32", "Float", "String", "Vec2f", "Vec3f", "Rotation",
-                                                   "Color", "Node")})
+                                                   "Color", "Node")},
+             **{f"{verb}MF{t}": ("int", kind) for verb in ("set", "insert") for t, kind in _ITEM_KINDS.items()},
+             removeMF="int", importMFNodeFromString=("int", "text"), importSFNodeFromString="text",
+             enableSFTracking="int")
 class Field(ArgumentChecked):
     """A field of a node (Webots ``controller.Field``); getters return the live value."""
 
@@ -250,128 +285,115 @@ class Field(ArgumentChecked):
         value = self._raw()
         return self._supervisor._node(value) if isinstance(value, WbNode) else None
 
-    def _item(self, index: int) -> object:
+    def _mf_index(self, fn: str, kind: str, index: int, insert: bool) -> tuple[tuple[object, ...], int] | None:
+        """The items and the resolved ``index`` of this MF field as Webots' ``check_field`` accepts them, or None
+        after its error (a field of another type than ``MF<kind>``, an index out of bounds, an empty list)."""
+        if self._type.value != f"MF{kind}":
+            print_error(f"{fn}() called with wrong field type: {self._type.value}.")
+            return None
         items = self._raw()
-        if not isinstance(items, tuple):
-            print_error(f"field '{self._name}' is not an MF field.")
+        assert isinstance(items, tuple)  # an MF field's value
+        count = len(items)
+        offset = 0 if insert else -1
+        if not -(count + 1 + offset) <= index <= count + offset:
+            if count == 0:
+                print_error(f"{fn}() called on an empty list.")
+            else:
+                print_error(f"{fn}() called with an out-of-bound index: {index} (should be between "
+                            f"{-count - 1 - offset} and {count + offset}).")
             return None
-        if not items:
-            print_error(f"Field.getMF*() called on an empty list.")
-            return None
-        if index < 0:
-            index += len(items)
-        if not 0 <= index < len(items):
-            print_error(f"Field.getMF*() called with an out-of-bound index: {index} (should be between 0 and "
-                        f"{len(items) - 1}).")
-            return None
-        item = items[index]
-        if isinstance(item, WbNode):
-            return self._supervisor._node(item)
-        return list(item) if isinstance(item, tuple) else item
+        return items, index + count + 1 + offset if index < 0 else index
 
-    getMFBool = getMFInt32 = getMFFloat = getMFString = getMFVec2f = getMFVec3f = getMFRotation = getMFColor = _item
-    getMFNode = _item
+    def _getter(kind: str) -> Any:  # type: ignore[misc]  # noqa: N805 - builds methods at class creation
+        fn = f"wb_supervisor_field_get_mf_{kind.lower()}"
+        vector = kind in _VECTOR_KINDS
+        # What the binding returns after the C function's error: its default value, or, for a vector, the
+        # ValueError of slicing the NULL pointer the C function returned.
+        default = {"Bool": False, "Int32": 0, "Float": 0.0, "String": "", "Node": None}.get(kind)
+
+        def get_item(self: Field, index: int) -> object:
+            found = self._mf_index(fn, kind, index, insert=False)
+            if found is None:
+                if vector:
+                    null_pointer()
+                return default
+            items, at = found
+            item = items[at]
+            if isinstance(item, WbNode):
+                return self._supervisor._node(item)
+            return list(item) if isinstance(item, tuple) else item
+        get_item.__name__ = f"getMF{kind}"
+        get_item.__doc__ = (f"Item ``index`` of this MF{kind} field (negative: from the end); Webots' error and "
+                            "default value for another field type or an index out of bounds.")
+        return get_item
+
+    getMFBool = _getter("Bool")
+    getMFInt32 = _getter("Int32")
+    getMFFloat = _getter("Float")
+    getMFString = _getter("String")
+    getMFVec2f = _getter("Vec2f")
+    getMFVec3f = _getter("Vec3f")
+    getMFRotation = _getter("Rotation")
+    getMFColor = _getter("Color")
+    getMFNode = _getter("Node")
 
     def _set(self, value: object) -> None:
-        if self._node is None or self._type.is_node:
-            print_error(f"setting node fields is not supported by wbsim ('{self._name}').")
-            return
-        single = self._type.single
-        try:
-            if single in (FieldType.SFVec2f, FieldType.SFVec3f, FieldType.SFColor, FieldType.SFRotation):
-                converted: object = tuple(float(v) for v in value)  # type: ignore[union-attr]
-                size = {FieldType.SFVec2f: 2, FieldType.SFVec3f: 3, FieldType.SFColor: 3, FieldType.SFRotation: 4}[single]
-                if len(converted) != size:  # type: ignore[arg-type]
-                    print_error(f"set{single.value}(): length of 'value' argument should be {size}.")
-                    return
-                fn = f"wb_supervisor_field_set_sf_{single.value[2:].lower()}"
-                if not all(_check_float(fn, v) for v in converted):  # type: ignore[union-attr]
-                    return
-                if single is FieldType.SFRotation:
-                    x, y, z, angle = converted  # type: ignore[misc]
-                    norm = math.sqrt(x * x + y * y + z * z)
-                    if norm == 0:
-                        print_error("wb_supervisor_field_set_sf_rotation() called with invalid values for the "
-                                    "[x y z] axis.")
-                        return
-                    converted = (x / norm, y / norm, z / norm, angle)
-            elif single is FieldType.SFBool:
-                converted = bool(value)
-            elif single is FieldType.SFInt32:
-                converted = int(value)  # type: ignore[call-overload]
-            elif single is FieldType.SFFloat:
-                converted = float(value)  # type: ignore[arg-type]
-                if not _check_float("wb_supervisor_field_set_sf_float", converted):  # type: ignore[arg-type]
-                    return
-            else:
-                converted = str(value)
-        except (TypeError, ValueError):
+        """The binding's ``Field.value`` setter: ``value`` converted by this field's own type (see
+        :func:`wbsim.api.arguments.sf_value`), then the C library's checks of that type."""
+        kind = self._type.value[2:] if not self._type.is_multiple else self._type.value
+        converted = sf_value(kind, value)
+        if converted is WRONG_VALUE or self._node is None:
             print_error("new field value has wrong type or length.")
             return
-        if self._type.is_multiple:
-            print_error(f"setting MF fields is not supported by wbsim ('{self._name}').")
-            return
-        self._supervisor._sim.supervision.set_field_value(self._node, self._name, converted)
+        fn = f"wb_supervisor_field_set_sf_{kind.lower()}"
+        checked = _checked_item(fn, kind, converted)
+        if checked is not None:
+            self._supervisor._sim.supervision.set_field_value(self._node, self._name, checked)
 
-    setSFBool = setSFInt32 = setSFFloat = setSFString = setSFVec2f = setSFVec3f = setSFRotation = setSFColor = _set
+    def _vector_setter(kind: str) -> Any:  # type: ignore[misc]  # noqa: N805
+        size = _VECTOR_KINDS[kind]
+
+        def set_vector(self: Field, value: list[float]) -> None:
+            if not has_length(value, size):
+                print_error(f"setSF{kind}(): length of 'value' argument should be {size}.")
+                return
+            self._set(value)
+        set_vector.__name__ = f"setSF{kind}"
+        set_vector.__doc__ = (f"Set this field to ``value`` (a list of {size} numbers); like every ``setSF*``, "
+                              "the value is converted by the field's own type, as Webots' binding does.")
+        return set_vector
+
+    setSFBool = setSFInt32 = setSFFloat = setSFString = _set
+    setSFVec2f = _vector_setter("Vec2f")
+    setSFVec3f = _vector_setter("Vec3f")
+    setSFRotation = _vector_setter("Rotation")
+    setSFColor = _vector_setter("Color")
 
     # -- MF values (not nodes): written like SF values, through the devices that apply them -----------------
-    def _mf_item(self, fn: str, value: object) -> object | None:
-        """``value`` converted to this MF field's item type, or None after Webots' error."""
-        single = self._type.single
-        try:
-            if single in (FieldType.SFVec2f, FieldType.SFVec3f, FieldType.SFColor, FieldType.SFRotation):
-                size = {FieldType.SFVec2f: 2, FieldType.SFVec3f: 3, FieldType.SFColor: 3, FieldType.SFRotation: 4}[single]
-                item: object = tuple(float(v) for v in value)  # type: ignore[union-attr]
-                if len(item) != size or not all(math.isfinite(v) for v in item):  # type: ignore[arg-type]
-                    print_error(f"{fn}() called with an invalid value.")
-                    return None
-                return item
-            if single is FieldType.SFBool:
-                return bool(value)
-            if single is FieldType.SFInt32:
-                return int(value)  # type: ignore[call-overload]
-            if single is FieldType.SFFloat:
-                item = float(value)  # type: ignore[arg-type]
-                if not math.isfinite(item):  # type: ignore[arg-type]
-                    print_error(f"{fn}() called with an invalid value.")
-                    return None
-                return item
-            return str(value)
-        except (TypeError, ValueError):
-            print_error(f"{fn}() called with a value of the wrong type.")
-            return None
-
-    def _mf_edit(self, fn: str, index: int, value: object, insert: bool) -> None:
-        if self._node is None or not self._type.is_multiple or self._type.is_node:
-            print_error(f"{fn}() called with a field of type {self._type.value}.")
+    def _mf_edit(self, fn: str, kind: str, index: int, value: object, insert: bool) -> None:
+        found = self._mf_index(fn, kind, index, insert)
+        if found is None or self._node is None:
             return
-        items = list(self._raw())  # type: ignore[call-overload]
-        count = len(items)
-        low, high = (-count - 1, count) if insert else (-count, count - 1)
-        if not low <= index <= high:
-            print_error(f"{fn}() called with an out-of-bound index: {index} (should be between {low} and {high}).")
-            return
-        item = self._mf_item(fn, value)
+        item = _checked_item(fn, kind, value)
         if item is None:
             return
+        items, at = list(found[0]), found[1]
         if insert:
-            at = index if index >= 0 else count + 1 + index
             items.insert(at, item)
         else:
-            items[index] = item
+            items[at] = item
         self._supervisor._sim.supervision.set_field_value(self._node, self._name, tuple(items))
 
     def _setter(kind: str) -> Any:  # type: ignore[misc]  # noqa: N805 - builds methods at class creation
         def set_item(self: Field, index: int, value: object) -> None:
-            self._mf_edit(f"wb_supervisor_field_set_mf_{kind.lower()}", index, value, insert=False)
+            self._mf_edit(f"wb_supervisor_field_set_mf_{kind.lower()}", kind, index, value, insert=False)
         set_item.__name__ = f"setMF{kind}"
         set_item.__doc__ = f"Replace item ``index`` of this MF{kind} field (negative: from the end)."
         return set_item
 
     def _inserter(kind: str) -> Any:  # type: ignore[misc]  # noqa: N805
         def insert_item(self: Field, index: int, value: object) -> None:
-            self._mf_edit(f"wb_supervisor_field_insert_mf_{kind.lower()}", index, value, insert=True)
+            self._mf_edit(f"wb_supervisor_field_insert_mf_{kind.lower()}", kind, index, value, insert=True)
         insert_item.__name__ = f"insertMF{kind}"
         insert_item.__doc__ = f"Insert ``value`` at ``index`` of this MF{kind} field (-1: at the end)."
         return insert_item
@@ -392,7 +414,7 @@ class Field(ArgumentChecked):
     insertMFRotation = _inserter("Rotation")
     insertMFColor = _inserter("Color")
     insertMFString = _inserter("String")
-    del _setter, _inserter
+    del _getter, _vector_setter, _setter, _inserter
 
     def getActualField(self) -> Field:
         """The field this PROTO interface field stands for: wbsim answers the interface field itself."""
@@ -430,7 +452,9 @@ def _saved_value(sim: Simulation) -> Any:
     return value
 
 
-@c_arguments(2, getField="str", getFromProtoDef="str", getPose="node")
+@c_arguments(2, getField="str", getFromProtoDef="str", getPose="node", getFieldByIndex="int",
+             getBaseNodeField="str", getBaseNodeFieldByIndex="int", setVelocity="double6",
+             addForce=("double3", "flag"), addForceWithOffset=("double3", "double3", "flag"))
 class Node(ArgumentChecked):
     """A node of the scene tree (Webots ``controller.Node``)."""
 
