@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from wbsim.api.arguments import ArgumentChecked, c_arguments
+from wbsim.api.arguments import ArgumentChecked, as_c_int, c_arguments
 from wbsim.api.device import Device, print_error
 from wbsim.api.urdf import robot_urdf
 from wbsim.api.user_input import Joystick, Keyboard, Mouse
@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 __all__ = ["Robot", "make_robot"]
 
 
-@c_arguments(1, getDeviceByIndex="int")
+@c_arguments(1, getDeviceByIndex="int", waitForUserInputEvent=("int", "int"), setCustomData="text", getUrdf="text",
+             setMode="int", wwiSendText="text", batterySensorEnable="int")
 class Robot(ArgumentChecked):
     """A robot seen from its controller (Webots ``controller.Robot``).
 
@@ -74,19 +75,26 @@ class Robot(ArgumentChecked):
             self.devices.setdefault(device.getName(), device)
 
     # -- stepping and time ------------------------------------------------------------------------------
-    def step(self, time_step: int | float | None = None) -> int:
-        """Run the simulation for ``time_step`` ms (default: basicTimeStep); 0, or -1 when the simulation ends."""
-        duration = self._runtime.sim.basic_time_step_ms if time_step is None else time_step
+    def step(self, time_step: int | None = None) -> int:
+        """Run the simulation for ``time_step`` ms (default: basicTimeStep); 0, or -1 when the simulation ends.
+
+        ``time_step`` is passed to C as Webots' binding passes it (an ``int``; a ``float`` raises
+        ``ctypes.ArgumentError`` as there, see :mod:`wbsim.api.arguments`)."""
+        return self._advance(self._runtime.sim.basic_time_step_ms if time_step is None else as_c_int(time_step, 1))
+
+    def _advance(self, duration: float) -> int:
+        """The step itself, for a duration already converted (or the basic time step, which may be fractional)."""
         for hook in self._step_hooks:
             hook(duration)
         return self._runtime.step(duration)
 
-    def stepBegin(self, time_step: int | float | None = None) -> int:
+    def stepBegin(self, time_step: int | None = None) -> int:
         """Start a step of ``time_step`` ms (Webots' asynchronous step); :meth:`stepEnd` completes it. wbsim
         runs the step in ``stepEnd``, so work done in between happens before the simulation advances."""
+        duration = self._runtime.sim.basic_time_step_ms if time_step is None else as_c_int(time_step, 1)
         if self._runtime.sim.ended:
             return -1
-        self._step_begun = self._runtime.sim.basic_time_step_ms if time_step is None else time_step
+        self._step_begun = duration
         return 0
 
     def stepEnd(self) -> int:
@@ -95,7 +103,7 @@ class Robot(ArgumentChecked):
         if duration is None:
             print_error("wb_robot_step_end() called without a previous call to wb_robot_step_begin().")
             return -1
-        return self.step(duration)
+        return self._advance(duration)
 
     def waitForUserInputEvent(self, event_type: int, timeout: int) -> int:
         """Wait for a user input event: headless, returns at once, ``EVENT_KEYBOARD`` if ``event_type`` asks
@@ -138,8 +146,8 @@ class Robot(ArgumentChecked):
 
     def setCustomData(self, data: str) -> None:
         """Write the ``customData`` field."""
-        self._runtime.custom_data = str(data)
-        self._runtime.sim.supervision.overrides[(self._runtime.node, "customData")] = str(data)
+        self._runtime.custom_data = data
+        self._runtime.sim.supervision.overrides[(self._runtime.node, "customData")] = data
 
     def getProjectPath(self) -> str:
         """The absolute path of the project folder (the parent of ``worlds/``)."""
@@ -151,7 +159,7 @@ class Robot(ArgumentChecked):
         See :mod:`wbsim.api.urdf`."""
         sim = self._runtime.sim
         node = self._runtime.node
-        return robot_urdf(node, sim.supervision.field_value, str(prefix),
+        return robot_urdf(node, sim.supervision.field_value, prefix,
                           lambda text: sim.messages.warning(f"{node.path}: {text}"))
 
     def getWorldPath(self) -> str:
