@@ -81,9 +81,13 @@ class _UrdfWriter:
         self.lines: list[str] = []
         self.depth = 0
         self.names: dict[int, str] = {}
+        self.used_names: set[str] = set()
         self.counter = 0
         self.offset = np.zeros(3)
         self.queue: list[WbNode] = []
+        # Every node met once per export (ids): a tree changed at run time so that a node is reachable twice, or
+        # below itself, is still written to its end, each node once.
+        self.met: set[int] = set()
         self.current: WbNode | None = None
 
     # -- output --------------------------------------------------------------------------------------------
@@ -99,10 +103,11 @@ class _UrdfWriter:
         own = str(self.value(node, "name")) if "name" in node.schema.fields else ""
         base = own or node.def_name or node.type_name.lower()
         full = self.prefix + base
-        if full in self.names.values():
+        if full in self.used_names:
             full = f"{full}_{self.counter}"
             self.counter += 1
         self.names[key] = full
+        self.used_names.add(full)
         return full
 
     def joint_name(self, joint: WbNode) -> str:
@@ -125,10 +130,7 @@ class _UrdfWriter:
         return "name" in node.schema.fields or (node.parent is not None and node.parent.type_name in _JOINTS)
 
     def upper_link(self, node: WbNode) -> WbNode | None:
-        above = node.parent
-        while above is not None and not self.is_link(above):
-            above = above.parent
-        return above
+        return next((above for above in node.ancestors() if self.is_link(above)), None)
 
     def local(self, node: WbNode) -> Frame:
         if "translation" in node.schema.fields and "rotation" in node.schema.fields:
@@ -137,11 +139,14 @@ class _UrdfWriter:
 
     def frame_from(self, node: WbNode, root: WbNode | None) -> Frame:
         """The pose of ``node``'s frame in ``root``'s frame (Webots' ``translationFrom``/``rotationMatrixFrom``)."""
-        chain: list[WbNode] = []
-        at: WbNode | None = node
-        while at is not None and at is not root:
-            chain.append(at)
-            at = at.parent
+        chain: list[WbNode] = [node]
+        if node is not root:
+            for above in node.ancestors():
+                if above is root:
+                    break
+                chain.append(above)
+        else:
+            chain = []
         frame = Frame.identity()
         for item in reversed(chain):
             frame = frame @ self.local(item)
@@ -149,14 +154,12 @@ class _UrdfWriter:
 
     @staticmethod
     def upper_pose(node: WbNode) -> WbNode | None:
-        above = node.parent
-        while above is not None and "translation" not in above.schema.fields:
-            above = above.parent
-        return above
+        return next((above for above in node.ancestors() if "translation" in above.schema.fields), None)
 
     # -- the walk ------------------------------------------------------------------------------------------
     def run(self, robot: WbNode) -> str:
         self.current = robot
+        self.met.add(id(robot))
         while self.current is not None:
             self.export(self.current)
             self.current = self.queue.pop() if self.queue else None
@@ -164,9 +167,11 @@ class _UrdfWriter:
 
     def visit(self, node: WbNode) -> None:
         """A node met below the current link (Webots' ``write``): joints and links are queued."""
+        if id(node) in self.met:
+            return
+        self.met.add(id(node))
         if node.type_name in _JOINTS or self.is_link(node):
-            if node not in self.queue:
-                self.queue.append(node)
+            self.queue.append(node)
             return
         self.subnodes(node)
 

@@ -138,3 +138,16 @@ def test_euler_zyx_inverts_the_urdf_rotation() -> None:
         ry = np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
         rx = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
         np.testing.assert_allclose(euler_zyx(rz @ ry @ rx), [roll, pitch, yaw], atol=1e-12)
+
+
+def test_a_tree_broken_at_run_time_is_written_once_per_node(project, load) -> None:
+    # A node held twice, or below itself, (never in a checked world, possible after a run-time edit) is
+    # written once and the export ends (each node is met once per export).
+    from wbsim.api.urdf import robot_urdf
+
+    sim = load(project(WORLD))
+    robot = next(n for n in sim.world.walk() if n.type_name == "Robot")
+    clean = robot_urdf(robot, sim.supervision.field_value)
+    pose = robot["children"][0]
+    pose.fields["children"] = (*pose["children"], *pose["children"], robot)  # the joint twice, the robot below
+    assert robot_urdf(robot, sim.supervision.field_value) == clean

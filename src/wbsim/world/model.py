@@ -134,12 +134,29 @@ class WbNode:
                 yield spec.name, None, value
 
     def walk(self) -> Iterator[WbNode]:
-        """This node and all nodes below it, depth first in field order (iterative: any depth works)."""
+        """This node and all nodes below it, depth first in field order (iterative: any depth works).
+
+        Each node object is yielded once: a tree changed at run time so that a node is held twice, or holds
+        one of its ancestors, is still walked to its end (a checked world never has either: USE makes copies).
+        """
         stack = [self]
+        seen: set[int] = set()
         while stack:
             node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
             yield node
             stack.extend(reversed([child for _, _, child in node.child_nodes()]))
+
+    def ancestors(self) -> Iterator[WbNode]:
+        """The nodes above this one, nearest first, up to a top-level node (each once, even in a broken tree)."""
+        seen = {id(self)}
+        above = self.parent
+        while above is not None and id(above) not in seen:
+            seen.add(id(above))
+            yield above
+            above = above.parent
 
     def __repr__(self) -> str:
         return f"<WbNode {self.path}>"
@@ -148,8 +165,12 @@ class WbNode:
 def _def_search(node: WbNode, name: str) -> WbNode | None:
     """Webots' findNodeByDef: pre-order search including ``node`` itself, through children and endPoints only."""
     stack = [node]
+    seen: set[int] = set()  # each node once, even in a tree broken at run time
     while stack:
         current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
         if current.def_name == name and not current.inside_proto:
             return current
         if current.is_a("joint"):

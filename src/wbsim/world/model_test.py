@@ -196,3 +196,15 @@ def test_world_model_attributes(model: WorldModel) -> None:
 def test_world_warning_str() -> None:
     assert str(WorldWarning("careful", SourceLocation("a.wbt", 2, 3), "Solid")) == "a.wbt:2:3: warning: careful [in Solid]"
     assert str(WorldWarning("careful")) == "warning: careful"
+
+
+def test_walk_and_ancestors_end_on_a_tree_broken_at_run_time() -> None:
+    # A checked world is a tree (USE makes copies); a tree edited at run time could hold a node twice or hold
+    # one of its own ancestors: every walk still ends and meets each node once.
+    model = load("DEF P Pose { children [ DEF Q Pose { children [ DEF S Shape { } ] } ] }")
+    p, q, s = (model.find_def(name) for name in ("P", "Q", "S"))
+    q.fields["children"] = (s, s, p)  # S twice, and P (an ancestor) below Q
+    assert [n.def_name for n in p.walk()] == ["P", "Q", "S"]
+    p.parent = s  # and a parent chain that loops
+    assert [n.def_name for n in s.ancestors()] == ["Q", "P"]
+    assert find_node_by_def_path((p,), "MISSING") is None  # the DEF search ends too

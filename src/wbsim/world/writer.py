@@ -62,6 +62,7 @@ class _Writer:
         self.value = value
         self.defs: set[str] = set()
         self.lines: list[str] = []
+        self.written: set[int] = set()  # ids of the nodes written: each once, even in a tree broken at run time
 
     def node(self, node: WbNode, depth: int, head: str) -> None:
         """Write ``node`` after ``head`` (the field name and a space, or indentation only)."""
@@ -69,6 +70,11 @@ class _Writer:
         if node.use_name is not None and node.use_name in self.defs:
             self.lines.append(f"{pad}{head}USE {node.use_name}")
             return
+        if id(node) in self.written:  # held twice or below itself (a run-time edit; never in a checked world)
+            if node.def_name:
+                self.lines.append(f"{pad}{head}USE {node.def_name}")
+            return
+        self.written.add(id(node))
         prefix = ""
         if node.def_name:
             self.defs.add(node.def_name)

@@ -73,3 +73,16 @@ def test_numbers_read_back_exactly() -> None:
         text = format_number(value)
         assert float(text) == value and text != "-0"
     assert format_number(3.0) == "3" and format_number(0.1) == "0.1"
+
+
+def test_a_tree_broken_at_run_time_is_written_once_per_node() -> None:
+    # A node held twice, or below itself (never in a checked world; a run-time edit could do it), is written
+    # once; met again, a DEF node becomes its USE and another node is left out, so the export ends.
+    model = load_world_model_from_string(
+        "#VRML_SIM R2023b utf8\nDEF P Pose { children [ Pose { children [ DEF S Shape { } ] } ] }", "w.wbt")
+    p = model.nodes[0]
+    q = p["children"][0]
+    s = q["children"][0]
+    q.fields["children"] = (s, s, p)
+    text = node_text(p)
+    assert text.count("Shape {") == 1 and text.count("USE S") == 1 and "USE P" in text
