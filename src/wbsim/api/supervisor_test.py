@@ -892,3 +892,72 @@ def test_world_reload_restarts_the_calling_controller(project, load) -> None:
     log = path.parent.parent / "controllers" / "reloader" / "log.txt"
     assert log.read_text() == "start\nstart\n"
     assert sim.step_count == 3  # two steps before the reload (its own step ends it), three since
+
+
+FIELDS = ('Robot { name "s" controller "<extern>" supervisor TRUE }\n'
+          'DEF B Solid { translation 0 0 1 name "b" children [ DEF DS DistanceSensor { lookupTable [ 0 0 0 1 1 0 ] } ] }\n'
+          'DEF W WorldInfo { info [ "a" "b" ] basicTimeStep 16 }')
+
+
+def test_field_setters_convert_values_as_webots_binding(project, load, capfd):
+    """Webots' field.py: an SF setter hands the value to the ``value`` setter, which converts it by the field's
+    own type and accepts exact Python types only (printing an error otherwise); ctypes raises for what it
+    cannot convert."""
+    sim = load(project(FIELDS))
+    boss = sim.robot("s")
+    step = boss.getFromDef("W").getField("basicTimeStep")  # SFFloat
+    step.setSFFloat(8)  # an int is not a float: refused, as in Webots
+    assert capfd.readouterr().err == "Error: new field value has wrong type or length.\n"
+    assert step.getSFFloat() == 16.0
+    step.setSFFloat(8.0)
+    assert step.getSFFloat() == 8.0
+    step.value = math.nan  # the C library's check_float
+    assert "wb_supervisor_field_set_sf_float() called with a NaN value." in capfd.readouterr().err
+    translation = boss.getFromDef("B").getField("translation")  # SFVec3f
+    with pytest.raises(TypeError, match="object of type 'int' has no len()"):
+        translation.setSFVec3f(5)
+    translation.setSFVec3f([1.0, 2.0])
+    assert capfd.readouterr().err == "Error: setSFVec3f(): length of 'value' argument should be 3.\n"
+    translation.setSFVec3f((1.0, 2.0, 3.0))  # a tuple is not a list
+    assert capfd.readouterr().err == "Error: new field value has wrong type or length.\n"
+    with pytest.raises(TypeError, match="must be real number, not str"):
+        translation.setSFVec3f(["1", 2, 3])
+    translation.setSFFloat([1, 2, 3])  # any SF setter sets by the field's own type: here SFVec3f
+    assert translation.getSFVec3f() == [1.0, 2.0, 3.0]
+    name = boss.getFromDef("B").getField("name")  # SFString
+    name.setSFString(b"x")
+    assert capfd.readouterr().err == "Error: new field value has wrong type or length.\n"
+    assert name.getSFString() == "b"
+    boss.getFromDef("B").getField("children").setSFFloat(1.0)  # a node field, an MF field: refused
+    boss.getFromDef("W").getField("info").setSFString("x")
+    assert capfd.readouterr().err == "Error: new field value has wrong type or length.\n" * 2
+
+
+def test_field_mf_arguments_and_getter_errors_as_webots(project, load, capfd):
+    import ctypes
+
+    sim = load(project(FIELDS))
+    boss = sim.robot("s")
+    info = boss.getFromDef("W").getField("info")  # MFString
+    with pytest.raises(ctypes.ArgumentError, match="argument 2: TypeError: Don't know how to convert parameter 2"):
+        info.setMFString(0.0, "x")
+    with pytest.raises(TypeError, match="descriptor 'encode' for 'str' objects doesn't apply to a 'NoneType'"):
+        info.insertMFString(0, None)
+    assert info.getMFString(5) == ""  # the C library's default after its error
+    assert "wb_supervisor_field_get_mf_string() called with an out-of-bound index: 5 (should be between -2 and 1)." \
+        in capfd.readouterr().err
+    assert info.getMFFloat(0) == 0.0
+    assert capfd.readouterr().err == "Error: wb_supervisor_field_get_mf_float() called with wrong field type: MFString.\n"
+    with pytest.raises(ValueError, match="NULL pointer access"):  # the binding slices the NULL it returned
+        info.getMFVec3f(0)
+    table = boss.getFromDef("DS").getField("lookupTable")  # MFVec3f
+    with pytest.raises(IndexError, match="invalid index"):
+        table.setMFVec3f(0, [1, 2, 3, 4])
+    table.setMFVec3f(1, [2])  # padded with zeros by the ctypes array
+    assert table.getMFVec3f(1) == [2.0, 0.0, 0.0]
+    table.insertMFVec3f(0, [math.inf, 0, 0])
+    assert "wb_supervisor_field_insert_mf_vec3f() called with a value greater than FLX_MAX" in capfd.readouterr().err
+    assert table.getCount() == 2
+    table.insertMFBool(0, True)
+    assert capfd.readouterr().err == ("Error: wb_supervisor_field_insert_mf_bool() called with wrong field type: "
+                                      "MFVec3f.\n")
