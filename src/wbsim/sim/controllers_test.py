@@ -332,6 +332,52 @@ def test_a_controller_replacing_its_streams_silences_only_itself(project, load, 
     assert own_out.getvalue().count("quiet out") == 4 and own_err.getvalue().count("quiet err") == 4  # 5 steps
 
 
+def test_what_controllers_share_in_one_process_is_as_documented(project, load):
+    # docs/differences.md, "What controllers share": one interpreter, so builtins and the attributes of
+    # modules the host imported are shared (separate Webots processes would not share them); a module from a
+    # controller's own folder is private to it. This pins the documented limit: if it changes, update the row.
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot { name "writer" controller "writer" }
+    Robot { name "reader" controller "reader" }
+    """
+    writer = """
+    import builtins, json
+    from controller import Robot
+    import helper
+    robot = Robot()
+    builtins.wbsim_shared_probe = "from writer"
+    json.wbsim_shared_probe = "from writer"
+    helper.VALUE = "changed by writer"
+    robot.step(10)
+    """
+    reader = """
+    import builtins, json
+    from controller import Robot
+    import helper
+    robot = Robot()
+    robot.step(10)
+    robot.step(10)
+    robot.setCustomData(" ".join([getattr(builtins, "wbsim_shared_probe", "-"),
+                                  getattr(json, "wbsim_shared_probe", "-"), helper.VALUE]))
+    """
+    path = project(world, controllers={"writer": writer, "reader": reader})
+    for name in ("writer", "reader"):
+        (path.parent.parent / "controllers" / name / "helper.py").write_text('VALUE = "own"\n')
+    sim = load(path)
+    try:
+        sim.run(0.05)
+        assert sim.robot("reader").getCustomData() == "from writer from writer own"
+    finally:
+        import builtins
+        import json
+
+        for module in (builtins, json):
+            if hasattr(module, "wbsim_shared_probe"):
+                delattr(module, "wbsim_shared_probe")
+        sim.close()
+
+
 @pytest.mark.parametrize(("call", "status"), [("sys.exit(3)", 3), ("os._exit(5)", 5), ("sys.exit(0)", 0)])
 def test_exits_end_only_that_controller_and_non_zero_statuses_are_reported(project, load, capfd, call, status):
     world = """
