@@ -39,6 +39,7 @@ class RobotRuntime:
         wake_step: the basic-step index at which a waiting controller resumes.
         pending_keys: key codes typed by :meth:`press_keys` that the keyboard has not returned yet.
         input_periods: sampling periods of the user input devices (``"keyboard"``, ``"mouse"``, ...), ms.
+        created_robot: the first API ``Robot`` made for this robot since its controller (re)started.
     """
 
     def __init__(self, sim: Simulation, binding: RobotBinding, devices: list[CoreDevice]) -> None:
@@ -60,6 +61,7 @@ class RobotRuntime:
         self.pending_keys: deque[int] = deque()
         self.input_periods: dict[str, int] = {}
         self.api_robot: object | None = None  # the Robot object of its controller (for Motion)
+        self.created_robot: object | None = None  # the first Robot object of its controller (Robot.created)
         self._last_ms: float | None = None  # the last valid step duration (ms) and its basic steps
         self._last_steps = 0
 

@@ -321,6 +321,7 @@ class Simulation:
             robot.wake_step = 0
             robot.saw_end = False
             robot.exit_raised = False
+            robot.created_robot = None
             script = self._controller_scripts.get(robot)
             args = [str(a) for a in robot.node["controllerArgs"]]  # type: ignore[union-attr]
             robot.controller = ControllerProcess(robot, script, args, self._finder) if script else None
@@ -342,6 +343,7 @@ class Simulation:
             process.terminate()
         robot.wake_step = self.step_count
         robot.saw_end = False
+        robot.created_robot = None
         args = [str(a) for a in robot.node["controllerArgs"]]  # type: ignore[union-attr]
         robot.controller = ControllerProcess(robot, script, args, self._finder)
         self._processes[:] = [r.controller for r in self.robots if r.controller is not None]
