@@ -80,6 +80,7 @@ class Robot(ArgumentChecked):
             # line and lets the object work, so the controller runs on but the portability problem shows.
             print("Error: only one Robot instance can be created per controller process.", file=sys.stderr)
         self._runtime = runtime
+        runtime.api_robots.add(self)
         runtime.api_robot = self  # what Motion plays on (Webots' controller library has one robot per process)
         self._step_hooks: list[Callable[[float], None]] = []
         self.devices: dict[str, Device] = {}
@@ -290,6 +291,12 @@ class Robot(ArgumentChecked):
         getter.__name__ = attribute
         getter.__doc__ = "Deprecated Webots alias of getDevice."
         return getter
+
+    def _rebind_devices(self) -> None:
+        """The world was recompiled at run time (Solids imported or removed): this robot's devices stay, in new
+        bank rows; each API object re-reads what it keeps of its bank."""
+        for device in self._ordered:
+            device._bind()
 
     def _device_in_joint(self, node: WbNode, kind: str) -> Device | None:
         """This robot's device of kind ``kind`` next to the joint device ``node`` (a motor's sensor, a sensor's

@@ -115,19 +115,38 @@ def test_reset_after_an_import_restores_the_others_and_keeps_the_imported_solid(
     assert boss.getFromDef("NEW").getPosition() == pytest.approx([40, 0, 1])
 
 
-def test_solids_in_a_world_with_devices_are_refused_and_nothing_changes(project, load, capfd):
-    path = project(WORLD.replace('name "boss"', 'name "boss" children [ DistanceSensor { } ]'))
+def test_solids_come_and_go_in_a_world_with_devices_whose_state_stays(project, load):
+    path = project(WORLD.replace('name "boss"', 'name "boss" children [ DistanceSensor { name "ds" } ]'))
     sim = load(path, start_controllers=False)
     boss = sim.robot("boss")
+    sensor = boss.getDevice("ds")
+    sensor.enable(12)  # every third step, the first value after three
+    boss.step(8)
     children = boss.getRoot().getField("children")
-    model = sim.model
-    count = children.getCount()
     children.importMFNodeFromString(-1, BOX_STRING)
     boss.getFromDef("SPINNER").remove()
+    assert boss.getFromDef("NEW") is not None and boss.getFromDef("SPINNER") is None
+    assert boss.getDevice("ds") is sensor and sensor.getSamplingPeriod() == 12 and sensor.getValue() != sensor.getValue()
+    boss.step(4)  # the schedule went on: the first value after 12 ms, as without the changes
+    plain = load(path, start_controllers=False).robot("boss")
+    plain_sensor = plain.getDevice("ds")
+    plain_sensor.enable(12)
+    plain.step(12)
+    assert sensor.getValue() == plain_sensor.getValue() == 1000.0  # the walker is in front of it
+
+
+def test_a_locked_connector_refuses_and_nothing_changes(project, load, capfd):
+    connectors = 'children [ Connector { name "c" isLocked TRUE } ]'
+    path = project(WORLD.replace('name "boss"', f'name "boss" {connectors}'))
+    sim = load(path, start_controllers=False)
+    boss = sim.robot("boss")
+    sim.banks["connector"].peer[0] = 0  # as a link would (no peer is in reach in this world)
+    children = boss.getRoot().getField("children")
+    model, count = sim.model, children.getCount()
+    children.importMFNodeFromString(-1, BOX_STRING)
     assert children.getCount() == count and sim.model is model
-    err = capfd.readouterr().err
-    assert "not supported yet in a world with devices" in err
-    with pytest.raises(SimulationError, match="devices"):
+    assert "not supported yet in a world with a locked Connector" in capfd.readouterr().err
+    with pytest.raises(SimulationError, match="locked Connector"):
         sim.replace_root_nodes(sim.world.nodes[:-1])
 
 
@@ -171,12 +190,25 @@ def test_robot_changes_that_are_not_supported_are_refused(project, load, capfd):
     boss = sim.robot("boss")
     children = boss.getRoot().getField("children")
     count = children.getCount()
-    children.importMFNodeFromString(-1, 'Robot { name "other" children [ LED { } ] }')
+    children.importMFNodeFromString(-1, 'Robot { name "other" children [ LED { } ] }')  # devices: imported
     children.importMFNodeFromString(-1, 'Robot { name "charged" battery [ 1 1 1 ] }')
-    assert children.getCount() == count
+    assert children.getCount() == count + 1
+    assert sim.robot("other").getDevice("led").get() == 0
     err = capfd.readouterr().err
-    assert "importing devices at run time is not supported yet" in err
     assert "importing Robots with a battery at run time is not supported yet" in err
+
+
+def test_a_removed_robot_driven_from_a_script_gets_minus_one(project, load):
+    bot = 'DEF BOT Robot { translation -40 0 1 name "bot" children [ GPS { } ] }'
+    sim = load(project(WORLD + bot), start_controllers=False)
+    robot, boss = sim.robot("bot"), sim.robot("boss")
+    gps = robot.getDevice("gps")
+    gps.enable(4)
+    assert robot.step(4) == 0 and gps.getValues() == pytest.approx([-40, 0, 1])
+    boss.getFromDef("BOT").remove()
+    time = sim.time_s
+    assert robot.step(4) == -1 and sim.time_s == time  # nothing advanced
+    assert gps.getValues() == pytest.approx([-40, 0, 1])  # its devices keep their last values
 
 
 def test_an_imported_robot_with_a_missing_controller_is_refused(project, load, capfd):

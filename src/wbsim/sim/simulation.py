@@ -32,7 +32,7 @@ from wbsim.plugins.runtime import PluginRuntime
 from wbsim.sim.controllers import ControllerFinder, ControllerProcess, find_controller
 from wbsim.sim.messages import MessageLog
 from wbsim.sim.phases import PHASE_ORDER, Hook, Phase
-from wbsim.sim.rebuild import StateMap, copy_model_rows, copy_state, map_state
+from wbsim.sim.rebuild import StateMap, copy_model_rows, copy_options, copy_state, map_state
 from wbsim.sim.robot import RobotRuntime
 from wbsim.sim.supervision import Supervision
 from wbsim.world.loader import load_world_model
@@ -186,11 +186,7 @@ class Simulation:
         for robot_binding in compiled.bindings.robots:
             devices: list[CoreDevice] = [self.banks[ref.kind].core(ref.row) for ref in robot_binding.devices]
             runtime = RobotRuntime(self, robot_binding, devices)
-            counts = Counter(d.name for d in devices)
-            for duplicated in sorted(n for n, count in counts.items() if count > 1):
-                self.messages.warning(
-                    f'Robot "{runtime.name}": at least two devices are sharing the same name ("{duplicated}") '
-                    "while unique names are required.")
+            self._warn_duplicated_devices(runtime)
             self.robots.append(runtime)
         self._set_initial_velocities()
         try:
@@ -239,17 +235,62 @@ class Simulation:
             for kind, group in self.compiled.bindings.devices.items() for row, binding in enumerate(group)
         }
 
+    def _warn_duplicated_devices(self, runtime: RobotRuntime) -> None:
+        """Webots' warning for device names used twice in a robot."""
+        counts = Counter(d.name for d in runtime.devices)
+        for duplicated in sorted(n for n, count in counts.items() if count > 1):
+            self.messages.warning(
+                f'Robot "{runtime.name}": at least two devices are sharing the same name ("{duplicated}") '
+                "while unique names are required.")
+
+    def _rebuild_banks(self, mapping: StateMap) -> None:
+        """After :meth:`replace_root_nodes`: every kind's bank for the new model, with the fields supervisors
+        wrote on the devices that stay applied again and their run-time state taken over (by node identity)."""
+        old_banks, old_rows = self.banks, self.device_rows
+        self._make_banks()
+        for (node, name), value in self.supervision.overrides.items():
+            target = self.device_rows.get(node) if node in old_rows else None
+            if target is not None:
+                target[0].field_changed(target[1], name, value)
+        for kind, bank in self.banks.items():
+            old = old_banks[kind]
+            if not (bank.n and old.n):
+                continue
+            pairs = [(old_rows[b.node][1], row) for row, b in enumerate(bank.bindings)
+                     if b.node in old_rows and old_rows[b.node][0] is old]
+            rows = tuple(np.array([p[i] for p in pairs], dtype=np.int64) for i in (0, 1))
+            bank.transfer_from(old, rows, mapping)  # type: ignore[arg-type]
+
+    def _robot_devices(self, binding: object, old: list[CoreDevice]) -> list[CoreDevice]:
+        """The core devices of a robot in the rebuilt banks: a device that stays keeps its core object (moved to
+        its new bank and row), so that API objects holding it follow."""
+        kept = {(core.kind, core.node): core for core in old}
+        devices: list[CoreDevice] = []
+        for ref in binding.devices:  # type: ignore[attr-defined]
+            core = self.banks[ref.kind].core(ref.row)
+            previous = kept.get((ref.kind, ref.node))
+            if previous is not None:
+                vars(previous).update(vars(core))
+                core = previous
+            devices.append(core)
+        return devices
+
     def _rebuild_runtime(self, mapping: StateMap, scripts: dict[WbNode, Path]) -> None:
         """After :meth:`replace_root_nodes`: banks, robots and supervision for the new model (state kept).
         Removed robots' controllers end; added robots' controllers start with the next step."""
         self._warning_counts = self.data.warning.number
-        self._make_banks()
+        self._rebuild_banks(mapping)
         runtimes = {r.node: r for r in self.robots}
         robots: list[RobotRuntime] = []
         for binding in self.bindings.robots:  # scene order
             runtime = runtimes.pop(binding.node, None)
-            if runtime is None:
-                runtime = RobotRuntime(self, binding, [])
+            if runtime is not None:
+                runtime.devices = self._robot_devices(binding, runtime.devices)
+                for api_robot in list(runtime.api_robots):  # the controller keeps its objects
+                    api_robot._rebind_devices()
+            else:
+                runtime = RobotRuntime(self, binding, self._robot_devices(binding, []))
+                self._warn_duplicated_devices(runtime)
                 runtime.wake_step = self.step_count
                 script = scripts.get(binding.node)
                 if script is not None:
@@ -259,6 +300,7 @@ class Simulation:
             runtime.binding = binding
             robots.append(runtime)
         for gone in runtimes.values():  # removed robots: their controllers end
+            gone.removed = True
             if gone.controller is not None:
                 gone.controller.terminate()
                 gone.controller = None
@@ -716,9 +758,12 @@ class Simulation:
         rest from their fields (``linearVelocity``/``angularVelocity`` applied). A later reset returns the
         bodies that stay to their initial state and leaves the imported ones where they were imported.
 
-        Robots added get their controllers started with the next step; removed ones' controllers end.
-        Supported today: Solids and Robots without devices (and without battery) in a world whose devices,
-        batteries, physics plugin, recording and saved states are not in use (see docs/controller_api.md).
+        Robots added get their controllers started with the next step; removed ones' controllers end (their
+        ``step`` returns -1 from then on). Device banks are built again and the devices that stay keep their
+        state (sensor values and schedules, motor commands and control state, queues, fields supervisors
+        wrote), their core objects and so the controllers' API objects. Not supported yet: robots with a
+        battery, a physics plugin, a recording in progress, saved states, and linked Connectors
+        (see docs/controller_api.md).
 
         Raises:
             SimulationError: the change is not supported yet (nothing is changed), or the new world does not
@@ -726,23 +771,22 @@ class Simulation:
             ControllerError: an added Robot's controller file is missing (``missing_controller="error"``).
         """
         unsupported = [what for what, used in (
-            ("devices", any(b.n for b in self.banks.values())), ("robot batteries", self.batteries is not None),
+            ("robot batteries", self.batteries is not None),
             ("a physics plugin", self.plugin is not None), ("a recording in progress", self.recorder is not None),
             ("saved states (saveState)", bool(self.supervision.saved_states))) if used]
+        unsupported += [reason for bank in self.banks.values() if bank.n and (reason := bank.transfer_refusal())]
         if unsupported:
             raise SimulationError("adding or removing Solids at run time is not supported yet in a world with "
                                   + ", ".join(unsupported) + ".")
         self.supervision.refresh()  # apply pending static moves to the old model first
         world = dataclasses.replace(self.world, nodes=tuple(nodes))
         compiled = compile_world(world, self.options.compile)
-        if any(compiled.bindings.devices.get(kind.name) for kind in device_kinds()):
-            raise SimulationError("importing devices at run time is not supported yet.")
         present = set(world.walk())
         scripts = self._check_robot_changes(compiled, present)
         kept = {b.node for b in self.bindings.solids if b.node in present}
         mapping = map_state(self.model, self.bindings, compiled.model, compiled.bindings, kept)
         model = compiled.model
-        model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
+        copy_options(self.model, model)  # the same options (AUTORESET off, and any a user changed)
         copy_model_rows(mapping, self.model, model)
         if self.supervision.masses_changed:
             mujoco.mj_setConst(model, mujoco.MjData(model))
@@ -756,13 +800,13 @@ class Simulation:
         copy_state(mapping, self._initial_data, initial)
         copy_state(mapping, live, self.data)
         self._initial_data = initial
+        # Initial model rows: the kept bodies' from before; the rest (imported bodies, tendons, whose ids shift) as
+        # the new compilation made them, which is what they were at load for the devices that stay.
         arrays = {name: getattr(model, name).copy() for name in self._initial_model_arrays}
         bo, bn = mapping.bodies
         for name, values in self._initial_model_arrays.items():
             if name.startswith("body_"):
                 arrays[name][bn] = values[bo]
-            elif values.shape == arrays[name].shape:
-                arrays[name][...] = values
         self._initial_model_arrays = arrays
         self._rebuild_runtime(mapping, scripts)
 
