@@ -154,3 +154,109 @@ def test_a_run_with_resets_is_deterministic(path, load):  # warm start on (the d
     first = _run(load(path), 120, reset_at=(30, 60, 90))
     second = _run(load(path), 120, reset_at=(30, 60, 90))
     assert np.array_equal(first[0], second[0]) and first[1] == second[1]
+
+
+FIRST = """
+WorldInfo { basicTimeStep 16 }
+DEF FLOOR Solid { boundingObject Plane { size 20 20 } name "floor" }
+DEF WALL Solid { translation 0.5 0 0.05 boundingObject Box { size 0.02 2 0.1 } name "wall" }
+DEF BOSS Robot { name "boss" controller "<extern>" supervisor TRUE }
+""" + _epuck("episode", -3.0, "driver") + _epuck("kept", 0.0, "driver")
+
+
+def test_rows_and_bodies_that_shift_keep_their_state(project, load):
+    # The removed robot comes first: every body, degree of freedom and device row of the kept robot moves.
+    path = project(FIRST, controllers={"driver": DRIVER}, world_name="first.wbt")
+    plain_poses, plain_readings = _run(_cold(load(path)), 120)
+    sim = _cold(load(path))
+    poses, readings = _run(sim, 120, reset_at=(40,))
+    motor = next(node for node in sim.node("KEPT").walk() if node.type_name == "RotationalMotor")
+    assert sim.device_rows[motor][1] == 0  # the kept robot's first motor is now the bank's first row
+    assert readings == plain_readings
+    assert np.array_equal(poses, plain_poses)
+
+
+def _loaded(name: str, x: float) -> str:
+    """A robot with one device of most kinds: the ones whose banks carry state of their own shape."""
+    return _epuck(name, x, "everything").replace("    LED {", """    Emitter { name "tx" channel 1 }
+    Receiver { name "rx" channel 2 }
+    GPS { }
+    InertialUnit { }
+    Accelerometer { }
+    Gyro { }
+    Compass { }
+    Altimeter { }
+    TouchSensor { name "bumper" translation 0.04 0 0.02 boundingObject Box { size 0.01 0.05 0.02 } }
+    Lidar { translation 0 0 0.06 horizontalResolution 8 fieldOfView 3.14 numberOfLayers 1 maxRange 2 }
+    Propeller { shaftAxis 0 0 1 thrustConstants 0.00001 0 torqueConstants 0 0
+                device RotationalMotor { name "propeller" maxVelocity 100 } }
+    LED {""").replace('device [ RotationalMotor { name "left wheel motor" maxVelocity 6.28 }',
+                      'device [ RotationalMotor { name "left wheel motor" maxVelocity 6.28 } Brake { name "brake" }')
+
+
+EVERYTHING = """
+import json
+from controller import Robot
+
+robot = Robot()
+step = int(robot.getBasicTimeStep())
+for name in ("gps", "inertial unit", "accelerometer", "gyro", "compass", "altimeter", "bumper", "rx", "lidar",
+             "left wheel sensor"):
+    robot.getDevice(name).enable(step)
+for name, speed in (("left wheel motor", 3.0), ("right wheel motor", 2.5), ("propeller", 50.0)):
+    robot.getDevice(name).setPosition(float("inf"))
+    robot.getDevice(name).setVelocity(speed)
+robot.getDevice("brake").setDampingConstant(0.001)
+tx, rx, led = robot.getDevice("tx"), robot.getDevice("rx"), robot.getDevice("led")
+count = 0
+while robot.step(step) != -1:
+    count += 1
+    tx.send(f"{robot.getName()} {count}")
+    led.set(count % 3)
+    received = []
+    while rx.getQueueLength():
+        received.append(rx.getString())
+        rx.nextPacket()
+    values = [robot.getDevice(n).getValues() for n in ("gps", "accelerometer", "gyro", "compass")]
+    values += [robot.getDevice("inertial unit").getRollPitchYaw(), [robot.getDevice("altimeter").getValue()],
+               [robot.getDevice("bumper").getValue()], robot.getDevice("lidar").getRangeImage(),
+               [robot.getDevice("left wheel sensor").getValue()]]
+    robot.setCustomData(json.dumps([count, received, values]))
+"""
+
+LOADED = """
+WorldInfo { basicTimeStep 16 }
+DEF FLOOR Solid { boundingObject Plane { size 20 20 } name "floor" }
+DEF WALL Solid { translation 0.5 0 0.05 boundingObject Box { size 0.02 2 0.1 } name "wall" }
+DEF BOSS Robot { name "boss" controller "<extern>" supervisor TRUE children [ Emitter { name "boss tx" channel 2 } ] }
+""" + _loaded("episode", -3.0) + _loaded("kept", 0.0)
+
+
+def test_every_kind_of_device_state_carries_over(project, load):
+    path = project(LOADED, controllers={"everything": EVERYTHING}, world_name="loaded.wbt")
+
+    def run(reset: bool) -> tuple[np.ndarray, list, list]:
+        sim = _cold(load(path))
+        boss = sim.robot("boss")
+        kept = boss.getFromDef("KEPT")
+        tx = boss.getDevice("boss tx")
+        poses, readings, leds = [], [], []
+        for step in range(100):
+            if reset and step == 40:
+                boss.getFromDef("EPISODE").remove()
+                boss.getRoot().getField("children").importMFNodeFromString(-1, _loaded("episode", -3.0))
+            tx.send(f"boss {step}")
+            boss.step(16)
+            poses.append([*kept.getPosition(), *kept.getOrientation()])
+            readings.append(json.loads(sim.robot_runtime("kept").custom_data or "null"))
+            led = next(n for n in sim.node("KEPT").walk() if n.type_name == "LED")
+            bank, row = sim.device_rows[led]
+            leds.append((int(bank.value[row]), bank.color[row].tolist()))
+        return np.array(poses), readings, leds
+
+    plain, changed = run(False), run(True)
+    assert changed[1] == plain[1] and changed[2] == plain[2]
+    assert np.array_equal(changed[0], plain[0])
+    last = changed[1][-1]
+    assert last[1] == ["boss 98"]  # the boss's packet of the previous step, through the re-import
+    assert any(v != 0 for v in last[2][-2])  # the lidar sees the wall
