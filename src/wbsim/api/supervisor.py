@@ -140,8 +140,9 @@ class Field(ArgumentChecked):
         return nodes
 
     def importMFNodeFromString(self, position: int, nodeString: str) -> None:
-        """Insert the nodes of ``nodeString`` at ``position`` (-1: at the end) of this MFNode field. wbsim imports
-        nodes without a physical part only (Solids need a recompiled model; not supported yet)."""
+        """Insert the nodes of ``nodeString`` at ``position`` (-1: at the end) of this MFNode field: nodes without a
+        physical part anywhere; Solids and Robots (with their devices) into the root's children only, the world
+        then being recompiled with the state kept (``Simulation.replace_root_nodes``)."""
         fn = "wb_supervisor_field_import_mf_node_from_string"
         if self._type is not FieldType.MFNode:
             print_error(f"{fn}() called with a field of type {self._type.value} instead of MFNode.")
