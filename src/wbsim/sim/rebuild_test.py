@@ -185,17 +185,25 @@ def test_an_imported_robot_runs_its_controller_and_a_removed_one_stops(project, 
         sim.robot_runtime("bot")
 
 
-def test_robot_changes_that_are_not_supported_are_refused(project, load, capfd):
-    sim = load(project(WORLD), start_controllers=False)
-    boss = sim.robot("boss")
+def test_robots_with_devices_and_batteries_are_imported_and_batteries_stay(project, load):
+    charged = 'DEF CHARGED Robot { name "charged" battery [ 100 100 0 ] cpuConsumption 10 }'
+    sim = load(project(WORLD + charged), start_controllers=False)
+    boss, robot = sim.robot("boss"), sim.robot("charged")
+    robot.batterySensorEnable(8)
+    boss.step(40)  # 10 steps of 4 ms at 10 W: 0.4 J
     children = boss.getRoot().getField("children")
     count = children.getCount()
-    children.importMFNodeFromString(-1, 'Robot { name "other" children [ LED { } ] }')  # devices: imported
-    children.importMFNodeFromString(-1, 'Robot { name "charged" battery [ 1 1 1 ] }')
-    assert children.getCount() == count + 1
-    assert sim.robot("other").getDevice("led").get() == 0
-    err = capfd.readouterr().err
-    assert "importing Robots with a battery at run time is not supported yet" in err
+    children.importMFNodeFromString(-1, 'Robot { name "other" children [ LED { } ] }')
+    children.importMFNodeFromString(-1, 'Robot { name "spare" battery [ 5 5 0 ] cpuConsumption 1 }')
+    assert children.getCount() == count + 2 and sim.robot("other").getDevice("led").get() == 0
+    assert robot.batterySensorGetValue() == pytest.approx(100 - 0.4) and robot.batterySensorGetSamplingPeriod() == 8
+    spare = sim.robot("spare")
+    spare.batterySensorEnable(4)
+    boss.step(40)
+    assert robot.batterySensorGetValue() == pytest.approx(100 - 0.8)
+    assert spare.batterySensorGetValue() == pytest.approx(5 - 0.04)
+    sim.reset()  # back to the world file's energies (the imported robot's from its node)
+    assert sim.batteries.energy.tolist() == [100.0, 5.0]
 
 
 def test_a_removed_robot_driven_from_a_script_gets_minus_one(project, load):

@@ -306,6 +306,7 @@ class Simulation:
                 gone.controller = None
             self._controller_scripts.pop(gone, None)
         self.robots = robots  # a new list: the controllers phase may be iterating the old one
+        self.batteries = Batteries.rebuilt(self, self.batteries)
         self._processes[:] = [r.controller for r in self.robots if r.controller is not None]
         if self._processes and self._finder not in sys.meta_path:
             sys.meta_path.insert(0, self._finder)
@@ -761,9 +762,9 @@ class Simulation:
         Robots added get their controllers started with the next step; removed ones' controllers end (their
         ``step`` returns -1 from then on). Device banks are built again and the devices that stay keep their
         state (sensor values and schedules, motor commands and control state, queues, fields supervisors
-        wrote), their core objects and so the controllers' API objects. Not supported yet: robots with a
-        battery, a physics plugin, a recording in progress, saved states, and linked Connectors
-        (see docs/controller_api.md).
+        wrote), their core objects and so the controllers' API objects; batteries keep their energy and
+        sensor. Not supported yet: a physics plugin, a recording in progress, saved states, and linked
+        Connectors (see docs/controller_api.md).
 
         Raises:
             SimulationError: the change is not supported yet (nothing is changed), or the new world does not
@@ -771,7 +772,6 @@ class Simulation:
             ControllerError: an added Robot's controller file is missing (``missing_controller="error"``).
         """
         unsupported = [what for what, used in (
-            ("robot batteries", self.batteries is not None),
             ("a physics plugin", self.plugin is not None), ("a recording in progress", self.recorder is not None),
             ("saved states (saveState)", bool(self.supervision.saved_states))) if used]
         unsupported += [reason for bank in self.banks.values() if bank.n and (reason := bank.transfer_refusal())]
@@ -815,7 +815,7 @@ class Simulation:
         the added ones (those that have one).
 
         Raises:
-            SimulationError: a Robot with a battery is added, or the calling controller's own robot is removed.
+            SimulationError: the calling controller's own robot is removed.
             ControllerError: an added Robot's controller file is missing (``missing_controller="error"``).
         """
         old = {r.node: r for r in self.robots}
@@ -826,8 +826,6 @@ class Simulation:
         for binding in compiled.bindings.robots:
             if binding.node in old:
                 continue
-            if len(binding.node["battery"]) > 0:  # type: ignore[arg-type]
-                raise SimulationError("importing Robots with a battery at run time is not supported yet.")
             if not self.options.start_controllers:
                 continue
             probe = RobotRuntime(self, binding, [])
