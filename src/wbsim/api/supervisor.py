@@ -106,7 +106,13 @@ class Field(ArgumentChecked):
 
     # -- adding and removing nodes at run time (nodes without physical part only) -------------------------------
     def _store_nodes(self, value: object) -> None:
-        self._supervisor._sim.supervision.overrides[(self._node, self._name)] = value  # type: ignore[index]
+        sim = self._supervisor._sim
+        before = self._raw()
+        kept = set(value) if isinstance(value, tuple) else {value}
+        for node in before if isinstance(before, tuple) else (before,):
+            if isinstance(node, WbNode) and node not in kept:  # removed: its Node objects answer as Webots'
+                sim.removed_nodes.update(node.walk())
+        sim.supervision.overrides[(self._node, self._name)] = value  # type: ignore[index]
 
     def _parse_nodes(self, fn: str, text: str) -> list[WbNode] | None:
         """The nodes of ``text`` checked as nodes of this field, or None (after Webots-style errors) if they
@@ -839,7 +845,50 @@ class Node(ArgumentChecked):
         return hash((id(self._wb), id(self._sim)))
 
     def __repr__(self) -> str:
+        if self._wb is not None and self._wb in self._sim.removed_nodes:
+            return f"<Node (removed) {self._wb.type_name} id={self._id}>"
         return f"<Node {self.getTypeName()} DEF={self.getDef()!r} id={self._id}>"
+
+
+_INVALID_NODE_ANSWERS: dict[str, object] = {
+    "getPosition": [math.nan] * 3, "getOrientation": [math.nan] * 9, "getPose": [math.nan] * 16,
+    "getCenterOfMass": [math.nan] * 3, "getVelocity": [math.nan] * 6,
+    "getId": -1, "getNumberOfFields": -1, "getNumberOfBaseNodeFields": -1,
+    "getDef": "", "getTypeName": "", "getBaseTypeName": "", "exportString": "",
+    "getType": 0, "isProto": False, "getStaticBalance": False, "getContactPoints": [],
+}
+"""What Webots' ``wb_supervisor_node_*`` functions return for a node that is no longer in the scene (lists are
+copied); the other methods return None."""
+
+
+def _guard_removed_nodes(cls: type) -> None:
+    """Make every public method of ``cls`` (Node) answer as Webots does once its node was removed from the scene:
+    the C library's error line (``called with a NULL or invalid 'node' argument``) and its "invalid" return."""
+    guarded: dict[object, object] = {}
+    for name, method in list(vars(cls).items()):
+        if name.startswith("_") or not callable(method) or isinstance(method, (staticmethod, classmethod, type)):
+            continue
+        c_name = "wb_supervisor_node_" + "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+        def make(method: Any = method, c_name: str = c_name, answer: object = _INVALID_NODE_ANSWERS.get(name)) -> Any:
+            def checked(self: Node, *args: object, **kwargs: object) -> object:
+                if self._wb is not None and self._wb in self._sim.removed_nodes:
+                    print_error(f"{c_name}() called with a NULL or invalid 'node' argument.")
+                    return list(answer) if isinstance(answer, list) else answer
+                return method(self, *args, **kwargs)
+
+            checked.__name__, checked.__qualname__, checked.__doc__ = method.__name__, method.__qualname__, method.__doc__
+            checked.__wrapped__ = method  # type: ignore[attr-defined]
+            return checked
+
+        guarded[method] = make()
+        setattr(cls, name, guarded[method])
+    for name, attribute in list(vars(cls).items()):  # properties made from those methods use the guarded ones
+        if isinstance(attribute, property) and attribute.fget in guarded:
+            setattr(cls, name, property(guarded[attribute.fget], attribute.fset, attribute.fdel, attribute.__doc__))
+
+
+_guard_removed_nodes(Node)
 
 
 @dataclass

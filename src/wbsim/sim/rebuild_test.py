@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -226,3 +228,27 @@ def test_an_imported_robot_with_a_missing_controller_is_refused(project, load, c
     children.importMFNodeFromString(-1, 'Robot { name "lost" controller "nowhere" }')
     assert children.getCount() == count and all(r.name != "lost" for r in sim.robots)
     assert "nowhere" in capfd.readouterr().err
+
+
+def test_a_removed_nodes_objects_answer_as_webots_for_an_invalid_node(project, load, capfd):
+    sim = load(project(WORLD), start_controllers=False)
+    boss = sim.robot("boss")
+    spinner, end = boss.getFromDef("SPINNER"), boss.getFromDef("ARMEND")
+    group = boss.getRoot().getField("children")
+    group.importMFNodeFromString(-1, "DEF DECOR Pose { children [ Shape { } ] }")  # no physical part
+    decor = group.getMFNode(-1)
+    spinner.remove()
+    decor.remove()
+    capfd.readouterr()
+    assert all(math.isnan(v) for v in end.getPosition()) and len(end.getOrientation()) == 9  # a descendant too
+    assert (spinner.getId(), spinner.getDef(), spinner.getTypeName(), spinner.getType()) == (-1, "", "", 0)
+    assert spinner.getField("translation") is None and spinner.getParentNode() is None
+    assert spinner.getContactPoints() == [] and spinner.getNumberOfFields() == -1 and not spinner.isProto()
+    assert decor.getTypeName() == "" and decor.getField("children") is None
+    spinner.remove()
+    err = capfd.readouterr().err.splitlines()
+    assert err[0] == "Error: wb_supervisor_node_get_position() called with a NULL or invalid 'node' argument."
+    assert err[-1] == "Error: wb_supervisor_node_remove() called with a NULL or invalid 'node' argument."
+    assert len(err) == 14  # one line per call
+    assert boss.getFromDef("WALKER").getTypeName() == "Robot"  # the others answer as before
+    assert "removed" in repr(spinner)

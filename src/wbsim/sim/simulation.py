@@ -128,6 +128,8 @@ class Simulation:
         ended: True once the simulation has ended (supervisor quit or :meth:`close`).
         exit_status: the status given to ``simulationQuit`` (0 otherwise).
         messages: simulator warnings and errors printed so far (the latest ones).
+        removed_nodes: the nodes removed from the scene at run time, with their descendants (their supervisor
+            ``Node`` objects answer as Webots' for an invalid node).
         banks: the runtime bank of every registered device kind, by kind name (registry order).
         device_rows: each device node's bank and row.
     """
@@ -161,6 +163,7 @@ class Simulation:
         self.recorder: Recorder | None = None  # the recording in progress (start_recording)
         self.world_resets = 0  # counts world resets (simulationReset and reset())
         self.restarts = 0  # counts reset() calls (controllers restarted, API caches configured again)
+        self.removed_nodes: set[WbNode] = set()  # nodes removed from the scene at run time (and their descendants)
         # Devices, robots and supervision refer back to the simulation weakly (see _shutdown).
         self_ref = weakref.ref(self)
 
@@ -779,6 +782,7 @@ class Simulation:
             raise SimulationError("adding or removing Solids at run time is not supported yet in a world with "
                                   + ", ".join(unsupported) + ".")
         self.supervision.refresh()  # apply pending static moves to the old model first
+        old_world = self.world
         world = dataclasses.replace(self.world, nodes=tuple(nodes))
         compiled = compile_world(world, self.options.compile)
         present = set(world.walk())
@@ -808,6 +812,7 @@ class Simulation:
             if name.startswith("body_"):
                 arrays[name][bn] = values[bo]
         self._initial_model_arrays = arrays
+        self.removed_nodes.update(node for node in old_world.walk() if node not in present)
         self._rebuild_runtime(mapping, scripts)
 
     def _check_robot_changes(self, compiled: CompiledWorld, present: set[WbNode]) -> dict[WbNode, Path]:
