@@ -117,6 +117,7 @@ class Field(ArgumentChecked):
     def _parse_nodes(self, fn: str, text: str) -> list[WbNode] | None:
         """The nodes of ``text`` checked as nodes of this field, or None (after Webots-style errors) if they
         cannot be imported: wbsim adds nodes without a physical part (no Solid, joint or device) at run time."""
+        from wbsim.sim.simulation import IMPORTED_NODE_FILE
         from wbsim.world.loader import load_world_model_from_string
 
         sim = self._supervisor._sim
@@ -126,7 +127,7 @@ class Field(ArgumentChecked):
         if host and not self._type.is_multiple:
             source = f"{host} {{ {self._name} {text} }}"
         try:
-            model = load_world_model_from_string("#VRML_SIM R2023b utf8\n" + source, "<imported node>",
+            model = load_world_model_from_string("#VRML_SIM R2023b utf8\n" + source, IMPORTED_NODE_FILE,
                                                  sim.world.project_dir)
         except WbsimError as error:
             print_error(f"{fn}(): cannot import the node string: {error}")

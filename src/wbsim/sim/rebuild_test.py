@@ -252,3 +252,13 @@ def test_a_removed_nodes_objects_answer_as_webots_for_an_invalid_node(project, l
     assert len(err) == 14  # one line per call
     assert boss.getFromDef("WALKER").getTypeName() == "Robot"  # the others answer as before
     assert "removed" in repr(spinner)
+
+
+def test_the_warnings_of_imported_nodes_are_printed_once(project, load, capfd):
+    sim = load(project(WORLD), start_controllers=False)
+    children = sim.robot("boss").getRoot().getField("children")
+    capfd.readouterr()
+    children.importMFNodeFromString(-1, 'Robot { name "viewer" children [ Camera { name "eye" } ] }')
+    out = capfd.readouterr()
+    lines = [line for line in (out.out + out.err).splitlines() if "Camera devices are not simulated" in line]
+    assert len(lines) == 1 and lines[0].startswith('WARNING: Robot "viewer" > children[0] > Camera "eye": ')

@@ -45,6 +45,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Simulation", "SimulationOptions", "load_world", "WbsimWarning"]
 
+IMPORTED_NODE_FILE = "<imported node>"
+"""The file name of the nodes a supervisor imports from a string (their warnings print when they are compiled)."""
+
 _MUJOCO_MAX_VALUE = 1e10
 """MuJoCo's mjMAXVAL: positions, velocities and accelerations beyond it count as diverged (mju_isBad)."""
 
@@ -814,6 +817,10 @@ class Simulation:
         self._initial_model_arrays = arrays
         self.removed_nodes.update(node for node in old_world.walk() if node not in present)
         self._rebuild_runtime(mapping, scripts)
+        for warning in compiled.warnings:  # those of the imported nodes (the others were printed at load)
+            if warning.location is not None and warning.location.file == IMPORTED_NODE_FILE:
+                self.messages.warning(f"{warning.node_path}: {warning.message}" if warning.node_path
+                                      else warning.message)
 
     def _check_robot_changes(self, compiled: CompiledWorld, present: set[WbNode]) -> dict[WbNode, Path]:
         """Check the Robots that a recompilation adds or removes (nothing changed yet); the controller files of
