@@ -769,8 +769,8 @@ class Simulation:
         ``step`` returns -1 from then on). Device banks are built again and the devices that stay keep their
         state (sensor values and schedules, motor commands and control state, queues, fields supervisors
         wrote), their core objects and so the controllers' API objects; batteries keep their energy and
-        sensor. Not supported yet: a physics plugin, a recording in progress, saved states, and linked
-        Connectors (see docs/controller_api.md).
+        sensor; a recording in progress follows the new Solids. Not supported yet: a physics plugin, saved
+        states, and linked Connectors (see docs/controller_api.md).
 
         Raises:
             SimulationError: the change is not supported yet (nothing is changed), or the new world does not
@@ -778,7 +778,7 @@ class Simulation:
             ControllerError: an added Robot's controller file is missing (``missing_controller="error"``).
         """
         unsupported = [what for what, used in (
-            ("a physics plugin", self.plugin is not None), ("a recording in progress", self.recorder is not None),
+            ("a physics plugin", self.plugin is not None),
             ("saved states (saveState)", bool(self.supervision.saved_states))) if used]
         unsupported += [reason for bank in self.banks.values() if bank.n and (reason := bank.transfer_refusal())]
         if unsupported:
@@ -817,6 +817,8 @@ class Simulation:
         self._initial_model_arrays = arrays
         self.removed_nodes.update(node for node in old_world.walk() if node not in present)
         self._rebuild_runtime(mapping, scripts)
+        if self.recorder is not None:
+            self.recorder.rebind(self)
         for warning in compiled.warnings:  # those of the imported nodes (the others were printed at load)
             if warning.location is not None and warning.location.file == IMPORTED_NODE_FILE:
                 self.messages.warning(f"{warning.node_path}: {warning.message}" if warning.node_path
