@@ -262,3 +262,20 @@ def test_the_warnings_of_imported_nodes_are_printed_once(project, load, capfd):
     out = capfd.readouterr()
     lines = [line for line in (out.out + out.err).splitlines() if "Camera devices are not simulated" in line]
     assert len(lines) == 1 and lines[0].startswith('WARNING: Robot "viewer" > children[0] > Camera "eye": ')
+
+
+def test_saved_states_of_solids_that_stay_are_kept(project, load):
+    sim = load(project(WORLD), start_controllers=False)
+    boss = sim.robot("boss")
+    walker = boss.getFromDef("WALKER")
+    boss.step(40)
+    walker.saveState("start")
+    saved = walker.getPosition()
+    boss.getFromDef("SPINNER").saveState("gone with it")
+    boss.step(40)
+    boss.getFromDef("SPINNER").remove()  # its dofs come before nothing: the walker's rows stay, the arm's go
+    boss.getRoot().getField("children").importMFNodeFromString(0, BOX_STRING)  # first: every row moves
+    assert walker.getPosition() != saved
+    walker.loadState("start")
+    assert walker.getPosition() == saved
+    assert [key[1] for key in sim.supervision.saved_states] == ["start"]

@@ -324,6 +324,12 @@ class Simulation:
         new.masses_changed = old.masses_changed
         bodies = dict(zip(mapping.bodies[0].tolist(), mapping.bodies[1].tolist()))
         new.wrenches.update((bodies[b], w) for b, w in old.wrenches.items() if b in bodies)
+        qpos_map = dict(zip(mapping.qpos[0].tolist(), mapping.qpos[1].tolist()))
+        dof_map = dict(zip(mapping.dofs[0].tolist(), mapping.dofs[1].tolist()))
+        for key, (qpos_rows, qpos, dofs, qvel) in old.saved_states.items():  # saveState snapshots of what stays
+            if all(r in qpos_map for r in qpos_rows.tolist()) and all(d in dof_map for d in dofs.tolist()):
+                new.saved_states[key] = (np.array([qpos_map[r] for r in qpos_rows.tolist()], dtype=np.int64), qpos,
+                                         np.array([dof_map[d] for d in dofs.tolist()], dtype=np.int64), qvel)
         new.version = old.version + 1
 
     def _now(self) -> int:
@@ -769,17 +775,15 @@ class Simulation:
         ``step`` returns -1 from then on). Device banks are built again and the devices that stay keep their
         state (sensor values and schedules, motor commands and control state, queues, fields supervisors
         wrote), their core objects and so the controllers' API objects; batteries keep their energy and
-        sensor; a recording in progress follows the new Solids. Not supported yet: a physics plugin, saved
-        states, and linked Connectors (see docs/controller_api.md).
+        sensor; a recording in progress follows the new Solids; ``saveState`` snapshots of the Solids that stay
+        are kept. Not supported yet: a physics plugin and linked Connectors (see docs/controller_api.md).
 
         Raises:
             SimulationError: the change is not supported yet (nothing is changed), or the new world does not
                 compile.
             ControllerError: an added Robot's controller file is missing (``missing_controller="error"``).
         """
-        unsupported = [what for what, used in (
-            ("a physics plugin", self.plugin is not None),
-            ("saved states (saveState)", bool(self.supervision.saved_states))) if used]
+        unsupported = [what for what, used in (("a physics plugin", self.plugin is not None),) if used]
         unsupported += [reason for bank in self.banks.values() if bank.n and (reason := bank.transfer_refusal())]
         if unsupported:
             raise SimulationError("adding or removing Solids at run time is not supported yet in a world with "
