@@ -293,10 +293,22 @@ class Robot(ArgumentChecked):
         return getter
 
     def _rebind_devices(self) -> None:
-        """The world was recompiled at run time (Solids imported or removed): this robot's devices stay, in new
-        bank rows; each API object re-reads what it keeps of its bank."""
-        for device in self._ordered:
-            device._bind()
+        """The world was recompiled at run time (Solids imported or removed): this robot's devices that stay
+        keep their API objects, which re-read what they keep of their bank; devices added inside the robot get
+        new ones, removed ones leave ``getDevice`` (objects already held keep their last values)."""
+        held = {id(device._core): device for device in self._ordered}
+        ordered: list[Device] = []
+        for core in self._runtime.devices:
+            device = held.get(id(core))
+            if device is None:
+                device = kind_named(core.kind).api(core, self)
+            else:
+                device._bind()
+            ordered.append(device)
+        self._ordered = ordered
+        self.devices = {}
+        for device in ordered:
+            self.devices.setdefault(device.getName(), device)
 
     def _device_in_joint(self, node: WbNode, kind: str) -> Device | None:
         """This robot's device of kind ``kind`` next to the joint device ``node`` (a motor's sensor, a sensor's

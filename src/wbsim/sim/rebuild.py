@@ -115,7 +115,11 @@ def map_state(old_model: mujoco.MjModel, old: Bindings, new_model: mujoco.MjMode
     for o, n in body_pairs:
         if (old_model.body_jntnum[o] != new_model.body_jntnum[n] or old_model.body_geomnum[o] != new_model.body_geomnum[n]
                 or len(old_sites.get(o, ())) != len(new_sites.get(n, ()))):
-            raise SimulationError(f"body {o} changed structure when the world was recompiled.")
+            owner = next((b.node.path for b in old.solids if b.owns_body and b.body_id == o), f"body {o}")
+            raise SimulationError(
+                f"the MuJoCo body of {owner} would change (joints, geoms or sites): adding or removing nodes merged "
+                "into an existing body (a Solid without Physics under a Solid with Physics, a device without a "
+                "body of its own) is not supported yet.")
         for k in range(old_model.body_jntnum[o]):
             jo, jn = old_model.body_jntadr[o] + k, new_model.body_jntadr[n] + k
             if old_model.jnt_type[jo] != new_model.jnt_type[jn]:

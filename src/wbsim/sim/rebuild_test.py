@@ -279,3 +279,64 @@ def test_saved_states_of_solids_that_stay_are_kept(project, load):
     walker.loadState("start")
     assert walker.getPosition() == saved
     assert [key[1] for key in sim.supervision.saved_states] == ["start"]
+
+
+ARM = """
+DEF HOST Robot {
+  translation 0 -30 0.2
+  name "host"
+  controller "<extern>"
+  children [
+    DEF ELBOW HingeJoint {
+      jointParameters HingeJointParameters { axis 0 0 1 }
+      device [ RotationalMotor { name "elbow" } ]
+    }
+  ]
+  boundingObject Box { size 0.2 0.2 0.2 }
+  physics Physics { density -1 mass 2 }
+}
+"""
+
+FOREARM = ('Solid { translation 0.3 0 0 name "forearm" boundingObject Box { size 0.2 0.05 0.05 } '
+           'physics Physics { density -1 mass 0.2 } }')
+
+GRIPPER = ('HingeJoint { jointParameters HingeJointParameters { axis 0 1 0 } device [ PositionSensor { name "grip" } ] '
+           'endPoint Solid { translation 0 0 0.3 name "finger" boundingObject Sphere { radius 0.02 } '
+           'physics Physics { } } }')
+
+
+def test_nodes_imported_and_removed_inside_a_robot(project, load, capfd):
+    sim = load(project(WORLD + ARM), start_controllers=False)
+    boss, host = sim.robot("boss"), sim.robot("host")
+    elbow = host.getDevice("elbow")
+    elbow.setPosition(float("inf"))
+    elbow.setVelocity(1.0)
+    host.step(40)
+    end_point = boss.getFromDef("ELBOW").getField("endPoint")
+    end_point.importSFNodeFromString(FOREARM)  # a link on the motor's joint
+    forearm = end_point.getSFNode()
+    assert forearm is not None and forearm.getTypeName() == "Solid"
+    assert sim.node("HOST").fields["children"][0].fields["endPoint"] is forearm._wb
+    assert forearm._wb.path == 'Robot "host" > children[0] > DEF ELBOW HingeJoint > endPoint > Solid "forearm"'
+    host.step(400)  # the elbow turns the forearm at 1 rad/s about z, relative to the robot's body
+    body = boss.getFromDef("HOST")
+    rotation = np.reshape(body.getOrientation(), (3, 3))
+    x, y, _ = rotation.T @ np.subtract(forearm.getPosition(), body.getPosition())
+    assert math.atan2(y, x) == pytest.approx(0.4, abs=0.02)
+    assert host.getDevice("elbow") is elbow and elbow.getVelocity() == 1.0
+    children = boss.getFromDef("HOST").getField("children")
+    children.importMFNodeFromString(-1, GRIPPER)  # a new device inside the robot: getDevice finds it
+    grip = host.getDevice("grip")
+    assert grip is not None and host.getNumberOfDevices() == 2
+    grip.enable(4)
+    host.step(8)
+    assert grip.getValue() == pytest.approx(0.0, abs=1e-3)
+    children.removeMF(1)
+    end_point.removeSF()
+    assert end_point.getSFNode() is None and sim.model.nbody == load(project(WORLD + ARM, world_name="b.wbt")).model.nbody
+    capfd.readouterr()
+    assert host.getDevice("grip") is None and host.getNumberOfDevices() == 1
+    children.importMFNodeFromString(-1, 'DistanceSensor { name "ds" }')  # merged into the robot's body: refused
+    err = capfd.readouterr().err
+    assert "would change" in err and children.getCount() == 1 and host.getDevice("ds") is None
+    host.step(4)

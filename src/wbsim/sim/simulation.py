@@ -292,6 +292,9 @@ class Simulation:
             runtime = runtimes.pop(binding.node, None)
             if runtime is not None:
                 runtime.devices = self._robot_devices(binding, runtime.devices)
+                runtime.devices_by_name = {}
+                for device in runtime.devices:
+                    runtime.devices_by_name.setdefault(device.name, device)
                 for api_robot in list(runtime.api_robots):  # the controller keeps its objects
                     api_robot._rebind_devices()
             else:
@@ -783,13 +786,38 @@ class Simulation:
                 compile.
             ControllerError: an added Robot's controller file is missing (``missing_controller="error"``).
         """
+        self._recompile(tuple(nodes), set(self.world.walk()))
+
+    def replace_node_field(self, host: WbNode, name: str, value: object) -> None:
+        """Give the SFNode or MFNode field ``name`` of ``host`` (a node of the world) the node(s) ``value``, adding
+        or removing Solids, joints and devices inside the world at run time, as :meth:`replace_root_nodes`
+        does at its top level (the world is recompiled, the state carried over by node identity). A robot
+        whose devices change sees the new ones in ``getDevice`` from then on.
+
+        Raises:
+            SimulationError: the change is not supported (nothing is changed), e.g. it adds or removes nodes
+                merged into an existing body (a Solid without Physics under one with Physics, a frame-only
+                device).
+        """
+        before = set(self.world.walk())
+        old, old_given = host.fields[name], host.given
+        host.fields[name] = value
+        host.given = host.given | {name}
+        try:
+            self._recompile(self.world.nodes, before)
+        except BaseException:
+            host.fields[name], host.given = old, old_given
+            raise
+
+    def _recompile(self, nodes: tuple[WbNode, ...], before: set[WbNode]) -> None:
+        """Compile the world made of ``nodes`` and carry the running state over to it (``before``: every node
+        of the world before the change)."""
         unsupported = [what for what, used in (("a physics plugin", self.plugin is not None),) if used]
         unsupported += [reason for bank in self.banks.values() if bank.n and (reason := bank.transfer_refusal())]
         if unsupported:
             raise SimulationError("adding or removing Solids at run time is not supported yet in a world with "
                                   + ", ".join(unsupported) + ".")
         self.supervision.refresh()  # apply pending static moves to the old model first
-        old_world = self.world
         world = dataclasses.replace(self.world, nodes=tuple(nodes))
         compiled = compile_world(world, self.options.compile)
         present = set(world.walk())
@@ -819,7 +847,7 @@ class Simulation:
             if name.startswith("body_"):
                 arrays[name][bn] = values[bo]
         self._initial_model_arrays = arrays
-        self.removed_nodes.update(node for node in old_world.walk() if node not in present)
+        self.removed_nodes.update(node for node in before if node not in present)
         self._rebuild_runtime(mapping, scripts)
         if self.recorder is not None:
             self.recorder.rebind(self)
