@@ -111,7 +111,8 @@ class Field(ArgumentChecked):
         kept = set(value) if isinstance(value, tuple) else {value}
         for node in before if isinstance(before, tuple) else (before,):
             if isinstance(node, WbNode) and node not in kept:  # removed: its Node objects answer as Webots'
-                sim.removed_nodes.update(node.walk())
+                known = sim.supervision.node_ids
+                sim.removed_nodes.update(n for n in node.walk() if n in known)
         sim.supervision.overrides[(self._node, self._name)] = value  # type: ignore[index]
 
     def _parse_nodes(self, fn: str, text: str) -> list[WbNode] | None:

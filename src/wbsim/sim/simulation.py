@@ -131,8 +131,8 @@ class Simulation:
         ended: True once the simulation has ended (supervisor quit or :meth:`close`).
         exit_status: the status given to ``simulationQuit`` (0 otherwise).
         messages: simulator warnings and errors printed so far (the latest ones).
-        removed_nodes: the nodes removed from the scene at run time, with their descendants (their supervisor
-            ``Node`` objects answer as Webots' for an invalid node).
+        removed_nodes: the nodes removed from the scene at run time, with their descendants, that supervisors
+            hold ``Node`` objects of (those answer as Webots' for an invalid node).
         banks: the runtime bank of every registered device kind, by kind name (registry order).
         device_rows: each device node's bank and row.
     """
@@ -847,7 +847,8 @@ class Simulation:
             if name.startswith("body_"):
                 arrays[name][bn] = values[bo]
         self._initial_model_arrays = arrays
-        self.removed_nodes.update(node for node in before if node not in present)
+        known = self.supervision.node_ids  # only nodes a supervisor holds Node objects of need remembering
+        self.removed_nodes.update(node for node in before if node not in present and node in known)
         self._rebuild_runtime(mapping, scripts)
         if self.recorder is not None:
             self.recorder.rebind(self)
