@@ -35,6 +35,11 @@ key                           dtype, shape              content
 
 A device kind records a visual state by overriding ``DeviceBank.recorded_nodes`` and
 ``DeviceBank.recorded_state``; the recorder knows no kind.
+
+**Solids imported or removed while recording** (supervisor imports, which recompile the world): a Solid or
+device is one column for the whole recording, by its scene-tree path (a robot removed and imported again
+under the same path keeps its column); frames taken while it was not in the world hold NaN (integer
+quantities -1, booleans False). Columns are in order of first appearance.
 """
 
 from __future__ import annotations
@@ -221,12 +226,79 @@ class _Track:
         return self.data[: self.count]
 
 
+_ABSENT = {"f": np.nan, "c": np.nan, "i": -1, "u": 0, "b": False}
+"""What a frame holds for a Solid or device that was not in the world then, by numpy dtype kind."""
+
+
+class _Segment:
+    """The frames taken while the world kept the same Solids and devices (a run-time import or removal, which
+    recompiles the world, starts a new segment): their ids, resolved once, and their tracks."""
+
+    def __init__(self, sim: Simulation, first_frame: int) -> None:
+        self.first_frame = first_frame
+        solids = sim.bindings.solids
+        self.paths = [b.node.path for b in solids]
+        self.defs = [b.node.def_name or "" for b in solids]
+        # For a frame-only Solid (no body of its own: a site on its enclosing body, whose id it holds) the frame
+        # keeps the enclosing body's pose, the site's position and the site's pose in its body; poses() composes.
+        self.bodies = np.array([b.body_id for b in solids], dtype=np.int64)
+        self.site_rows = np.array([i for i, b in enumerate(solids) if b.site_id >= 0], dtype=np.int64)
+        self.sites = np.array([solids[i].site_id for i in self.site_rows.tolist()], dtype=np.int64)
+        count, sites = len(solids), len(self.sites)
+        self.positions = _Track((count, 3), np.dtype(np.float64))
+        self.quaternions = _Track((count, 4), np.dtype(np.float64))
+        self.site_positions = _Track((sites, 3), np.dtype(np.float64))
+        self.site_quaternions = _Track((sites, 4), np.dtype(np.float64))
+        self.banks: list[tuple[str, DeviceBank, list[str], list[str]]] = []
+        for kind, bank in sim.banks.items():
+            nodes = bank.recorded_nodes() if bank.n else ()
+            if nodes:
+                self.banks.append((kind, bank, [n.path for n in nodes], [n.def_name or "" for n in nodes]))
+        self.device_tracks: dict[tuple[str, str], _Track] = {}
+
+    def take(self, sim: Simulation) -> None:
+        """Append the poses and device states of one frame (MuJoCo's poses already refreshed)."""
+        data = sim.data
+        np.take(data.xpos, self.bodies, axis=0, out=self.positions.next_row())
+        np.take(data.xquat, self.bodies, axis=0, out=self.quaternions.next_row())
+        if len(self.sites):
+            np.take(data.site_xpos, self.sites, axis=0, out=self.site_positions.next_row())
+            np.take(sim.model.site_quat, self.sites, axis=0, out=self.site_quaternions.next_row())
+        for kind, bank, _, _ in self.banks:
+            for name, values in bank.recorded_state().items():
+                track = self.device_tracks.get((kind, name))
+                if track is None:
+                    track = self.device_tracks[(kind, name)] = _Track(values.shape, values.dtype)
+                track.next_row()[...] = values
+
+    def poses(self) -> tuple[np.ndarray, np.ndarray]:
+        """World positions (F, B, 3) and quaternions (F, B, 4) of the segment's Solids, frame-only ones composed."""
+        positions, quaternions = self.positions.frames().copy(), self.quaternions.frames().copy()
+        if len(self.sites):
+            frames, sites = len(positions), len(self.sites)
+            positions[:, self.site_rows] = self.site_positions.frames()
+            quaternions[:, self.site_rows] = _quat_product(
+                quaternions[:, self.site_rows].reshape(-1, 4),
+                self.site_quaternions.frames().reshape(-1, 4)).reshape(frames, sites, 4)
+        return positions, quaternions
+
+
+def _columns(keys: list[tuple[str, str]]) -> dict[str, tuple[int, str]]:
+    """Column of each path in first-appearance order, with the DEF name it first had."""
+    columns: dict[str, tuple[int, str]] = {}
+    for path, def_name in keys:
+        columns.setdefault(path, (len(columns), def_name))
+    return columns
+
+
 class Recorder:
     """Takes frames of a running simulation and writes them to a recording file when stopped.
 
     Made by :meth:`Simulation.start_recording`; while it records, one ``DEVICES_SAMPLE`` hook takes the frames
     (no hook, so no cost, when nothing records). Names, body ids and the recorded device kinds are resolved
-    here, once; a frame is a few gathers into preallocated arrays.
+    here, once per segment (:meth:`rebind` after a run-time import or removal); a frame is a few gathers into
+    preallocated arrays. In the file, a Solid or device is one column, by scene-tree path, for the whole
+    recording; frames taken while it was not in the world hold NaN (integers -1, booleans False).
 
     Args:
         sim: the simulation.
@@ -248,27 +320,9 @@ class Recorder:
         self._basic_ms = float(sim.basic_time_step_ms)
         self.fps = float(info["FPS"])  # type: ignore[arg-type]
         self.frame_steps = frame_steps(sim.basic_time_step_ms, self.fps)
-        solids = sim.bindings.solids
-        self._paths = [b.node.path for b in solids]
-        self._defs = [b.node.def_name or "" for b in solids]
-        # For a frame-only Solid (no body of its own: a site on its enclosing body, whose id it holds) the frame
-        # keeps the enclosing body's pose, the site's position and the site's pose in its body; stop() composes.
-        self._bodies = np.array([b.body_id for b in solids], dtype=np.int64)
-        self._site_rows = np.array([i for i, b in enumerate(solids) if b.site_id >= 0], dtype=np.int64)
-        self._sites = np.array([solids[i].site_id for i in self._site_rows.tolist()], dtype=np.int64)
-        count, sites = len(solids), len(self._sites)
         self._time = _Track((), np.dtype(np.float64))
         self._step = _Track((), np.dtype(np.int64))
-        self._positions = _Track((count, 3), np.dtype(np.float64))
-        self._quaternions = _Track((count, 4), np.dtype(np.float64))
-        self._site_positions = _Track((sites, 3), np.dtype(np.float64))
-        self._site_quaternions = _Track((sites, 4), np.dtype(np.float64))
-        self._banks: list[tuple[str, DeviceBank, list[str], list[str]]] = []
-        for kind, bank in sim.banks.items():
-            nodes = bank.recorded_nodes() if bank.n else ()
-            if nodes:
-                self._banks.append((kind, bank, [n.path for n in nodes], [n.def_name or "" for n in nodes]))
-        self._device_tracks: dict[tuple[str, str], _Track] = {}
+        self._segments = [_Segment(sim, 0)]
         self._since_frame = -1  # steps since the last frame; -1: the next step takes a frame (the first after start)
         self.recording = False
 
@@ -285,6 +339,11 @@ class Recorder:
         self._take(sim)
         sim.add_hook(Phase.DEVICES_SAMPLE, self._after_step)
         self.recording = True
+
+    def rebind(self, sim: Simulation) -> None:
+        """The world was recompiled (Solids imported or removed at run time): the next frames follow its Solids
+        and devices."""
+        self._segments.append(_Segment(sim, self._time.count))
 
     def _sim(self) -> Simulation:
         sim = self._sim_ref()
@@ -303,20 +362,46 @@ class Recorder:
         """Append one frame: time, Solid poses (after a step MuJoCo's poses lag one integration: refreshed),
         device states."""
         sim.supervision.refresh()
-        data = sim.data
-        np.take(data.xpos, self._bodies, axis=0, out=self._positions.next_row())
-        np.take(data.xquat, self._bodies, axis=0, out=self._quaternions.next_row())
-        if len(self._sites):
-            np.take(data.site_xpos, self._sites, axis=0, out=self._site_positions.next_row())
-            np.take(sim.model.site_quat, self._sites, axis=0, out=self._site_quaternions.next_row())
+        self._segments[-1].take(sim)
         self._time.push(sim.time_s)
         self._step.push(sim.step_count)
-        for kind, bank, _, _ in self._banks:
-            for name, values in bank.recorded_state().items():
-                track = self._device_tracks.get((kind, name))
-                if track is None:
-                    track = self._device_tracks[(kind, name)] = _Track(values.shape, values.dtype)
-                track.next_row()[...] = values
+
+    def _merged(self) -> dict[str, np.ndarray]:
+        """The body and device entries of the file, every segment in its frames and columns."""
+        frames = self._time.count
+        segments = [s for s in self._segments if s.positions.count]
+        columns = _columns([key for s in segments for key in zip(s.paths, s.defs)])
+        positions = np.full((frames, len(columns), 3), np.nan)
+        quaternions = np.full((frames, len(columns), 4), np.nan)
+        kinds: dict[str, list[tuple[str, str]]] = {}
+        for segment in segments:
+            rows = slice(segment.first_frame, segment.first_frame + segment.positions.count)
+            cols = np.array([columns[p][0] for p in segment.paths], dtype=np.int64)
+            segment_positions, segment_quaternions = segment.poses()
+            positions[rows, cols] = segment_positions
+            quaternions[rows, cols] = segment_quaternions
+            for kind, _, paths, defs in segment.banks:
+                kinds.setdefault(kind, []).extend(zip(paths, defs))
+        entries: dict[str, np.ndarray] = {
+            "body_paths": _strings(list(columns)), "body_defs": _strings([d for _, d in columns.values()]),
+            "body_position": positions, "body_quaternion": quaternions,
+        }
+        device_columns = {kind: _columns(keys) for kind, keys in kinds.items()}
+        for kind, kind_columns in device_columns.items():
+            entries[f"device/{kind}/paths"] = _strings(list(kind_columns))
+            entries[f"device/{kind}/defs"] = _strings([d for _, d in kind_columns.values()])
+        for segment in segments:
+            rows = slice(segment.first_frame, segment.first_frame + segment.positions.count)
+            paths_of = {kind: paths for kind, _, paths, _ in segment.banks}
+            for (kind, name), track in segment.device_tracks.items():
+                values = track.frames()
+                key = f"device/{kind}/{name}"
+                if key not in entries:
+                    shape = (frames, len(device_columns[kind]), *values.shape[2:])
+                    entries[key] = np.full(shape, _ABSENT.get(values.dtype.kind, 0), dtype=values.dtype)
+                cols = np.array([device_columns[kind][p][0] for p in paths_of[kind]], dtype=np.int64)
+                entries[key][rows, cols] = values
+        return entries
 
     def stop(self) -> Path:
         """Stop recording and write the file; returns its path.
@@ -330,25 +415,12 @@ class Recorder:
         if self.recording and sim is not None:
             sim.remove_hook(Phase.DEVICES_SAMPLE, self._after_step)
         self.recording = False
-        positions, quaternions = self._positions.frames().copy(), self._quaternions.frames().copy()
-        if len(self._sites):
-            frames, sites = len(positions), len(self._sites)
-            positions[:, self._site_rows] = self._site_positions.frames()
-            quaternions[:, self._site_rows] = _quat_product(
-                quaternions[:, self._site_rows].reshape(-1, 4),
-                self._site_quaternions.frames().reshape(-1, 4)).reshape(frames, sites, 4)
         entries: dict[str, np.ndarray] = {
             "format": np.array(FORMAT), "version": np.array(VERSION), "world": np.array(self._world),
             "basic_time_step": np.array(self._basic_ms), "fps": np.array(self.fps),
             "frame_steps": np.array(self.frame_steps), "time": self._time.frames(), "step": self._step.frames(),
-            "body_paths": _strings(self._paths), "body_defs": _strings(self._defs),
-            "body_position": positions, "body_quaternion": quaternions,
+            **self._merged(),
         }
-        for kind, _, paths, defs in self._banks:
-            entries[f"device/{kind}/paths"] = _strings(paths)
-            entries[f"device/{kind}/defs"] = _strings(defs)
-        for (kind, name), track in self._device_tracks.items():
-            entries[f"device/{kind}/{name}"] = track.frames()
         try:
             _write_npz(self.path, entries)
         except OSError as error:

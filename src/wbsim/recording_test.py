@@ -245,3 +245,32 @@ def test_a_world_reset_keeps_the_cadence_and_time_goes_back(project, load, tmp_p
     np.testing.assert_allclose(rec.time, [0.0, 0.016, 0.048, 0.080, 0.032, 0.064])
     box = rec.body("BOX")
     assert rec.positions[0, box, 2] == 2.0 and rec.positions[4, box, 2] == rec.positions[1, box, 2]
+
+
+def test_solids_imported_and_removed_while_recording(project, load, tmp_path):
+    world = """
+    WorldInfo { basicTimeStep 16 FPS 62.5 }
+    DEF BOSS Robot { name "boss" controller "<extern>" supervisor TRUE }
+    DEF OLD Solid { translation 1 0 0 name "old" children [ LED { name "lamp" } ] }
+    """
+    sim = load(project(world))
+    boss = sim.robot("boss")
+    sim.start_recording(tmp_path / "r.npz")
+    boss.step(32)  # frames 0 (start), 1, 2
+    boss.getFromDef("OLD").remove()
+    children = boss.getRoot().getField("children")
+    children.importMFNodeFromString(-1, 'DEF NEW Solid { translation 0 2 0 name "new" }')
+    boss.step(32)  # frames 3, 4
+    children.importMFNodeFromString(-1, 'DEF OLD Solid { translation 1 0 5 name "old" children [ LED { name "lamp" } ] }')
+    boss.step(16)  # frame 5
+    sim.stop_recording()
+    rec = recording.load(tmp_path / "r.npz")
+    assert len(rec) == 6
+    old, new = rec.body("OLD"), rec.body("NEW")
+    assert np.array_equal(rec.positions[:3, old], [[1, 0, 0]] * 3) and np.isnan(rec.positions[3:5, old]).all()
+    assert np.array_equal(rec.positions[5, old], [1, 0, 5])  # imported again under the same path: its column
+    assert np.isnan(rec.positions[:3, new]).all() and np.array_equal(rec.positions[3:, new], [[0, 2, 0]] * 3)
+    led = rec.devices["led"]
+    assert led.paths.tolist() == ['Solid "old" > children[0] > LED "lamp"']
+    assert led.values["value"][:, 0].tolist() == [0, 0, 0, -1, -1, 0]
+    assert np.isnan(led.values["color"][3:5, 0]).all()

@@ -38,6 +38,12 @@ class Device(ArgumentChecked):
         self._robot = robot
         self._node: WbNode = core.node
         self._name: str = core.name
+        self._bind()
+
+    def _bind(self) -> None:
+        """Read what this object keeps from its core device's bank (arrays it reads directly, its row). Called
+        at creation and again when the world is recompiled at run time (Solids imported or removed), which
+        moves the core device to a new bank and row: the controller keeps this object."""
 
     def getName(self) -> str:
         """The device's ``name`` field."""
@@ -82,10 +88,10 @@ class Sensor(Device):
 
     _C_NAME = "wb_sensor"
 
-    def __init__(self, core: Any, robot: Robot) -> None:
-        super().__init__(core, robot)
-        self._row: int = core.index
-        self._periods = core.bank.period_ms
+    def _bind(self) -> None:
+        super()._bind()
+        self._row: int = self._core.index
+        self._periods = self._core.bank.period_ms
 
     def enable(self, samplingPeriod: int) -> None:
         """Sample every ``samplingPeriod`` ms (rounded up to basic steps); the first value comes one period later."""

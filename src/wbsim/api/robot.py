@@ -29,6 +29,19 @@ if TYPE_CHECKING:
 __all__ = ["Robot", "make_robot"]
 
 
+class _Created:
+    """Webots' ``Robot.created``: the first Robot object its controller made (None before the first ``Robot()``).
+
+    Webots keeps it in a class attribute, one per controller process; wbsim runs every controller in one
+    process, so the value is looked up per controller: on the class, the calling controller's robot; on an
+    object, its robot's.
+    """
+
+    def __get__(self, instance: Robot | None, owner: type) -> Robot | None:
+        runtime = current_robot() if instance is None else instance._runtime
+        return None if runtime is None else runtime.created_robot  # type: ignore[return-value]
+
+
 @c_arguments(1, getDeviceByIndex="int", waitForUserInputEvent=("int", "int"), setCustomData="text", getUrdf="text",
              setMode="int", wwiSendText="text", batterySensorEnable="int")
 class Robot(ArgumentChecked):
@@ -52,6 +65,7 @@ class Robot(ArgumentChecked):
     MODE_SIMULATION = 0
     MODE_CROSS_COMPILATION = 1
     MODE_REMOTE_CONTROL = 2
+    created = _Created()
 
     def __init__(self, runtime: RobotRuntime | None = None) -> None:
         runtime = runtime if runtime is not None else current_robot()
@@ -60,7 +74,14 @@ class Robot(ArgumentChecked):
                 "Robot() must be created inside a controller started by wbsim. To drive a robot from a script, "
                 "use sim.robot('<robot name>') on the simulation returned by wbsim.load_world()."
             )
+        if runtime.created_robot is None:
+            runtime.created_robot = self
+        elif runtime.controller is not None and runtime.controller.in_own_greenlet():
+            # Webots refuses a second Robot in a controller (its object stays unusable); wbsim prints the same
+            # line and lets the object work, so the controller runs on but the portability problem shows.
+            print("Error: only one Robot instance can be created per controller process.", file=sys.stderr)
         self._runtime = runtime
+        runtime.api_robots.add(self)
         runtime.api_robot = self  # what Motion plays on (Webots' controller library has one robot per process)
         self._step_hooks: list[Callable[[float], None]] = []
         self.devices: dict[str, Device] = {}
@@ -114,7 +135,7 @@ class Robot(ArgumentChecked):
         return Robot.EVENT_NO_EVENT
 
     def getSkin(self, name: str) -> Device | None:
-        """Deprecated Webots alias of getDevice (wbsim has no Skin devices yet: None)."""
+        """Deprecated Webots alias of getDevice."""
         print("DEPRECATION: Robot.getSkin is deprecated, please use Robot.getDevice instead.", file=sys.stderr)
         return self.getDevice(name)
 
@@ -278,6 +299,24 @@ class Robot(ArgumentChecked):
         getter.__name__ = attribute
         getter.__doc__ = "Deprecated Webots alias of getDevice."
         return getter
+
+    def _rebind_devices(self) -> None:
+        """The world was recompiled at run time (Solids imported or removed): this robot's devices that stay
+        keep their API objects, which re-read what they keep of their bank; devices added inside the robot get
+        new ones, removed ones leave ``getDevice`` (objects already held keep their last values)."""
+        held = {id(device._core): device for device in self._ordered}
+        ordered: list[Device] = []
+        for core in self._runtime.devices:
+            device = held.get(id(core))
+            if device is None:
+                device = kind_named(core.kind).api(core, self)
+            else:
+                device._bind()
+            ordered.append(device)
+        self._ordered = ordered
+        self.devices = {}
+        for device in ordered:
+            self.devices.setdefault(device.getName(), device)
 
     def _device_in_joint(self, node: WbNode, kind: str) -> Device | None:
         """This robot's device of kind ``kind`` next to the joint device ``node`` (a motor's sensor, a sensor's

@@ -141,11 +141,19 @@ class Field(ArgumentChecked):
 
     # -- adding and removing nodes at run time (nodes without physical part only) -------------------------------
     def _store_nodes(self, value: object) -> None:
-        self._supervisor._sim.supervision.overrides[(self._node, self._name)] = value  # type: ignore[index]
+        sim = self._supervisor._sim
+        before = self._raw()
+        kept = set(value) if isinstance(value, tuple) else {value}
+        for node in before if isinstance(before, tuple) else (before,):
+            if isinstance(node, WbNode) and node not in kept:  # removed: its Node objects answer as Webots'
+                known = sim.supervision.node_ids
+                sim.removed_nodes.update(n for n in node.walk() if n in known)
+        sim.supervision.overrides[(self._node, self._name)] = value  # type: ignore[index]
 
     def _parse_nodes(self, fn: str, text: str) -> list[WbNode] | None:
         """The nodes of ``text`` checked as nodes of this field, or None (after Webots-style errors) if they
         cannot be imported: wbsim adds nodes without a physical part (no Solid, joint or device) at run time."""
+        from wbsim.sim.simulation import IMPORTED_NODE_FILE
         from wbsim.world.loader import load_world_model_from_string
 
         sim = self._supervisor._sim
@@ -155,7 +163,7 @@ class Field(ArgumentChecked):
         if host and not self._type.is_multiple:
             source = f"{host} {{ {self._name} {text} }}"
         try:
-            model = load_world_model_from_string("#VRML_SIM R2023b utf8\n" + source, "<imported node>",
+            model = load_world_model_from_string("#VRML_SIM R2023b utf8\n" + source, IMPORTED_NODE_FILE,
                                                  sim.world.project_dir)
         except WbsimError as error:
             print_error(f"{fn}(): cannot import the node string: {error}")
@@ -165,18 +173,29 @@ class Field(ArgumentChecked):
             nodes = list(value) if isinstance(value, tuple) else [value] if isinstance(value, WbNode) else []
         else:
             nodes = [n for n in model.nodes if n.type_name != "WorldInfo"]
-        if self._node is not None and any(_has_physics(node) for node in nodes):
-            print_error(f"{fn}(): wbsim imports Solid, joint or device nodes at run time into the root's children "
-                        "only; elsewhere only nodes without a physical part (Pose, Group, Shape, ...) can be imported.")
-            return None
         for node in nodes:
             node.parent = self._node
             node.parent_field = self._name
         return nodes
 
+    def _place(self, nodes: list[WbNode], first_index: int | None) -> None:
+        """Give imported ``nodes`` (and their descendants) their scene-tree paths in this field: they were
+        checked inside a stand-in of the field's node, whose path prefixes theirs."""
+        if self._node is None:
+            return
+        for offset, node in enumerate(nodes):
+            label = node.path.rsplit(" > ", 1)[-1]
+            old_prefix = node.path[: len(node.path) - len(label)]
+            slot = self._name if first_index is None else f"{self._name}[{first_index + offset}]"
+            new_prefix = f"{self._node.path} > {slot} > "
+            for inner in node.walk():
+                if inner.path.startswith(old_prefix):
+                    inner.path = new_prefix + inner.path[len(old_prefix):]
+
     def importMFNodeFromString(self, position: int, nodeString: str) -> None:
-        """Insert the nodes of ``nodeString`` at ``position`` (-1: at the end) of this MFNode field. wbsim imports
-        nodes without a physical part only (Solids need a recompiled model; not supported yet)."""
+        """Insert the nodes of ``nodeString`` at ``position`` (-1: at the end) of this MFNode field: nodes without a
+        physical part anywhere; Solids and Robots (with their devices) into the root's children only, the world
+        then being recompiled with the state kept (``Simulation.replace_root_nodes``)."""
         fn = "wb_supervisor_field_import_mf_node_from_string"
         if self._type is not FieldType.MFNode:
             print_error(f"{fn}() called with a field of type {self._type.value} instead of MFNode.")
@@ -190,23 +209,30 @@ class Field(ArgumentChecked):
         if nodes is None:
             return
         at = position if position >= 0 else len(items) + 1 + position
+        self._place(nodes, at)
         self._store_nodes_physically(fn, tuple(items[:at] + nodes + items[at:]), nodes)
 
-    def _store_nodes_physically(self, fn: str, value: tuple[WbNode, ...], changed: list[WbNode]) -> None:
-        """Store the root's new children; when Solids come or go, the simulation recompiles with the state
-        kept (see ``Simulation.replace_root_nodes``), or the change is refused with an error message."""
+    def _store_nodes_physically(self, fn: str, value: object, changed: list[WbNode]) -> None:
+        """Store the field's new node(s); when Solids, joints or devices come or go, the simulation recompiles
+        with the state kept (``Simulation.replace_root_nodes`` / ``replace_node_field``), or the change is
+        refused with an error message."""
         if not any(_has_physics(node) for node in changed):
             self._store_nodes(value)
             return
+        sim = self._supervisor._sim
         try:
-            self._supervisor._sim.replace_root_nodes(value)
+            if self._node is None:
+                sim.replace_root_nodes(value)  # type: ignore[arg-type]
+            else:
+                sim.replace_node_field(self._node, self._name, value)
         except WbsimError as error:
             print_error(f"{fn}(): {error}")
             return
-        self._supervisor._sim.supervision.overrides.pop((None, "children"), None)  # the world's nodes now
+        sim.supervision.overrides.pop((self._node, self._name), None)  # the world's nodes now
 
     def importSFNodeFromString(self, nodeString: str) -> None:
-        """Put the node of ``nodeString`` in this empty SFNode field (nodes without a physical part only)."""
+        """Put the node of ``nodeString`` in this empty SFNode field (e.g. a joint's ``endPoint``); a node with a
+        physical part recompiles the world with the state kept (``Simulation.replace_node_field``)."""
         fn = "wb_supervisor_field_import_sf_node_from_string"
         if self._type is not FieldType.SFNode or self._node is None:
             print_error(f"{fn}() called with a field of type {self._type.value} instead of SFNode.")
@@ -219,10 +245,12 @@ class Field(ArgumentChecked):
             return
         nodes = self._parse_nodes(fn, nodeString)
         if nodes:
-            self._store_nodes(nodes[0])
+            self._place(nodes[:1], None)
+            self._store_nodes_physically(fn, nodes[0], nodes[:1])
 
     def removeMF(self, index: int) -> None:
-        """Remove item ``index`` of this MF field (a node without a physical part, or a value)."""
+        """Remove item ``index`` of this MF field (a value, or a node: one with a physical part recompiles the world
+        with the state kept)."""
         items = self._raw()
         if not isinstance(items, tuple) or not self._type.is_multiple:
             print_error("wb_supervisor_field_remove_mf() called with a SF field.")
@@ -233,12 +261,8 @@ class Field(ArgumentChecked):
             print_error(f"wb_supervisor_field_remove_mf() called with an out-of-bound index: {index}.")
             return
         item = items[index]
-        if self._node is None and isinstance(item, WbNode):
+        if isinstance(item, WbNode):
             self._store_nodes_physically("wb_supervisor_field_remove_mf", items[:index] + items[index + 1:], [item])
-            return
-        if isinstance(item, WbNode) and _has_physics(item):
-            print_error("wb_supervisor_field_remove_mf(): removing Solid, joint or device nodes at run time is not "
-                        "supported by wbsim yet.")
             return
         if self._type.is_node:
             self._store_nodes(items[:index] + items[index + 1:])
@@ -246,16 +270,18 @@ class Field(ArgumentChecked):
             self._supervisor._sim.supervision.set_field_value(self._node, self._name, items[:index] + items[index + 1:])
 
     def removeSF(self) -> None:
-        """Empty this SFNode field (its node must have no physical part)."""
+        """Empty this SFNode field (a node with a physical part recompiles the world with the state kept; not a
+        ``boundingObject`` or ``physics``)."""
         value = self._raw()
         if self._type is not FieldType.SFNode or self._node is None:
             print_error("wb_supervisor_field_remove_sf() called with a non-SFNode field.")
             return
-        if isinstance(value, WbNode) and (_has_physics(value) or self._name in ("boundingObject", "physics")):
+        if isinstance(value, WbNode) and self._name in ("boundingObject", "physics"):
             print_error("wb_supervisor_field_remove_sf(): removing physical nodes at run time is not supported by "
                         "wbsim yet.")
             return
-        self._store_nodes(None)
+        self._store_nodes_physically("wb_supervisor_field_remove_sf", None,
+                                     [value] if isinstance(value, WbNode) else [])
 
     def _python(self, value: object) -> object:
         if isinstance(value, WbNode):
@@ -862,7 +888,50 @@ class Node(ArgumentChecked):
         return hash((id(self._wb), id(self._sim)))
 
     def __repr__(self) -> str:
+        if self._wb is not None and self._wb in self._sim.removed_nodes:
+            return f"<Node (removed) {self._wb.type_name} id={self._id}>"
         return f"<Node {self.getTypeName()} DEF={self.getDef()!r} id={self._id}>"
+
+
+_INVALID_NODE_ANSWERS: dict[str, object] = {
+    "getPosition": [math.nan] * 3, "getOrientation": [math.nan] * 9, "getPose": [math.nan] * 16,
+    "getCenterOfMass": [math.nan] * 3, "getVelocity": [math.nan] * 6,
+    "getId": -1, "getNumberOfFields": -1, "getNumberOfBaseNodeFields": -1,
+    "getDef": "", "getTypeName": "", "getBaseTypeName": "", "exportString": "",
+    "getType": 0, "isProto": False, "getStaticBalance": False, "getContactPoints": [],
+}
+"""What Webots' ``wb_supervisor_node_*`` functions return for a node that is no longer in the scene (lists are
+copied); the other methods return None."""
+
+
+def _guard_removed_nodes(cls: type) -> None:
+    """Make every public method of ``cls`` (Node) answer as Webots does once its node was removed from the scene:
+    the C library's error line (``called with a NULL or invalid 'node' argument``) and its "invalid" return."""
+    guarded: dict[object, object] = {}
+    for name, method in list(vars(cls).items()):
+        if name.startswith("_") or not callable(method) or isinstance(method, (staticmethod, classmethod, type)):
+            continue
+        c_name = "wb_supervisor_node_" + "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+        def make(method: Any = method, c_name: str = c_name, answer: object = _INVALID_NODE_ANSWERS.get(name)) -> Any:
+            def checked(self: Node, *args: object, **kwargs: object) -> object:
+                if self._wb is not None and self._wb in self._sim.removed_nodes:
+                    print_error(f"{c_name}() called with a NULL or invalid 'node' argument.")
+                    return list(answer) if isinstance(answer, list) else answer
+                return method(self, *args, **kwargs)
+
+            checked.__name__, checked.__qualname__, checked.__doc__ = method.__name__, method.__qualname__, method.__doc__
+            checked.__wrapped__ = method  # type: ignore[attr-defined]
+            return checked
+
+        guarded[method] = make()
+        setattr(cls, name, guarded[method])
+    for name, attribute in list(vars(cls).items()):  # properties made from those methods use the guarded ones
+        if isinstance(attribute, property) and attribute.fget in guarded:
+            setattr(cls, name, property(guarded[attribute.fget], attribute.fset, attribute.fdel, attribute.__doc__))
+
+
+_guard_removed_nodes(Node)
 
 
 @dataclass

@@ -170,11 +170,41 @@ class DeviceBank:
     samples = False
     watches_substeps = False
     edits_contacts = False
+    carried: tuple[str, ...] = ()
+    """Attributes holding run-time state with one entry per row (numpy arrays indexed by row on their first
+    axis, or lists), which :meth:`transfer_from` carries over a recompilation; fields a supervisor wrote are
+    applied again through :meth:`field_changed` by the simulation, and MuJoCo ids are never carried."""
 
     def __init__(self, bindings: tuple[Any, ...], context: BankContext) -> None:
         self.bindings = bindings
         self.context = context
         self.n = len(bindings)
+
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: Any) -> None:
+        """Take over the run-time state of the devices that stay when the world is recompiled (Solids imported
+        or removed at run time, :mod:`wbsim.sim.rebuild`); the other rows keep their state after loading.
+
+        The default copies the :attr:`carried` attributes row by row (list entries are moved, not copied, so
+        objects that API objects hold, such as a receiver's queue, stay the same). A bank with state of another
+        shape (per-step caches, rows of other devices, MuJoCo ids) extends it.
+
+        Args:
+            old: the bank of the same kind in the model before the recompilation.
+            rows: (old rows, new rows) of the devices in both models, int64 (k,) each, same order.
+            state: the :class:`wbsim.sim.rebuild.StateMap` of the recompilation (old to new MuJoCo ids).
+        """
+        old_rows, new_rows = rows
+        for name in self.carried:
+            source, target = getattr(old, name), getattr(self, name)
+            if isinstance(target, np.ndarray):
+                target[new_rows] = source[old_rows]
+            else:
+                for o, n in zip(old_rows.tolist(), new_rows.tolist()):
+                    target[n] = source[o]
+
+    def transfer_refusal(self) -> str | None:
+        """Why the current state cannot be carried over a recompilation (e.g. a locked connector), or None."""
+        return None
 
     def core(self, row: int) -> CoreDevice:
         """The snake_case core device of row ``row``."""

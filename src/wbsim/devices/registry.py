@@ -36,6 +36,7 @@ KIND_MODULES: tuple[str, ...] = (
     "wbsim.devices.track",
     "wbsim.devices.inert",
     "wbsim.devices.brake",
+    "wbsim.devices.skin",
 )
 """The modules defining a ``KIND``, in the order banks run within a phase."""
 

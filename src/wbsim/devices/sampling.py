@@ -114,6 +114,16 @@ class SampleSchedule:
         for row in enabled:
             self._join(row, int(firsts[row]), int(self.every[row]))
 
+    def adopt(self, old: SampleSchedule, old_rows: np.ndarray, new_rows: np.ndarray) -> None:
+        """Take over the schedule of devices ``old_rows`` of ``old`` as rows ``new_rows`` (a recompiled world,
+        :mod:`wbsim.sim.rebuild`): the same periods and the same next sampling steps."""
+        for o, n in zip(old_rows.tolist(), new_rows.tolist()):
+            self.period_ms[n] = old.period_ms[o]
+            group = old._group_of[o]
+            if group is not None:
+                self.every[n] = group.every
+                self._join(n, group.next_step, group.every)
+
     def enable(self, row: int, period_ms: int, now_step: int) -> None:
         """Enable device ``row`` with ``period_ms`` (> 0) at basic step ``now_step``, or disable it (0).
 
@@ -235,6 +245,13 @@ class SampledBank(DeviceBank):
     def period_ms(self) -> np.ndarray:
         """The requested sampling period of each device (0 = disabled), (n,), updated in place."""
         return self.schedule.period_ms
+
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: Any) -> None:
+        """The :attr:`carried` state and the sampling schedule of the devices that stay (see
+        :meth:`DeviceBank.transfer_from`)."""
+        super().transfer_from(old, rows, state)
+        assert isinstance(old, SampledBank)
+        self.schedule.adopt(old.schedule, *rows)
 
 
 @dataclass

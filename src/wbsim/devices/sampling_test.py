@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -160,3 +161,15 @@ def test_due_rows_gathers_the_rows_of_every_group_due():
     assert schedule.due_rows(0) is None
     assert schedule.due_rows(1).tolist() == [0]
     assert sorted(schedule.due_rows(2).tolist()) == [0, 2, 3]  # two groups due at once
+
+
+def test_adopt_keeps_periods_and_next_samples_of_moved_rows():
+    old = SampleSchedule(3, 10)
+    old.enable(0, 30, now_step=1)  # next samples at 4, 7, ...
+    old.enable(1, 0, now_step=0)  # disabled
+    old.enable(2, 10, now_step=2)  # 3, 4, ...
+    new = SampleSchedule(4, 10)  # rows 0 -> 3, 2 -> 0; row 1 removed; new rows 1 and 2 as loaded
+    new.adopt(old, np.array([0, 2]), np.array([3, 0]))
+    assert new.period_ms.tolist() == [10, 0, 0, 30] and new.every.tolist() == [1, 0, 0, 3]
+    assert _due_steps(new, range(3, 8)) == {3: [0], 4: [0, 3], 5: [0], 6: [0], 7: [0, 3]}
+    assert _due_steps(old, range(3, 8)) == {3: [2], 4: [0, 2], 5: [2], 6: [2], 7: [0, 2]}  # old untouched

@@ -85,6 +85,27 @@ class Batteries:
         sim.add_hook(Phase.DEVICES_SAMPLE, batteries.after_step)
         return batteries
 
+    @classmethod
+    def rebuilt(cls, sim: Simulation, old: Batteries | None) -> Batteries | None:
+        """The batteries after the world was recompiled at run time (robots imported or removed): the robots
+        that stay keep their energy and battery sensor; the hook keeps its place among the phase's hooks."""
+        robots = [r for r in sim.robots if len(r.node["battery"]) > 0]  # type: ignore[arg-type]
+        hooks = sim._hooks[Phase.DEVICES_SAMPLE]
+        place = hooks.index(old.after_step) if old is not None else len(hooks)
+        if old is not None:
+            del hooks[place]
+        if not robots:
+            return None
+        batteries = cls(sim, robots)
+        hooks.insert(place, batteries.after_step)
+        if old is not None:
+            pairs = [(old.row[id(r)], i) for i, r in enumerate(robots) if id(r) in old.row and old.robots[old.row[id(r)]] is r]
+            if pairs:
+                o, n = (np.array(x, dtype=np.int64) for x in zip(*pairs))
+                for name in ("energy", "value", "period_ms", "_every", "_due", "_empty_reported"):
+                    getattr(batteries, name)[n] = getattr(old, name)[o]
+        return batteries
+
     def after_step(self, sim: Simulation) -> None:
         """Drain the batteries for the step just done, then sample the due battery sensors."""
         live = self.energy > 0.0

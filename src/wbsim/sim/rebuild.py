@@ -2,8 +2,15 @@
 
 When a supervisor imports or removes a Solid, the world is compiled again and MuJoCo's generated names and
 ids shift. The state is carried over by node identity: each Solid that owns a body in both models maps its
-body, and through it its joints (in order), degrees of freedom, geoms, sites and mocap row. Everything kept
-is copied bit for bit, so bodies not involved continue exactly as if nothing had happened.
+body, and through it its joints (in order), degrees of freedom, geoms, sites and mocap row; a device that
+makes bodies of its own (a motor's reference body, ``helper_bodies`` of its binding) maps them the same way.
+Everything kept is copied bit for bit, so bodies not involved continue exactly as if nothing had happened.
+
+The simulation then builds every device bank for the new model: the fields supervisors wrote on the devices
+that stay are applied again (``DeviceBank.field_changed``), each bank takes over its devices' run-time state
+(``DeviceBank.transfer_from``, by node identity), the core device objects are moved to their new bank and
+row, and API objects re-read their caches, so that controllers keep their objects, enabled sensors and
+motor commands.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import numpy as np
 from wbsim.compile.bindings import Bindings
 from wbsim.errors import SimulationError
 
-__all__ = ["StateMap", "map_state", "copy_state", "copy_model_rows"]
+__all__ = ["StateMap", "map_state", "device_body_pairs", "copy_state", "copy_model_rows", "copy_options"]
 
 
 @dataclass(frozen=True)
@@ -54,9 +61,34 @@ def _sites_by_body(model: mujoco.MjModel) -> dict[int, list[int]]:
     return sites
 
 
+def _helper_bodies(binding: object, model: mujoco.MjModel) -> tuple[int, ...]:
+    helper = getattr(binding, "helper_bodies", None)
+    return tuple(helper(model)) if helper is not None else ()
+
+
+def device_body_pairs(old_model: mujoco.MjModel, old: Bindings, new_model: mujoco.MjModel,
+                      new: Bindings) -> tuple[list[tuple[int, int]], set[int]]:
+    """The bodies devices make for themselves (``helper_bodies`` of their bindings), matched by device node.
+
+    Returns:
+        (old body, new body) pairs of the devices in both models, and every such body of the old model.
+    """
+    pairs: list[tuple[int, int]] = []
+    every: set[int] = set()
+    for kind, group in old.devices.items():
+        after = {b.node: b for b in new.devices.get(kind, ())}
+        for binding in group:
+            bodies = _helper_bodies(binding, old_model)
+            every.update(bodies)
+            other = after.get(binding.node)  # type: ignore[attr-defined]
+            if other is not None:
+                pairs += zip(bodies, _helper_bodies(other, new_model))
+    return pairs, every
+
+
 def map_state(old_model: mujoco.MjModel, old: Bindings, new_model: mujoco.MjModel, new: Bindings,
               kept: set[object]) -> StateMap:
-    """Match the bodies of ``old_model`` with those of ``new_model`` by the Solid nodes that own them.
+    """Match the bodies of ``old_model`` with those of ``new_model`` by the Solid and device nodes that own them.
 
     Args:
         old_model, old: the running model and its bindings.
@@ -76,12 +108,18 @@ def map_state(old_model: mujoco.MjModel, old: Bindings, new_model: mujoco.MjMode
         if other is None:
             raise SimulationError(f"the recompiled world lost the body of {binding.node!r}.")
         body_pairs.append((binding.body_id, other.body_id))
+    helper_pairs, helpers = device_body_pairs(old_model, old, new_model, new)
+    body_pairs += helper_pairs
     old_sites, new_sites = _sites_by_body(old_model), _sites_by_body(new_model)
     qpos, dofs, geoms, sites, mocaps = [], [], [], [], []
     for o, n in body_pairs:
         if (old_model.body_jntnum[o] != new_model.body_jntnum[n] or old_model.body_geomnum[o] != new_model.body_geomnum[n]
                 or len(old_sites.get(o, ())) != len(new_sites.get(n, ()))):
-            raise SimulationError(f"body {o} changed structure when the world was recompiled.")
+            owner = next((b.node.path for b in old.solids if b.owns_body and b.body_id == o), f"body {o}")
+            raise SimulationError(
+                f"the MuJoCo body of {owner} would change (joints, geoms or sites): adding or removing nodes merged "
+                "into an existing body (a Solid without Physics under a Solid with Physics, a device without a "
+                "body of its own) is not supported yet.")
         for k in range(old_model.body_jntnum[o]):
             jo, jn = old_model.body_jntadr[o] + k, new_model.body_jntadr[n] + k
             if old_model.jnt_type[jo] != new_model.jnt_type[jn]:
@@ -98,6 +136,7 @@ def map_state(old_model: mujoco.MjModel, old: Bindings, new_model: mujoco.MjMode
         # Every joint belongs to a kept body or to a removed Solid's body; the rest must be accounted for.
         owned = {int(o) for o, _ in body_pairs}
         lost = [j for j in range(old_model.njnt) if int(old_model.jnt_bodyid[j]) not in owned
+                and int(old_model.jnt_bodyid[j]) not in helpers
                 and not _removed_body(int(old_model.jnt_bodyid[j]), old, kept)]
         if lost:
             raise SimulationError("joints of bodies without an owner Solid cannot be carried over a recompilation.")
@@ -139,3 +178,16 @@ def copy_model_rows(mapping: StateMap, old: mujoco.MjModel, new: mujoco.MjModel)
     so, sn = mapping.sites
     for name in ("site_pos", "site_quat", "site_sameframe"):
         getattr(new, name)[sn] = getattr(old, name)[so]
+
+
+def copy_options(old: mujoco.MjModel, new: mujoco.MjModel) -> None:
+    """Give ``new`` the physics options of ``old`` (``MjModel.opt``: time step, solver, flags, ...), which the
+    simulation or its user may have changed after compilation."""
+    for name in dir(old.opt):
+        if name.startswith("_"):
+            continue
+        value = getattr(old.opt, name)
+        if isinstance(value, np.ndarray):
+            getattr(new.opt, name)[...] = value
+        elif isinstance(value, int | float):
+            setattr(new.opt, name, value)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -115,19 +117,38 @@ def test_reset_after_an_import_restores_the_others_and_keeps_the_imported_solid(
     assert boss.getFromDef("NEW").getPosition() == pytest.approx([40, 0, 1])
 
 
-def test_solids_in_a_world_with_devices_are_refused_and_nothing_changes(project, load, capfd):
-    path = project(WORLD.replace('name "boss"', 'name "boss" children [ DistanceSensor { } ]'))
+def test_solids_come_and_go_in_a_world_with_devices_whose_state_stays(project, load):
+    path = project(WORLD.replace('name "boss"', 'name "boss" children [ DistanceSensor { name "ds" } ]'))
     sim = load(path, start_controllers=False)
     boss = sim.robot("boss")
+    sensor = boss.getDevice("ds")
+    sensor.enable(12)  # every third step, the first value after three
+    boss.step(8)
     children = boss.getRoot().getField("children")
-    model = sim.model
-    count = children.getCount()
     children.importMFNodeFromString(-1, BOX_STRING)
     boss.getFromDef("SPINNER").remove()
+    assert boss.getFromDef("NEW") is not None and boss.getFromDef("SPINNER") is None
+    assert boss.getDevice("ds") is sensor and sensor.getSamplingPeriod() == 12 and sensor.getValue() != sensor.getValue()
+    boss.step(4)  # the schedule went on: the first value after 12 ms, as without the changes
+    plain = load(path, start_controllers=False).robot("boss")
+    plain_sensor = plain.getDevice("ds")
+    plain_sensor.enable(12)
+    plain.step(12)
+    assert sensor.getValue() == plain_sensor.getValue() == 1000.0  # the walker is in front of it
+
+
+def test_a_locked_connector_refuses_and_nothing_changes(project, load, capfd):
+    connectors = 'children [ Connector { name "c" isLocked TRUE } ]'
+    path = project(WORLD.replace('name "boss"', f'name "boss" {connectors}'))
+    sim = load(path, start_controllers=False)
+    boss = sim.robot("boss")
+    sim.banks["connector"].peer[0] = 0  # as a link would (no peer is in reach in this world)
+    children = boss.getRoot().getField("children")
+    model, count = sim.model, children.getCount()
+    children.importMFNodeFromString(-1, BOX_STRING)
     assert children.getCount() == count and sim.model is model
-    err = capfd.readouterr().err
-    assert "not supported yet in a world with devices" in err
-    with pytest.raises(SimulationError, match="devices"):
+    assert "not supported yet in a world with a locked Connector" in capfd.readouterr().err
+    with pytest.raises(SimulationError, match="locked Connector"):
         sim.replace_root_nodes(sim.world.nodes[:-1])
 
 
@@ -166,17 +187,38 @@ def test_an_imported_robot_runs_its_controller_and_a_removed_one_stops(project, 
         sim.robot_runtime("bot")
 
 
-def test_robot_changes_that_are_not_supported_are_refused(project, load, capfd):
-    sim = load(project(WORLD), start_controllers=False)
-    boss = sim.robot("boss")
+def test_robots_with_devices_and_batteries_are_imported_and_batteries_stay(project, load):
+    charged = 'DEF CHARGED Robot { name "charged" battery [ 100 100 0 ] cpuConsumption 10 }'
+    sim = load(project(WORLD + charged), start_controllers=False)
+    boss, robot = sim.robot("boss"), sim.robot("charged")
+    robot.batterySensorEnable(8)
+    boss.step(40)  # 10 steps of 4 ms at 10 W: 0.4 J
     children = boss.getRoot().getField("children")
     count = children.getCount()
     children.importMFNodeFromString(-1, 'Robot { name "other" children [ LED { } ] }')
-    children.importMFNodeFromString(-1, 'Robot { name "charged" battery [ 1 1 1 ] }')
-    assert children.getCount() == count
-    err = capfd.readouterr().err
-    assert "importing devices at run time is not supported yet" in err
-    assert "importing Robots with a battery at run time is not supported yet" in err
+    children.importMFNodeFromString(-1, 'Robot { name "spare" battery [ 5 5 0 ] cpuConsumption 1 }')
+    assert children.getCount() == count + 2 and sim.robot("other").getDevice("led").get() == 0
+    assert robot.batterySensorGetValue() == pytest.approx(100 - 0.4) and robot.batterySensorGetSamplingPeriod() == 8
+    spare = sim.robot("spare")
+    spare.batterySensorEnable(4)
+    boss.step(40)
+    assert robot.batterySensorGetValue() == pytest.approx(100 - 0.8)
+    assert spare.batterySensorGetValue() == pytest.approx(5 - 0.04)
+    sim.reset()  # back to the world file's energies (the imported robot's from its node)
+    assert sim.batteries.energy.tolist() == [100.0, 5.0]
+
+
+def test_a_removed_robot_driven_from_a_script_gets_minus_one(project, load):
+    bot = 'DEF BOT Robot { translation -40 0 1 name "bot" children [ GPS { } ] }'
+    sim = load(project(WORLD + bot), start_controllers=False)
+    robot, boss = sim.robot("bot"), sim.robot("boss")
+    gps = robot.getDevice("gps")
+    gps.enable(4)
+    assert robot.step(4) == 0 and gps.getValues() == pytest.approx([-40, 0, 1])
+    boss.getFromDef("BOT").remove()
+    time = sim.time_s
+    assert robot.step(4) == -1 and sim.time_s == time  # nothing advanced
+    assert gps.getValues() == pytest.approx([-40, 0, 1])  # its devices keep their last values
 
 
 def test_an_imported_robot_with_a_missing_controller_is_refused(project, load, capfd):
@@ -186,3 +228,115 @@ def test_an_imported_robot_with_a_missing_controller_is_refused(project, load, c
     children.importMFNodeFromString(-1, 'Robot { name "lost" controller "nowhere" }')
     assert children.getCount() == count and all(r.name != "lost" for r in sim.robots)
     assert "nowhere" in capfd.readouterr().err
+
+
+def test_a_removed_nodes_objects_answer_as_webots_for_an_invalid_node(project, load, capfd):
+    sim = load(project(WORLD), start_controllers=False)
+    boss = sim.robot("boss")
+    spinner, end = boss.getFromDef("SPINNER"), boss.getFromDef("ARMEND")
+    group = boss.getRoot().getField("children")
+    group.importMFNodeFromString(-1, "DEF DECOR Pose { children [ Shape { } ] }")  # no physical part
+    decor = group.getMFNode(-1)
+    spinner.remove()
+    decor.remove()
+    capfd.readouterr()
+    assert all(math.isnan(v) for v in end.getPosition()) and len(end.getOrientation()) == 9  # a descendant too
+    assert (spinner.getId(), spinner.getDef(), spinner.getTypeName(), spinner.getType()) == (-1, "", "", 0)
+    assert spinner.getField("translation") is None and spinner.getParentNode() is None
+    assert spinner.getContactPoints() == [] and spinner.getNumberOfFields() == -1 and not spinner.isProto()
+    assert decor.getTypeName() == "" and decor.getField("children") is None
+    spinner.remove()
+    err = capfd.readouterr().err.splitlines()
+    assert err[0] == "Error: wb_supervisor_node_get_position() called with a NULL or invalid 'node' argument."
+    assert err[-1] == "Error: wb_supervisor_node_remove() called with a NULL or invalid 'node' argument."
+    assert len(err) == 14  # one line per call
+    assert boss.getFromDef("WALKER").getTypeName() == "Robot"  # the others answer as before
+    assert "removed" in repr(spinner)
+
+
+def test_the_warnings_of_imported_nodes_are_printed_once(project, load, capfd):
+    sim = load(project(WORLD), start_controllers=False)
+    children = sim.robot("boss").getRoot().getField("children")
+    capfd.readouterr()
+    children.importMFNodeFromString(-1, 'Robot { name "viewer" children [ Camera { name "eye" } ] }')
+    out = capfd.readouterr()
+    lines = [line for line in (out.out + out.err).splitlines() if "Camera devices are not simulated" in line]
+    assert len(lines) == 1 and lines[0].startswith('WARNING: Robot "viewer" > children[0] > Camera "eye": ')
+
+
+def test_saved_states_of_solids_that_stay_are_kept(project, load):
+    sim = load(project(WORLD), start_controllers=False)
+    boss = sim.robot("boss")
+    walker = boss.getFromDef("WALKER")
+    boss.step(40)
+    walker.saveState("start")
+    saved = walker.getPosition()
+    boss.getFromDef("SPINNER").saveState("gone with it")
+    boss.step(40)
+    boss.getFromDef("SPINNER").remove()  # its dofs come before nothing: the walker's rows stay, the arm's go
+    boss.getRoot().getField("children").importMFNodeFromString(0, BOX_STRING)  # first: every row moves
+    assert walker.getPosition() != saved
+    walker.loadState("start")
+    assert walker.getPosition() == saved
+    assert [key[1] for key in sim.supervision.saved_states] == ["start"]
+
+
+ARM = """
+DEF HOST Robot {
+  translation 0 -30 0.2
+  name "host"
+  controller "<extern>"
+  children [
+    DEF ELBOW HingeJoint {
+      jointParameters HingeJointParameters { axis 0 0 1 }
+      device [ RotationalMotor { name "elbow" } ]
+    }
+  ]
+  boundingObject Box { size 0.2 0.2 0.2 }
+  physics Physics { density -1 mass 2 }
+}
+"""
+
+FOREARM = ('Solid { translation 0.3 0 0 name "forearm" boundingObject Box { size 0.2 0.05 0.05 } '
+           'physics Physics { density -1 mass 0.2 } }')
+
+GRIPPER = ('HingeJoint { jointParameters HingeJointParameters { axis 0 1 0 } device [ PositionSensor { name "grip" } ] '
+           'endPoint Solid { translation 0 0 0.3 name "finger" boundingObject Sphere { radius 0.02 } '
+           'physics Physics { } } }')
+
+
+def test_nodes_imported_and_removed_inside_a_robot(project, load, capfd):
+    sim = load(project(WORLD + ARM), start_controllers=False)
+    boss, host = sim.robot("boss"), sim.robot("host")
+    elbow = host.getDevice("elbow")
+    elbow.setPosition(float("inf"))
+    elbow.setVelocity(1.0)
+    host.step(40)
+    end_point = boss.getFromDef("ELBOW").getField("endPoint")
+    end_point.importSFNodeFromString(FOREARM)  # a link on the motor's joint
+    forearm = end_point.getSFNode()
+    assert forearm is not None and forearm.getTypeName() == "Solid"
+    assert sim.node("HOST").fields["children"][0].fields["endPoint"] is forearm._wb
+    assert forearm._wb.path == 'Robot "host" > children[0] > DEF ELBOW HingeJoint > endPoint > Solid "forearm"'
+    host.step(400)  # the elbow turns the forearm at 1 rad/s about z, relative to the robot's body
+    body = boss.getFromDef("HOST")
+    rotation = np.reshape(body.getOrientation(), (3, 3))
+    x, y, _ = rotation.T @ np.subtract(forearm.getPosition(), body.getPosition())
+    assert math.atan2(y, x) == pytest.approx(0.4, abs=0.02)
+    assert host.getDevice("elbow") is elbow and elbow.getVelocity() == 1.0
+    children = boss.getFromDef("HOST").getField("children")
+    children.importMFNodeFromString(-1, GRIPPER)  # a new device inside the robot: getDevice finds it
+    grip = host.getDevice("grip")
+    assert grip is not None and host.getNumberOfDevices() == 2
+    grip.enable(4)
+    host.step(8)
+    assert grip.getValue() == pytest.approx(0.0, abs=1e-3)
+    children.removeMF(1)
+    end_point.removeSF()
+    assert end_point.getSFNode() is None and sim.model.nbody == load(project(WORLD + ARM, world_name="b.wbt")).model.nbody
+    capfd.readouterr()
+    assert host.getDevice("grip") is None and host.getNumberOfDevices() == 1
+    children.importMFNodeFromString(-1, 'DistanceSensor { name "ds" }')  # merged into the robot's body: refused
+    err = capfd.readouterr().err
+    assert "would change" in err and children.getCount() == 1 and host.getDevice("ds") is None
+    host.step(4)

@@ -39,6 +39,9 @@ class RobotRuntime:
         wake_step: the basic-step index at which a waiting controller resumes.
         pending_keys: key codes typed by :meth:`press_keys` that the keyboard has not returned yet.
         input_periods: sampling periods of the user input devices (``"keyboard"``, ``"mouse"``, ...), ms.
+        created_robot: the first API ``Robot`` made for this robot since its controller (re)started.
+        api_robots: the API ``Robot`` objects made for this robot (weakly held).
+        removed: True once the robot was removed from the world at run time.
     """
 
     def __init__(self, sim: Simulation, binding: RobotBinding, devices: list[CoreDevice]) -> None:
@@ -60,6 +63,9 @@ class RobotRuntime:
         self.pending_keys: deque[int] = deque()
         self.input_periods: dict[str, int] = {}
         self.api_robot: object | None = None  # the Robot object of its controller (for Motion)
+        self.created_robot: object | None = None  # the first Robot object of its controller (Robot.created)
+        self.api_robots: weakref.WeakSet[object] = weakref.WeakSet()  # its API Robot objects (rebound on recompiles)
+        self.removed = False  # removed from the world at run time: step() returns -1
         self._last_ms: float | None = None  # the last valid step duration (ms) and its basic steps
         self._last_steps = 0
 
@@ -106,6 +112,8 @@ class RobotRuntime:
         sim = self.sim
         process = self.controller
         own = process is not None and process.in_own_greenlet()
+        if self.removed:  # its node left the world: as a controller whose robot is gone, it gets -1
+            return -1
         if sim.ended:
             if own:
                 assert process is not None

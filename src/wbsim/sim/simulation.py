@@ -32,7 +32,7 @@ from wbsim.plugins.runtime import PluginRuntime
 from wbsim.sim.controllers import ControllerFinder, ControllerProcess, find_controller
 from wbsim.sim.messages import MessageLog
 from wbsim.sim.phases import PHASE_ORDER, Hook, Phase
-from wbsim.sim.rebuild import StateMap, copy_model_rows, copy_state, map_state
+from wbsim.sim.rebuild import StateMap, copy_model_rows, copy_options, copy_state, map_state
 from wbsim.sim.robot import RobotRuntime
 from wbsim.sim.supervision import Supervision
 from wbsim.world.loader import load_world_model
@@ -44,6 +44,9 @@ if TYPE_CHECKING:
     from wbsim.recording import Recorder
 
 __all__ = ["Simulation", "SimulationOptions", "load_world", "WbsimWarning"]
+
+IMPORTED_NODE_FILE = "<imported node>"
+"""The file name of the nodes a supervisor imports from a string (their warnings print when they are compiled)."""
 
 _MUJOCO_MAX_VALUE = 1e10
 """MuJoCo's mjMAXVAL: positions, velocities and accelerations beyond it count as diverged (mju_isBad)."""
@@ -128,6 +131,8 @@ class Simulation:
         ended: True once the simulation has ended (supervisor quit or :meth:`close`).
         exit_status: the status given to ``simulationQuit`` (0 otherwise).
         messages: simulator warnings and errors printed so far (the latest ones).
+        removed_nodes: the nodes removed from the scene at run time, with their descendants, that supervisors
+            hold ``Node`` objects of (those answer as Webots' for an invalid node).
         banks: the runtime bank of every registered device kind, by kind name (registry order).
         device_rows: each device node's bank and row.
     """
@@ -161,6 +166,7 @@ class Simulation:
         self.recorder: Recorder | None = None  # the recording in progress (start_recording)
         self.world_resets = 0  # counts world resets (simulationReset and reset())
         self.restarts = 0  # counts reset() calls (controllers restarted, API caches configured again)
+        self.removed_nodes: set[WbNode] = set()  # nodes removed from the scene at run time (and their descendants)
         # Devices, robots and supervision refer back to the simulation weakly (see _shutdown).
         self_ref = weakref.ref(self)
 
@@ -186,11 +192,7 @@ class Simulation:
         for robot_binding in compiled.bindings.robots:
             devices: list[CoreDevice] = [self.banks[ref.kind].core(ref.row) for ref in robot_binding.devices]
             runtime = RobotRuntime(self, robot_binding, devices)
-            counts = Counter(d.name for d in devices)
-            for duplicated in sorted(n for n, count in counts.items() if count > 1):
-                self.messages.warning(
-                    f'Robot "{runtime.name}": at least two devices are sharing the same name ("{duplicated}") '
-                    "while unique names are required.")
+            self._warn_duplicated_devices(runtime)
             self.robots.append(runtime)
         self._set_initial_velocities()
         try:
@@ -239,17 +241,65 @@ class Simulation:
             for kind, group in self.compiled.bindings.devices.items() for row, binding in enumerate(group)
         }
 
+    def _warn_duplicated_devices(self, runtime: RobotRuntime) -> None:
+        """Webots' warning for device names used twice in a robot."""
+        counts = Counter(d.name for d in runtime.devices)
+        for duplicated in sorted(n for n, count in counts.items() if count > 1):
+            self.messages.warning(
+                f'Robot "{runtime.name}": at least two devices are sharing the same name ("{duplicated}") '
+                "while unique names are required.")
+
+    def _rebuild_banks(self, mapping: StateMap) -> None:
+        """After :meth:`replace_root_nodes`: every kind's bank for the new model, with the fields supervisors
+        wrote on the devices that stay applied again and their run-time state taken over (by node identity)."""
+        old_banks, old_rows = self.banks, self.device_rows
+        self._make_banks()
+        for (node, name), value in self.supervision.overrides.items():
+            target = self.device_rows.get(node) if node in old_rows else None
+            if target is not None:
+                target[0].field_changed(target[1], name, value)
+        for kind, bank in self.banks.items():
+            old = old_banks[kind]
+            if not (bank.n and old.n):
+                continue
+            pairs = [(old_rows[b.node][1], row) for row, b in enumerate(bank.bindings)
+                     if b.node in old_rows and old_rows[b.node][0] is old]
+            rows = tuple(np.array([p[i] for p in pairs], dtype=np.int64) for i in (0, 1))
+            bank.transfer_from(old, rows, mapping)  # type: ignore[arg-type]
+
+    def _robot_devices(self, binding: object, old: list[CoreDevice]) -> list[CoreDevice]:
+        """The core devices of a robot in the rebuilt banks: a device that stays keeps its core object (moved to
+        its new bank and row), so that API objects holding it follow."""
+        kept = {(core.kind, core.node): core for core in old}
+        devices: list[CoreDevice] = []
+        for ref in binding.devices:  # type: ignore[attr-defined]
+            core = self.banks[ref.kind].core(ref.row)
+            previous = kept.get((ref.kind, ref.node))
+            if previous is not None:
+                vars(previous).update(vars(core))
+                core = previous
+            devices.append(core)
+        return devices
+
     def _rebuild_runtime(self, mapping: StateMap, scripts: dict[WbNode, Path]) -> None:
         """After :meth:`replace_root_nodes`: banks, robots and supervision for the new model (state kept).
         Removed robots' controllers end; added robots' controllers start with the next step."""
         self._warning_counts = self.data.warning.number
-        self._make_banks()
+        self._rebuild_banks(mapping)
         runtimes = {r.node: r for r in self.robots}
         robots: list[RobotRuntime] = []
         for binding in self.bindings.robots:  # scene order
             runtime = runtimes.pop(binding.node, None)
-            if runtime is None:
-                runtime = RobotRuntime(self, binding, [])
+            if runtime is not None:
+                runtime.devices = self._robot_devices(binding, runtime.devices)
+                runtime.devices_by_name = {}
+                for device in runtime.devices:
+                    runtime.devices_by_name.setdefault(device.name, device)
+                for api_robot in list(runtime.api_robots):  # the controller keeps its objects
+                    api_robot._rebind_devices()
+            else:
+                runtime = RobotRuntime(self, binding, self._robot_devices(binding, []))
+                self._warn_duplicated_devices(runtime)
                 runtime.wake_step = self.step_count
                 script = scripts.get(binding.node)
                 if script is not None:
@@ -259,11 +309,13 @@ class Simulation:
             runtime.binding = binding
             robots.append(runtime)
         for gone in runtimes.values():  # removed robots: their controllers end
+            gone.removed = True
             if gone.controller is not None:
                 gone.controller.terminate()
                 gone.controller = None
             self._controller_scripts.pop(gone, None)
         self.robots = robots  # a new list: the controllers phase may be iterating the old one
+        self.batteries = Batteries.rebuilt(self, self.batteries)
         self._processes[:] = [r.controller for r in self.robots if r.controller is not None]
         if self._processes and self._finder not in sys.meta_path:
             sys.meta_path.insert(0, self._finder)
@@ -275,6 +327,12 @@ class Simulation:
         new.masses_changed = old.masses_changed
         bodies = dict(zip(mapping.bodies[0].tolist(), mapping.bodies[1].tolist()))
         new.wrenches.update((bodies[b], w) for b, w in old.wrenches.items() if b in bodies)
+        qpos_map = dict(zip(mapping.qpos[0].tolist(), mapping.qpos[1].tolist()))
+        dof_map = dict(zip(mapping.dofs[0].tolist(), mapping.dofs[1].tolist()))
+        for key, (qpos_rows, qpos, dofs, qvel) in old.saved_states.items():  # saveState snapshots of what stays
+            if all(r in qpos_map for r in qpos_rows.tolist()) and all(d in dof_map for d in dofs.tolist()):
+                new.saved_states[key] = (np.array([qpos_map[r] for r in qpos_rows.tolist()], dtype=np.int64), qpos,
+                                         np.array([dof_map[d] for d in dofs.tolist()], dtype=np.int64), qvel)
         new.version = old.version + 1
 
     def _now(self) -> int:
@@ -321,6 +379,7 @@ class Simulation:
             robot.wake_step = 0
             robot.saw_end = False
             robot.exit_raised = False
+            robot.created_robot = None
             script = self._controller_scripts.get(robot)
             args = [str(a) for a in robot.node["controllerArgs"]]  # type: ignore[union-attr]
             robot.controller = ControllerProcess(robot, script, args, self._finder) if script else None
@@ -342,6 +401,7 @@ class Simulation:
             process.terminate()
         robot.wake_step = self.step_count
         robot.saw_end = False
+        robot.created_robot = None
         args = [str(a) for a in robot.node["controllerArgs"]]  # type: ignore[union-attr]
         robot.controller = ControllerProcess(robot, script, args, self._finder)
         self._processes[:] = [r.controller for r in self.robots if r.controller is not None]
@@ -714,33 +774,58 @@ class Simulation:
         rest from their fields (``linearVelocity``/``angularVelocity`` applied). A later reset returns the
         bodies that stay to their initial state and leaves the imported ones where they were imported.
 
-        Robots added get their controllers started with the next step; removed ones' controllers end.
-        Supported today: Solids and Robots without devices (and without battery) in a world whose devices,
-        batteries, physics plugin, recording and saved states are not in use (see docs/controller_api.md).
+        Robots added get their controllers started with the next step; removed ones' controllers end (their
+        ``step`` returns -1 from then on). Device banks are built again and the devices that stay keep their
+        state (sensor values and schedules, motor commands and control state, queues, fields supervisors
+        wrote), their core objects and so the controllers' API objects; batteries keep their energy and
+        sensor; a recording in progress follows the new Solids; ``saveState`` snapshots of the Solids that stay
+        are kept. Not supported yet: a physics plugin and linked Connectors (see docs/controller_api.md).
 
         Raises:
             SimulationError: the change is not supported yet (nothing is changed), or the new world does not
                 compile.
             ControllerError: an added Robot's controller file is missing (``missing_controller="error"``).
         """
-        unsupported = [what for what, used in (
-            ("devices", any(b.n for b in self.banks.values())), ("robot batteries", self.batteries is not None),
-            ("a physics plugin", self.plugin is not None), ("a recording in progress", self.recorder is not None),
-            ("saved states (saveState)", bool(self.supervision.saved_states))) if used]
+        self._recompile(tuple(nodes), set(self.world.walk()))
+
+    def replace_node_field(self, host: WbNode, name: str, value: object) -> None:
+        """Give the SFNode or MFNode field ``name`` of ``host`` (a node of the world) the node(s) ``value``, adding
+        or removing Solids, joints and devices inside the world at run time, as :meth:`replace_root_nodes`
+        does at its top level (the world is recompiled, the state carried over by node identity). A robot
+        whose devices change sees the new ones in ``getDevice`` from then on.
+
+        Raises:
+            SimulationError: the change is not supported (nothing is changed), e.g. it adds or removes nodes
+                merged into an existing body (a Solid without Physics under one with Physics, a frame-only
+                device).
+        """
+        before = set(self.world.walk())
+        old, old_given = host.fields[name], host.given
+        host.fields[name] = value
+        host.given = host.given | {name}
+        try:
+            self._recompile(self.world.nodes, before)
+        except BaseException:
+            host.fields[name], host.given = old, old_given
+            raise
+
+    def _recompile(self, nodes: tuple[WbNode, ...], before: set[WbNode]) -> None:
+        """Compile the world made of ``nodes`` and carry the running state over to it (``before``: every node
+        of the world before the change)."""
+        unsupported = [what for what, used in (("a physics plugin", self.plugin is not None),) if used]
+        unsupported += [reason for bank in self.banks.values() if bank.n and (reason := bank.transfer_refusal())]
         if unsupported:
             raise SimulationError("adding or removing Solids at run time is not supported yet in a world with "
                                   + ", ".join(unsupported) + ".")
         self.supervision.refresh()  # apply pending static moves to the old model first
         world = dataclasses.replace(self.world, nodes=tuple(nodes))
         compiled = compile_world(world, self.options.compile)
-        if any(compiled.bindings.devices.get(kind.name) for kind in device_kinds()):
-            raise SimulationError("importing devices at run time is not supported yet.")
         present = set(world.walk())
         scripts = self._check_robot_changes(compiled, present)
         kept = {b.node for b in self.bindings.solids if b.node in present}
         mapping = map_state(self.model, self.bindings, compiled.model, compiled.bindings, kept)
         model = compiled.model
-        model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
+        copy_options(self.model, model)  # the same options (AUTORESET off, and any a user changed)
         copy_model_rows(mapping, self.model, model)
         if self.supervision.masses_changed:
             mujoco.mj_setConst(model, mujoco.MjData(model))
@@ -754,22 +839,30 @@ class Simulation:
         copy_state(mapping, self._initial_data, initial)
         copy_state(mapping, live, self.data)
         self._initial_data = initial
+        # Initial model rows: the kept bodies' from before; the rest (imported bodies, tendons, whose ids shift) as
+        # the new compilation made them, which is what they were at load for the devices that stay.
         arrays = {name: getattr(model, name).copy() for name in self._initial_model_arrays}
         bo, bn = mapping.bodies
         for name, values in self._initial_model_arrays.items():
             if name.startswith("body_"):
                 arrays[name][bn] = values[bo]
-            elif values.shape == arrays[name].shape:
-                arrays[name][...] = values
         self._initial_model_arrays = arrays
+        known = self.supervision.node_ids  # only nodes a supervisor holds Node objects of need remembering
+        self.removed_nodes.update(node for node in before if node not in present and node in known)
         self._rebuild_runtime(mapping, scripts)
+        if self.recorder is not None:
+            self.recorder.rebind(self)
+        for warning in compiled.warnings:  # those of the imported nodes (the others were printed at load)
+            if warning.location is not None and warning.location.file == IMPORTED_NODE_FILE:
+                self.messages.warning(f"{warning.node_path}: {warning.message}" if warning.node_path
+                                      else warning.message)
 
     def _check_robot_changes(self, compiled: CompiledWorld, present: set[WbNode]) -> dict[WbNode, Path]:
         """Check the Robots that a recompilation adds or removes (nothing changed yet); the controller files of
         the added ones (those that have one).
 
         Raises:
-            SimulationError: a Robot with a battery is added, or the calling controller's own robot is removed.
+            SimulationError: the calling controller's own robot is removed.
             ControllerError: an added Robot's controller file is missing (``missing_controller="error"``).
         """
         old = {r.node: r for r in self.robots}
@@ -780,8 +873,6 @@ class Simulation:
         for binding in compiled.bindings.robots:
             if binding.node in old:
                 continue
-            if len(binding.node["battery"]) > 0:  # type: ignore[arg-type]
-                raise SimulationError("importing Robots with a battery at run time is not supported yet.")
             if not self.options.start_controllers:
                 continue
             probe = RobotRuntime(self, binding, [])

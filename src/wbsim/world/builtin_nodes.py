@@ -83,7 +83,7 @@ _UNSUPPORTED: dict[str, str] = {
     **dict.fromkeys(
         "Camera Charger Display "
         "LightSensor Microphone Pen Radar Radio RangeFinder Speaker VacuumGripper "
-        "Fluid Skin SolidReference DifferentialWheels".split(),
+        "Fluid SolidReference DifferentialWheels".split(),
         "solid",
     ),
     "TransmissionJoint": "joint",

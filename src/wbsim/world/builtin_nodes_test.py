@@ -324,7 +324,7 @@ def test_node_kinds_referenced_by_fields_exist() -> None:
 
 
 def test_kind_groups() -> None:
-    assert CHILD_KINDS == {"solid", "group", "shape", "joint", "light", "propeller"}
+    assert CHILD_KINDS == {"solid", "group", "shape", "joint", "light", "propeller", "skin"}
     assert TOP_LEVEL_KINDS == CHILD_KINDS | {"world"}
     assert BOUNDING_KINDS == {"geometry", "shape", "group"}
     schemas = builtin_schemas()
@@ -374,7 +374,7 @@ def test_visual_nodes() -> None:
         assert all(spec.effect == "visual" for spec in schemas[name].fields.values())
 
 
-@pytest.mark.parametrize("name", ["Charger", "Skin", "SolidReference",
+@pytest.mark.parametrize("name", ["Charger", "SolidReference",
                                   "Mesh", "Cone", "Fluid", "TransmissionJoint", "Slot", "Focus", "Muscle"])
 def test_known_unsupported_nodes(name: str) -> None:
     schema = builtin_schemas()[name]

@@ -39,7 +39,7 @@ UNIT = Bounds(0.0, 1.0)
 MINUS_ONE_OR_NON_NEGATIVE = Bounds(0.0, INF, also=(-1.0,))
 MINUS_ONE_OR_POSITIVE = Bounds(0.0, INF, lo_open=True, also=(-1.0,))
 
-CHILD_KINDS = frozenset({"solid", "group", "shape", "joint", "light", "propeller"})
+CHILD_KINDS = frozenset({"solid", "group", "shape", "joint", "light", "propeller", "skin"})
 """Node kinds accepted in the ``children`` field of grouping nodes and solids."""
 TOP_LEVEL_KINDS = CHILD_KINDS | {"world"}
 """Node kinds accepted at the top level of a world file."""

@@ -15,9 +15,9 @@ class Altimeter(Sensor):
     _C_NAME = "wb_altimeter"
     _core: CoreAltimeter
 
-    def __init__(self, core: CoreAltimeter, robot: object) -> None:
-        super().__init__(core, robot)  # type: ignore[arg-type]
-        self._values = core.bank.value_list  # read directly (updated in place)
+    def _bind(self) -> None:
+        super()._bind()
+        self._values = self._core.bank.value_list  # read directly (updated in place)
 
     def getValue(self) -> float:
         """The last altitude (m); NaN before the first sample, which comes one period after ``enable``. Reading a

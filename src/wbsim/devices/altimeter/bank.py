@@ -38,6 +38,8 @@ class AltimeterBank(SampledBank):
         frame: the world's GPS frame (up axis, reference altitude).
     """
 
+    carried = ("values", "value_list")
+
     def __init__(self, bindings: tuple[AltimeterBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
         self.bindings: tuple[AltimeterBinding, ...] = bindings

@@ -94,6 +94,17 @@ class BrakeBank(DeviceBank):
         self._own = np.array([b.own_damping for b in bindings])
         self._requests: dict[int, float] = {}
 
+    carried = ("damping",)
+
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: object) -> None:
+        """The damping of the brakes that stay, written into the new model's joints, and their pending requests."""
+        super().transfer_from(old, rows, state)
+        assert isinstance(old, BrakeBank)
+        row_map = dict(zip(rows[0].tolist(), rows[1].tolist()))
+        self._requests = {row_map[r]: v for r, v in old._requests.items() if r in row_map}
+        for row in rows[1].tolist():
+            self._write(row)
+
     def core(self, row: int) -> CoreBrake:
         """The core brake of row ``row``."""
         return CoreBrake(self, row, str(self.bindings[row].node["name"]), self.context.now_step)

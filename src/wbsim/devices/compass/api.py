@@ -20,9 +20,9 @@ class Compass(Sensor):
     _C_NAME = "wb_compass"
     _core: CoreCompass
 
-    def __init__(self, core: CoreCompass, robot: object) -> None:
-        super().__init__(core, robot)  # type: ignore[arg-type]
-        self._values = core.bank.values  # read directly (updated in place)
+    def _bind(self) -> None:
+        super()._bind()
+        self._values = self._core.bank.values  # read directly (updated in place)
 
     def getValues(self) -> list[float]:
         """[x, y, z] of the last sample. Reading a disabled compass prints Webots' error and returns the last

@@ -59,6 +59,8 @@ class CompassBank(SampledBank):
         north: the world axis pointing north (0, 1 or 2).
     """
 
+    carried = ("values",)
+
     def __init__(self, bindings: tuple[CompassBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
         self.bindings: tuple[CompassBinding, ...] = bindings

@@ -23,14 +23,17 @@ class Connector(Device):
 
     def __init__(self, core: CoreConnector, robot: object) -> None:
         super().__init__(core, robot)  # type: ignore[arg-type]
-        bank = core.bank
-        self._row = core.index
+        self._seen_changes = 0
+        self._locked = False
+
+    def _bind(self) -> None:
+        super()._bind()
+        bank = self._core.bank
+        self._row = self._core.index
         self._periods = bank.period_ms
         self._presence = bank.presence
         self._reported_locked = bank.reported_locked
         self._reported_changes = bank.reported_changes
-        self._seen_changes = 0
-        self._locked = False
 
     def enablePresence(self, sampling_period: int) -> None:
         """Sample the presence every ``sampling_period`` ms; the first value comes one period later."""

@@ -42,7 +42,7 @@ from wbsim.devices.connector.links import Links
 from wbsim.devices.connector.presence import ConnectorFrames, PresenceRules, PresenceSearch
 from wbsim.devices.connector.schema import PASSIVE, UNKNOWN, repaired_fields, type_code
 from wbsim.devices.connector.weld import Ramp, current_pose, docked_pose
-from wbsim.devices.kind import BankContext
+from wbsim.devices.kind import BankContext, DeviceBank
 from wbsim.devices.sampling import SampledBank, SampledDevice
 
 __all__ = ["ConnectorBank", "Connector", "MAX_STRENGTH"]
@@ -79,6 +79,7 @@ class ConnectorBank(SampledBank):
     """
 
     actuates = True
+    carried = ("locked", "presence", "_lock_changes", "reported_locked", "reported_changes")
 
     def __init__(self, bindings: tuple[ConnectorBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -134,6 +135,20 @@ class ConnectorBank(SampledBank):
         self._restore_fields()
 
     # -- fields -----------------------------------------------------------------------------------
+    def transfer_refusal(self) -> str | None:
+        """Links (welds from the model's pool) and pending lock requests are not carried over a recompilation."""
+        if (self.peer >= 0).any() or self._requests:
+            return "a locked Connector (or a lock request pending)"
+        return None
+
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: object) -> None:
+        """Lock state, presence and what controllers were told, of the connectors that stay (none is linked:
+        :meth:`transfer_refusal`); connectors imported with ``isLocked`` lock at the next step."""
+        super().transfer_from(old, rows, state)
+        assert isinstance(old, ConnectorBank)
+        self._lock_news = old._lock_news or len(rows[1]) < self.n
+        self._startup = old._startup or len(rows[1]) < self.n
+
     def _model_code(self, model: str) -> int:
         return self._models.setdefault(model, len(self._models))
 

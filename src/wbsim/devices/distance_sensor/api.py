@@ -23,11 +23,11 @@ class DistanceSensor(Sensor):
     _C_NAME = "wb_distance_sensor"
     _core: CoreDistanceSensor
 
-    def __init__(self, core: CoreDistanceSensor, robot: object) -> None:
-        super().__init__(core, robot)  # type: ignore[arg-type]
+    def _bind(self) -> None:
+        super()._bind()
         # Read directly (Python lists, updated in place): controllers read distance sensors every step.
-        self._values = core.bank.value_list
-        self._period_list = core.bank.period_list
+        self._values = self._core.bank.value_list
+        self._period_list = self._core.bank.period_list
 
     def getValue(self) -> float:
         """The last value (lookup table applied); NaN before the first sample, which comes one period after

@@ -104,6 +104,8 @@ class DistanceSensorBank(SampledBank):
 
     actuates = True  # ODE rays are cast before the physics step (see the module docstring)
 
+    carried = ("values", "distance", "value_list", "period_list")
+
     def __init__(self, bindings: tuple[DistanceSensorBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
         self.bindings: tuple[DistanceSensorBinding, ...] = bindings

@@ -21,9 +21,9 @@ class GPS(Sensor):
     _C_NAME = "wb_gps"
     _core: CoreGPS
 
-    def __init__(self, core: CoreGPS, robot: object) -> None:
-        super().__init__(core, robot)  # type: ignore[arg-type]
-        bank = core.bank
+    def _bind(self) -> None:
+        super()._bind()
+        bank = self._core.bank
         # Read directly (arrays updated in place): controllers read their GPS every step.
         self._values, self._speed, self._speed_vector = bank.values, bank.speed, bank.speed_vector
 

@@ -58,6 +58,8 @@ class GpsBank(SampledBank):
         frame: the world's GPS frame; ``coordinate_system``: ``LOCAL`` or ``WGS84``.
     """
 
+    carried = ("values", "speed", "speed_vector", "noise", "_previous", "_last")
+
     def __init__(self, bindings: tuple[GpsBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
         self.bindings: tuple[GpsBinding, ...] = bindings

@@ -25,6 +25,8 @@ class InertBank(DeviceBank):
         stored: each device's values set by its controller, by key.
     """
 
+    carried = ("period_ms", "stored")
+
     def __init__(self, bindings: tuple[InertBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
         self.period_ms = np.zeros(self.n, dtype=np.int64)

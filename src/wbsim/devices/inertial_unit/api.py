@@ -20,10 +20,10 @@ class InertialUnit(Sensor):
     _C_NAME = "wb_inertial_unit"
     _core: CoreInertialUnit
 
-    def __init__(self, core: CoreInertialUnit, robot: object) -> None:
-        super().__init__(core, robot)  # type: ignore[arg-type]
-        self._rpy = core.bank.roll_pitch_yaw  # read directly (updated in place)
-        self._quaternion = core.bank.quaternion
+    def _bind(self) -> None:
+        super()._bind()
+        self._rpy = self._core.bank.roll_pitch_yaw  # read directly (updated in place)
+        self._quaternion = self._core.bank.quaternion
 
     def getRollPitchYaw(self) -> list[float]:
         """[roll, pitch, yaw] (rad) of the last sample. Reading a disabled sensor prints Webots' error and

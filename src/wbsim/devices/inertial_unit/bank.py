@@ -50,6 +50,8 @@ class InertialUnitBank(SampledBank):
         nue: the world is NUE (Webots' NUE angle convention).
     """
 
+    carried = ("quaternion", "roll_pitch_yaw")
+
     def __init__(self, bindings: tuple[InertialUnitBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
         self.bindings: tuple[InertialUnitBinding, ...] = bindings

@@ -106,6 +106,20 @@ class LedBank(DeviceBank):
         self._written.clear()
         self._requests.clear()
 
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: object) -> None:
+        """What the LEDs that stay show, their pending requests and the colours supervisors wrote on the nodes
+        they drive (rows of LEDs come first, then rows of driven nodes)."""
+        assert isinstance(old, LedBank)
+        row_map = dict(zip(rows[0].tolist(), rows[1].tolist()))
+        leds = [(o, n) for o, n in row_map.items() if o < old.leds]
+        if leds:
+            o, n = (np.array(x, dtype=np.int64) for x in zip(*leds))
+            self.value[n] = old.value[o]
+            self.color[n] = old.color[o]
+            self.on[n] = old.on[o]
+        self._written = {row_map[r]: v for r, v in old._written.items() if r in row_map}
+        self._requests = {row_map[r]: v for r, v in old._requests.items() if r in row_map}
+
     def reset(self) -> None:
         """All LEDs off (as after loading)."""
         self._restore()

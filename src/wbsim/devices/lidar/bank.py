@@ -84,6 +84,8 @@ class LidarBank(SampledBank):
         head_angle: each head's cumulative yaw (rad, clockwise negative), (n,).
     """
 
+    carried = ("images", "points", "point_cloud", "frequency", "head_angle", "requested_ms")
+
     def __init__(self, bindings: tuple[LidarBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
         self.bindings: tuple[LidarBinding, ...] = bindings

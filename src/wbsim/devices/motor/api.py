@@ -42,6 +42,10 @@ class Motor(Device):
         super().__init__(core, robot)
         self._configure()
 
+    def _bind(self) -> None:
+        super()._bind()
+        self.__dict__.pop("_sibling_apis", None)  # coupled siblings are looked up again (the devices may change)
+
     def _configure(self) -> None:
         # The controller library's cache, filled from the simulator as by Webots' configure message.
         self._restarts = self._robot._runtime.sim.restarts

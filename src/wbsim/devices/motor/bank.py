@@ -100,6 +100,8 @@ class MotorBank(DeviceBank):
 
     actuates = True
     samples = True
+    carried = ("target_position", "target_velocity", "available", "acceleration", "pid", "integral",
+               "previous_error", "current_velocity", "mode", "torque", "feedback_value")
 
     def __init__(self, bindings: tuple[MotorBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -172,6 +174,14 @@ class MotorBank(DeviceBank):
         feedback stays enabled and samples again in the reset step, from the constraint forces of the last
         physics step before the reset (:meth:`before_world_reset`)."""
         self._reset(keep_feedback_sampling=True)
+
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: object) -> None:
+        """Commands, control state and force feedback (values and schedule) of the motors that stay; MuJoCo's
+        motor inputs are written afresh before the next physics step."""
+        super().transfer_from(old, rows, state)
+        assert isinstance(old, MotorBank)
+        self.feedback.adopt(old.feedback, *rows)
+        self._dirty = True
 
     def reset_physics(self, dofs: np.ndarray | None) -> None:
         """Webots' resetPhysics for motors: the commanded velocities of motors on ``dofs`` (all if None) become 0."""

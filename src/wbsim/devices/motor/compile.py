@@ -68,6 +68,11 @@ class MotorBinding:
     max_velocity: float = 10.0
     coupling: int = -1
 
+    def helper_bodies(self, model: mujoco.MjModel) -> tuple[int, ...]:
+        """The MuJoCo bodies made for this motor alone (its reference body, whose state a recompilation at run
+        time carries over with the motor, :mod:`wbsim.sim.rebuild`)."""
+        return (int(model.dof_bodyid[self.reference_dof_adr]),) if self.reference_dof_adr >= 0 else ()
+
 
 def _robot_key(node: WbNode) -> int:
     """The identity of the nearest Robot above ``node`` (0 if none): coupling stays inside one robot."""

@@ -21,9 +21,9 @@ class PositionSensor(Sensor):
     _C_NAME = "wb_position_sensor"
     _core: CorePositionSensor
 
-    def __init__(self, core: CorePositionSensor, robot: object) -> None:
-        super().__init__(core, robot)  # type: ignore[arg-type]
-        self._values = core.bank.value  # read directly: controllers read encoders every step
+    def _bind(self) -> None:
+        super()._bind()
+        self._values = self._core.bank.value  # read directly: controllers read encoders every step
 
     def getValue(self) -> float:
         """The last sampled position (rad or m); NaN before the first sample."""

@@ -41,6 +41,8 @@ class PositionSensorBank(SampledBank):
         context: the simulation's time step, generator and clock.
     """
 
+    carried = ("value",)
+
     def __init__(self, bindings: tuple[PositionSensorBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
         self.bindings: tuple[PositionSensorBinding, ...] = bindings

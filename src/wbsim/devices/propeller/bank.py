@@ -51,6 +51,9 @@ class PropellerBank(DeviceBank):
 
     actuates = True
     samples = True
+    carried = ("target_position", "target_velocity", "available", "acceleration", "pid", "integral",
+               "previous_error", "current_velocity", "position", "mode", "torque", "thrust", "shaft_torque",
+               "axial_velocity", "_warned")
 
     def __init__(self, bindings: tuple[PropellerBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -99,6 +102,13 @@ class PropellerBank(DeviceBank):
         return PropellerMotor(self, row, str(self.bindings[row].motor["name"]), self.context.now_step, False)
 
     # -- state ------------------------------------------------------------------------------------------
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: object) -> None:
+        """Motor state and last thrust of the propellers that stay (between steps no wrench of theirs is left
+        in MuJoCo's applied forces)."""
+        super().transfer_from(old, rows, state)
+        assert isinstance(old, PropellerBank)
+        self.feedback.adopt(old.feedback, *rows)
+
     def reset(self) -> None:
         """The state after loading (Webots' motor without joint: target position 0, velocity maxVelocity)."""
         n = self.n

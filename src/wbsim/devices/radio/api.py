@@ -126,9 +126,9 @@ class Receiver(Sensor):
     _C_NAME = "wb_receiver"
     _core: CoreReceiver
 
-    def __init__(self, core: CoreReceiver, robot: Robot) -> None:
-        super().__init__(core, robot)
-        self._queue = core.queue  # read directly: controllers poll the queue every step
+    def _bind(self) -> None:
+        super()._bind()
+        self._queue = self._core.queue  # read directly: controllers poll the queue every step
 
     def _head(self, function: str) -> Packet | None:
         """The head packet, or None after Webots' empty-queue error for ``function``."""

@@ -50,7 +50,7 @@ from numbers import Real
 import mujoco
 import numpy as np
 
-from wbsim.devices.kind import BankContext, BankDevice
+from wbsim.devices.kind import BankContext, BankDevice, DeviceBank
 from wbsim.devices.radio.compile import RadioBinding
 from wbsim.devices.radio.delivery import LineOfSight, in_cone, in_range, reception
 from wbsim.devices.radio.schema import (
@@ -108,6 +108,8 @@ class RadioBank(SampledBank):
     """
 
     actuates = True
+    carried = ("lib_channel", "lib_range", "lib_max_range", "lib_buffer_size", "lib_byte_rate", "lib_allowed",
+               "lib_queue", "lib_used", "_credit")
 
     def __init__(self, bindings: tuple[RadioBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -154,6 +156,22 @@ class RadioBank(SampledBank):
         self._delivered: list[tuple[int, Packet]] = []  # handed to libraries by the last sample (see restart)
         self._restore_fields()
         self._configure()
+
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: object) -> None:
+        """The library sides (queues, copies of the fields) and the simulator's queues of the devices that stay;
+        packets in transit from a removed emitter arrive without a direction, as the physics plugin's."""
+        super().transfer_from(old, rows, state)
+        assert isinstance(old, RadioBank)
+        row_map = dict(zip(rows[0].tolist(), rows[1].tolist()))
+        for packets in old._waiting.values():
+            for packet in packets:
+                packet.emitter = row_map.get(packet.emitter, -1)
+        self._to_write = {row_map[r] for r in old._to_write if r in row_map}
+        self._outgoing = {row_map[r]: q for r, q in old._outgoing.items() if r in row_map}
+        self._infra_red = [(row_map[e], row_map[r], d) for e, r, d in old._infra_red if e in row_map and r in row_map]
+        self._waiting = {row_map[r]: q for r, q in old._waiting.items() if r in row_map}
+        self._news = {row_map[r]: v for r, v in old._news.items() if r in row_map}
+        self._delivered = [(row_map[r], p) for r, p in old._delivered if r in row_map]
 
     # -- fields ---------------------------------------------------------------------------------------------
     def _name(self, row: int) -> str:

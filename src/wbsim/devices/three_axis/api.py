@@ -17,9 +17,9 @@ class ThreeAxisSensor(Sensor):
 
     _core: ThreeAxisDevice
 
-    def __init__(self, core: ThreeAxisDevice, robot: object) -> None:
-        super().__init__(core, robot)  # type: ignore[arg-type]
-        self._values = core.bank.values  # read directly (updated in place): controllers read IMUs every step
+    def _bind(self) -> None:
+        super()._bind()
+        self._values = self._core.bank.values  # read directly (updated in place): controllers read IMUs every step
 
     def getValues(self) -> list[float]:
         """The last measurement [x, y, z] in the sensor frame, through the lookup table and resolution.

@@ -104,6 +104,8 @@ class ThreeAxisBank(SampledBank):
     core_class: type[ThreeAxisDevice]
     """The kind's core device class (set by the subclass)."""
 
+    carried = ("values", "_warned")
+
     def __init__(self, bindings: tuple[ThreeAxisBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
         self.bindings: tuple[ThreeAxisBinding, ...] = bindings

@@ -26,7 +26,10 @@ class TouchSensor(Sensor):
     def __init__(self, core: CoreTouchSensor, robot: object) -> None:
         super().__init__(core, robot)  # type: ignore[arg-type]
         self._type = core.type  # fixed for the run, like the controller library's configured type
-        self._values = core.bank.values  # read directly: controllers read touch sensors every step
+
+    def _bind(self) -> None:
+        super()._bind()
+        self._values = self._core.bank.values  # read directly: controllers read touch sensors every step
 
     def getValue(self) -> float:
         """The last bumper (0.0/1.0) or force value; NaN before the first sample or for a force-3d sensor."""

@@ -77,6 +77,8 @@ class TouchSensorBank(SampledBank):
         latched: Webots' ``mIsTouching``: a contact since the bumper's last sample, (n,).
     """
 
+    carried = ("values", "touching", "latched")
+
     def __init__(self, bindings: tuple[TouchSensorBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
         self.bindings: tuple[TouchSensorBinding, ...] = bindings

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from wbsim.devices.kind import BankContext
+from wbsim.devices.kind import BankContext, DeviceBank
 from wbsim.devices.motor.bank import Motor, control_law
 from wbsim.devices.position_sensor.bank import PositionSensor
 from wbsim.devices.resolution import quantize
@@ -76,6 +76,9 @@ class TrackBank(SampledBank):
     """
 
     actuates = True
+    carried = ("value",)
+    _per_track = ("belt_position", "belt_velocity", "target_position", "target_velocity", "available", "acceleration",
+                  "pid", "integral", "previous_error", "current_velocity", "mode", "torque", "feedback_value")
 
     def __init__(self, bindings: tuple[TrackDeviceBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -139,6 +142,18 @@ class TrackBank(SampledBank):
         return TrackPositionSensor(self, row, name, self.context.now_step, True)
 
     # -- resets -----------------------------------------------------------------------------------------
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: object) -> None:
+        """Sensor values and schedules of the rows that stay, and the belt and motor state of their Tracks."""
+        super().transfer_from(old, rows, state)
+        assert isinstance(old, TrackBank)
+        pairs = sorted({(int(old.row_track[o]), int(self.row_track[n])) for o, n in zip(*rows)})
+        old_tracks = np.array([o for o, _ in pairs], dtype=np.int64)
+        new_tracks = np.array([n for _, n in pairs], dtype=np.int64)
+        for name in self._per_track:
+            getattr(self, name)[new_tracks] = getattr(old, name)[old_tracks]
+        self.feedback.adopt(old.feedback, old_tracks, new_tracks)
+        self._dirty = True
+
     def reset(self) -> None:
         """As after loading: belts at rest at position 0, motors at target 0 with speed maxVelocity, sensors
         and feedback disabled (Webots' ``WbTrack::reset`` zeroes the belt position and velocity)."""
