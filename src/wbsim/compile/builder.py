@@ -1261,6 +1261,8 @@ def compile_world(world: WorldModel, options: CompileOptions | None = None) -> C
         builder.damping_actuators = add_damping_actuators(builder.spec, builder.damping)
     if builder.errors:
         raise WorldLoadError(builder.errors)
+    for compiler in builder.compilers.values():
+        compiler.finish_spec(builder.context)
     model = _compile_spec(builder)
     bindings = builder.finish(model)
     return CompiledWorld(
@@ -1277,6 +1279,56 @@ def compile_world(world: WorldModel, options: CompileOptions | None = None) -> C
 
 _ELEMENT_NAME = re.compile(r"Element name '([^']*)'")
 _ARENA_BYTES_PER_BODY_PAIR = 8  # MuJoCo's collision and broadphase passes take ~4 bytes per body pair; doubled
+_LARGE_WORLD_BODIES = 500  # from this many bodies on, the arena gets the body-pair term
+_MEGABYTE = 1 << 20
+_MJCONTACT_BYTES = 608  # sizeof(mjContact) in MuJoCo 4.0 (a test checks the estimate against MuJoCo's own)
+
+
+def _counts(spec: mujoco.MjSpec) -> dict[str, int]:
+    """Element counts of an uncompiled spec, named as the model's (``nq``, ``nv``, ``nbody``, ...); one pass
+    over each element list."""
+    nq = nv = 0
+    for joint in spec.joints:
+        kind = joint.type
+        if kind == mujoco.mjtJoint.mjJNT_FREE:
+            nq, nv = nq + 7, nv + 6
+        elif kind == mujoco.mjtJoint.mjJNT_BALL:
+            nq, nv = nq + 4, nv + 3
+        else:
+            nq, nv = nq + 1, nv + 1
+    actuators = spec.actuators
+    tendons = spec.tendons
+    return {
+        "nq": nq, "nv": nv, "nu": len(actuators),
+        "na": sum(1 for a in actuators if a.dyntype != mujoco.mjtDyn.mjDYN_NONE or a.actdim > 0),
+        "nbody": len(spec.bodies), "njnt": len(spec.joints), "ngeom": len(spec.geoms), "nsite": len(spec.sites),
+        "neq": len(spec.equalities), "ntendon": len(tendons), "nwrap": sum(len(t.path) for t in tendons),
+        "nflex": len(spec.flexes),
+    }
+
+
+def automatic_arena_bytes(counts: dict[str, int], njmax: int = -1, nconmax: int = -1) -> int:
+    """The arena MuJoCo's compiler sizes for a model of these element counts when ``<size memory>`` is unset
+    (MuJoCo 4.0's heuristic: dense solver matrices over the default 500 constraint rows plus the degrees of
+    freedom, per-element scratch, and a default contact buffer; rounded up to whole MiB). Bytes."""
+    njmax = 500 if njmax == -1 else njmax
+    nconmax = 100 if nconmax == -1 else nconmax
+    rows = njmax + counts["neq"] + counts["nv"]
+    elements = sum(counts[k] for k in ("nq", "nv", "nu", "na", "nbody", "njnt", "ngeom", "nsite", "neq", "ntendon",
+                                       "nwrap"))
+    total = 8 * max(1000, 5 * rows * rows + 20 * elements)
+    nv = counts["nv"]
+    total += (nconmax * _MJCONTACT_BYTES + njmax * (8 * 4 + 14 * 8) + nv * 3 * 4 + njmax * nv * (2 * 4 + 2 * 8)
+              + njmax * njmax * (4 + 8))
+    return -(-total // _MEGABYTE) * _MEGABYTE
+
+
+def _arena_for_bodies(automatic: int, nbody: int) -> int:
+    """The arena for a world of ``nbody`` bodies (and flexes) whose automatic arena is ``automatic`` bytes: 0
+    (MuJoCo's own) below the large-world threshold, else that plus room for the body-pair tables."""
+    if nbody <= _LARGE_WORLD_BODIES:
+        return 0
+    return automatic + _ARENA_BYTES_PER_BODY_PAIR * nbody * nbody
 
 
 def _compile_spec(builder: _Builder) -> mujoco.MjModel:
@@ -1284,15 +1336,24 @@ def _compile_spec(builder: _Builder) -> mujoco.MjModel:
 
     MuJoCo sizes its arena (the per-step scratch memory) from contact and constraint estimates that do not
     grow with the number of bodies, while its collision passes take a table over body pairs: thousands of
-    Solids would stop the first ``mj_forward`` with "out of memory". The arena is enlarged for them.
+    Solids would stop the first ``mj_forward`` with "out of memory". The arena is enlarged for them, sized
+    from the spec's element counts before the one compilation (MuJoCo's compile costs bodies x degrees of
+    freedom, so compiling twice to read the automatic size doubled the load time of large worlds); a world
+    with flexes, whose automatic arena follows other rules, is still measured by a first compilation.
     """
     spec = builder.spec
     try:
-        model = spec.compile()
-        nbody = model.nbody + model.nflex
-        needed = model.narena + _ARENA_BYTES_PER_BODY_PAIR * nbody * nbody
-        if nbody > 500 and spec.memory < needed:
-            spec.memory = needed
+        counts = _counts(spec)
+        if counts["nflex"]:
+            model = spec.compile()
+            needed = _arena_for_bodies(model.narena, model.nbody + model.nflex)
+            if needed:
+                spec.memory = needed
+                model = spec.compile()
+        else:
+            needed = _arena_for_bodies(automatic_arena_bytes(counts, spec.njmax, spec.nconmax), counts["nbody"])
+            if needed:
+                spec.memory = needed
             model = spec.compile()
     except ValueError as error:
         raise WorldLoadError([builder.located_mujoco_error(str(error))]) from None

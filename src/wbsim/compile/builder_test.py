@@ -943,11 +943,35 @@ def test_mujoco_error_messages_are_mapped_to_joints_and_geoms() -> None:
     assert error.location is None and "something global" in error.message
 
 
-def test_thousands_of_solids_get_an_arena_that_fits() -> None:
+def test_thousands_of_solids_get_an_arena_that_fits(monkeypatch) -> None:
     # MuJoCo's default arena does not grow with the body count; its collision pass needs a body-pair table.
+    # It is sized before the one compilation (a second one doubled the load time of large worlds).
+    compiles = []
+    original = mujoco.MjSpec.compile
+    monkeypatch.setattr(mujoco.MjSpec, "compile", lambda spec, *a: (compiles.append(1), original(spec, *a))[1])
     body = "\n".join(f'Solid {{ translation {i} 0 0 name "s{i}" }}' for i in range(3000))
     c = compiled_of(body)
+    assert len(compiles) == 1
     data = mujoco.MjData(c.model)
     mujoco.mj_forward(c.model, data)
     mujoco.mj_step(c.model, data)
     assert c.model.narena >= 8 * c.model.nbody**2
+
+
+ARENA_WORLDS = [
+    "Solid { }",
+    'Robot { physics Physics { } boundingObject Box { size 0.1 0.1 0.1 } children [ HingeJoint { device [ '
+    'RotationalMotor { } ] endPoint Solid { physics Physics { } boundingObject Sphere { radius 0.05 } } } ] }',
+    "\n".join(f'DEF S{i} Solid {{ translation {i} 0 1 name "s{i}" physics Physics {{ }} '
+              f'boundingObject Box {{ size 0.1 0.1 0.1 }} }}' for i in range(120)),
+]
+
+
+@pytest.mark.parametrize("body", ARENA_WORLDS, ids=["static", "robot", "120 free boxes"])
+def test_the_arena_estimate_from_counts_is_mujocos_own(body) -> None:
+    # The estimate made before compiling must equal the arena MuJoCo's compiler sizes by itself.
+    from wbsim.compile.builder import _counts, automatic_arena_bytes
+
+    spec = compiled_of(body).spec
+    spec.memory = -1
+    assert automatic_arena_bytes(_counts(spec), spec.njmax, spec.nconmax) == spec.compile().narena
