@@ -970,8 +970,34 @@ ARENA_WORLDS = [
 @pytest.mark.parametrize("body", ARENA_WORLDS, ids=["static", "robot", "120 free boxes"])
 def test_the_arena_estimate_from_counts_is_mujocos_own(body) -> None:
     # The estimate made before compiling must equal the arena MuJoCo's compiler sizes by itself.
-    from wbsim.compile.builder import _counts, automatic_arena_bytes
+    from wbsim.compile.builder import _counts, automatic_arena_bytes, compile_spec
 
     spec = compiled_of(body).spec
-    spec.memory = -1
-    assert automatic_arena_bytes(_counts(spec), spec.njmax, spec.nconmax) == spec.compile().narena
+    assert spec.memory == -1  # small worlds keep MuJoCo's own arena
+    assert automatic_arena_bytes(_counts(spec), spec.njmax, spec.nconmax) == compile_spec(spec).narena
+
+
+def test_top_level_groups_compile_to_the_model_of_one_spec(monkeypatch) -> None:
+    # Building top-level nodes in attached groups (a cost matter) must not change the model: same elements,
+    # in the same order, with the same values, including what device compilers add after the tree walk.
+    from wbsim.compile import builder as builder_module
+
+    rover = (
+        'Robot {{ translation {x} 0 0.05 name "r{i}" physics Physics {{ }} boundingObject Box {{ size 0.2 0.1 0.05 }} '
+        "children [ HingeJoint { jointParameters HingeJointParameters { axis 0 1 0 } "
+        "device [ RotationalMotor { } PositionSensor { } ] endPoint Solid { translation 0 0.07 0 "
+        "physics Physics { } boundingObject Cylinder { radius 0.03 height 0.01 } } } "
+        'TouchSensor { name "bumper" boundingObject Box { size 0.01 0.1 0.05 } } ] }'
+    )
+    body = "Solid { boundingObject Plane { } }\n" + "\n".join(
+        rover.replace("{{", "{").replace("}}", "}").replace("{x}", str(0.5 * i)).replace("{i}", str(i))
+        for i in range(10))
+    grouped = compiled_of(body).model
+    monkeypatch.setattr(builder_module, "_group_size", lambda n: max(1, n))
+    single = compiled_of(body).model
+    assert grouped.nbody == single.nbody == 1 + 1 + 10 * 4
+    assert bytes(grouped.names) == bytes(single.names)
+    for name in ("body_parentid", "body_pos", "body_quat", "body_mass", "body_inertia", "geom_bodyid", "geom_size",
+                 "jnt_bodyid", "dof_M0", "dof_armature", "dof_invweight0", "body_invweight0", "actuator_trnid",
+                 "tendon_num", "sensor_objid"):
+        np.testing.assert_array_equal(getattr(grouped, name), getattr(single, name), err_msg=name)
