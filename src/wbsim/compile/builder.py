@@ -283,6 +283,10 @@ class _Builder:
         self._kinematic_joints: list[str] = []
         self._kinematic_bodies: set[str] = set()  # bodies moved by kinematic joints only (no Physics)
         self._joint_excludes: list[tuple[str, str]] = []  # (parent, endPoint) not MuJoCo parent and child
+        self._groups: list[mujoco.MjSpec] = []  # the specs of the groups of top-level nodes, until attached
+        self.element_counts: dict[str, int] | None = None  # the model's sizes, counted when the groups are attached
+        self.body_specs: dict[str, mujoco.MjsBody] = {}  # by name: the groups' elements before they are attached
+        self.geom_specs: dict[str, mujoco.MjsGeom] = {}  # by name, likewise
 
     # -- helpers ----------------------------------------------------------------------------------
     def _name(self, prefix: str) -> str:
@@ -297,14 +301,14 @@ class _Builder:
     # -- tree walk ----------------------------------------------------------------------------------
     def build(self) -> None:
         """Walk the world's nodes, building the top-level ones in groups of about sqrt(n), each in a spec of its
-        own, then attach the groups in scene order (so bodies keep their scene order in the model).
+        own, attached in scene order by :meth:`attach_groups` (so bodies keep their scene order in the model).
 
         Every element added to an MjSpec makes MuJoCo rebuild the spec's lists of the whole tree: adding
         them all to one spec costs the square of the world's size (11 s of 13 s of spec building for 1,000
         demo robots). A group's spec stays small; attaching a spec (by reference: elements added to a group
         later still belong to the model) costs one pass over the tree, so a world of n top-level nodes costs
-        about n^1.5 instead of n^2. Names are unchanged (empty prefix), so lookups through the main spec and
-        the compiled model work as before.
+        about n^1.5 instead of n^2. Names are unchanged (empty prefix), so the compiled model's names are as
+        before; until the groups are attached, bodies are found by name in :attr:`body_specs`.
         """
         nodes = list(self.world.nodes)
         size = _group_size(len(nodes))
@@ -317,9 +321,21 @@ class _Builder:
                 self._visit(node, world_body, Frame.identity())
             groups.append(group)
         self._world_spec = self.spec.worldbody
+        self._groups = groups
+
+    def attach_groups(self) -> None:
+        """Attach the groups' specs to the main spec, in scene order, once their trees are complete: an element
+        added to a group after its attachment costs a pass over the whole tree again."""
+        # Counted before attaching: MuJoCo walks an attached spec's elements in time growing with the tree.
+        self.element_counts = _counts(self.spec)
+        for group in self._groups:
+            for name, count in _counts(group).items():
+                self.element_counts[name] += count
+            self.element_counts["nbody"] -= 1  # each group's own world body
         with _quiet_empty_prefix():
-            for group in groups:
+            for group in self._groups:
                 self.spec.attach(group, frame=self.spec.worldbody.add_frame(), prefix="")
+        self._groups = []
 
     def _visit(self, node: WbNode, parent: _Body, frame: Frame) -> None:
         if node.is_a("solid"):
@@ -373,6 +389,7 @@ class _Builder:
                                              mocap=True)
         else:
             body = parent.spec.add_body(name=name, pos=frame.pos.tolist(), quat=frame.quat.tolist())
+        self.body_specs[name] = body
         free_joint = ""
         kinematic = False
         if joint is not None:
@@ -527,6 +544,7 @@ class _Builder:
             placed = description.frame if offset is None else offset @ description.frame
             geom = body.add_geom(name=gname, type=_GEOM_TYPES[description.kind],
                                  pos=placed.pos.tolist(), quat=placed.quat.tolist())
+            self.geom_specs[gname] = geom
             if description.kind == "mesh":
                 mesh = self.spec.add_mesh(name=gname + "_mesh")
                 assert description.mesh_vertices is not None and description.mesh_faces is not None
@@ -770,6 +788,7 @@ class _Builder:
         self.body_paths[name] = node.path
         self.parent_of[name] = parent.name
         body = parent.spec.add_body(name=name, pos=inter.pos.tolist(), quat=inter.quat.tolist())
+        self.body_specs[name] = body
         body.explicitinertial = True
         body.mass = _TINY_MASS
         body.fullinertia = [_TINY_MASS] * 3 + [0.0] * 3
@@ -906,6 +925,7 @@ class _Builder:
             self.body_paths[name] = node.path
             self.parent_of[name] = carrier.name
             body = carrier_spec.add_body(name=name, pos=local.pos.tolist(), quat=local.quat.tolist())
+            self.body_specs[name] = body
             body.explicitinertial = True
             body.mass = _TINY_MASS
             body.fullinertia = [_TINY_MASS] * 3 + [0.0] * 3
@@ -1207,7 +1227,7 @@ class _Builder:
         for slot in self.solids:
             if slot.geoms and (not slot.dynamic or slot.body_name in self._kinematic_bodies):
                 for geom, _ in slot.geoms:
-                    self.spec.geom(geom).contype = 0
+                    self.geom_specs[geom].contype = 0
 
     # -- finish ---------------------------------------------------------------------------------------
     def finish(self, model: mujoco.MjModel) -> Bindings:
@@ -1324,11 +1344,12 @@ def compile_world(world: WorldModel, options: CompileOptions | None = None) -> C
             compiler.contribute(builder.context)
     if not builder.errors:
         builder.contacts()
-        builder.damping_actuators = add_damping_actuators(builder.spec, builder.damping)
+        builder.damping_actuators = add_damping_actuators(builder.spec, builder.damping, builder.body_specs.__getitem__)
     if builder.errors:
         raise WorldLoadError(builder.errors)
     for compiler in builder.compilers.values():
         compiler.finish_spec(builder.context)
+    builder.attach_groups()
     model = _compile_spec(builder)
     bindings = builder.finish(model)
     return CompiledWorld(
@@ -1408,21 +1429,22 @@ def _compile_spec(builder: _Builder) -> mujoco.MjModel:
     with flexes, whose automatic arena follows other rules, is still measured by a first compilation.
     """
     try:
-        return compile_spec(builder.spec)
+        return compile_spec(builder.spec, builder.element_counts)
     except ValueError as error:
         raise WorldLoadError([builder.located_mujoco_error(str(error))]) from None
 
 
-def compile_spec(spec: mujoco.MjSpec) -> mujoco.MjModel:
+def compile_spec(spec: mujoco.MjSpec, counts: dict[str, int] | None = None) -> mujoco.MjModel:
     """Compile a builder's spec (``CompiledWorld.spec``, e.g. after editing it) as the builder does: the
     arena of a large world sized from the element counts unless ``spec.memory`` is set, MuJoCo's notice
-    about the groups' empty attach prefix silenced.
+    about the groups' empty attach prefix silenced. ``counts``: the spec's element counts if known
+    (:func:`_counts` of a spec with attached groups takes time growing with the square of the tree).
 
     Raises:
         ValueError: MuJoCo's compile error.
     """
     with _quiet_empty_prefix():
-        counts = _counts(spec)
+        counts = counts if counts is not None else _counts(spec)
         if counts["nflex"]:
             model = spec.compile()
             needed = _arena_for_bodies(model.narena, model.nbody + model.nflex)

@@ -1001,3 +1001,24 @@ def test_top_level_groups_compile_to_the_model_of_one_spec(monkeypatch) -> None:
                  "jnt_bodyid", "dof_M0", "dof_armature", "dof_invweight0", "body_invweight0", "actuator_trnid",
                  "tendon_num", "sensor_objid"):
         np.testing.assert_array_equal(getattr(grouped, name), getattr(single, name), err_msg=name)
+
+
+def test_element_counts_taken_before_attaching_are_the_models(monkeypatch) -> None:
+    # The arena is sized from counts summed over the groups before they are attached; they must be the model's.
+    from wbsim.compile import builder as builder_module
+
+    body = "\n".join(f'Robot {{ translation {i} 0 0 name "r{i}" physics Physics {{ }} boundingObject Box {{ size 0.1 '
+                     "0.1 0.1 } children [ HingeJoint { device [ RotationalMotor { } ] endPoint Solid { physics "
+                     "Physics { } boundingObject Sphere { radius 0.02 } } } ] }" for i in range(9))
+    seen = []
+    original = builder_module.compile_spec
+
+    def spy(spec, counts=None):  # noqa: ANN001, ANN202
+        seen.append(counts)
+        return original(spec, counts)
+
+    monkeypatch.setattr(builder_module, "compile_spec", spy)
+    model = compiled_of(body).model
+    (counts,) = seen
+    names = ("nbody", "nq", "nv", "njnt", "ngeom", "nsite", "nu", "ntendon", "nwrap", "neq")
+    assert [counts[n] for n in names] == [getattr(model, n) for n in names]
