@@ -1,5 +1,5 @@
 """Load time against the number of robots: parse + check, compile (tree walk, MuJoCo's compile, derived
-constants) and simulation set-up of the demo-rover benchmark world (``sim_bench.make_project``) with 10, 100
+constants, attaching the builder's groups of top-level specs) and simulation set-up of the demo-rover benchmark world (``sim_bench.make_project``) with 10, 100
 and 1,000 robots, so the growth is visible. Times are CPU seconds of this process (``time.process_time``,
 steadier than wall time on a shared machine) with the wall time beside them.
 
@@ -30,8 +30,10 @@ def load_phases(path: Path) -> dict[str, tuple[float, float]]:
     from wbsim.sim.simulation import Simulation
     from wbsim.world.loader import load_world_model
 
-    inner: dict[str, list[float]] = {"MuJoCo compile": [0.0, 0.0], "mj_setConst": [0.0, 0.0]}
+    inner: dict[str, list[float]] = {"MuJoCo compile": [0.0, 0.0], "mj_setConst": [0.0, 0.0],
+                                     "MjSpec.attach": [0.0, 0.0]}
     original_compile, original_set_const = mujoco.MjSpec.compile, mujoco.mj_setConst
+    original_attach = mujoco.MjSpec.attach
 
     def timed(label, fn):  # noqa: ANN001, ANN202
         def wrapper(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
@@ -51,20 +53,29 @@ def load_phases(path: Path) -> dict[str, tuple[float, float]]:
         phases["parse + check"] = (time.process_time() - c, time.perf_counter() - w)
         mujoco.MjSpec.compile = timed("MuJoCo compile", original_compile)
         mujoco.mj_setConst = timed("mj_setConst", original_set_const)
+        mujoco.MjSpec.attach = timed("MjSpec.attach", original_attach)
         try:
             c, w = time.process_time(), time.perf_counter()
             compiled = compile_world(model)
             phases["compile"] = (time.process_time() - c, time.perf_counter() - w)
         finally:
             mujoco.MjSpec.compile, mujoco.mj_setConst = original_compile, original_set_const
+            mujoco.MjSpec.attach = original_attach
         c, w = time.process_time(), time.perf_counter()
         sim = Simulation(compiled)
         phases["simulation"] = (time.process_time() - c, time.perf_counter() - w)
         sim.close()
     for label, (cpu, wall) in inner.items():
         phases[f"  of which {label}"] = (cpu, wall)
+    # For scale: one mj_setConst of the final model (MuJoCo's compile runs one inside; its cost grows with
+    # bodies x degrees of freedom), not part of the load.
+    data = mujoco.MjData(compiled.model)
+    c, w = time.process_time(), time.perf_counter()
+    mujoco.mj_setConst(compiled.model, data)
+    scale = (time.process_time() - c, time.perf_counter() - w)
     phases["total"] = (sum(v[0] for k, v in phases.items() if not k.startswith(" ")),
                        sum(v[1] for k, v in phases.items() if not k.startswith(" ")))
+    phases["(one mj_setConst, not in load)"] = scale
     return phases
 
 
@@ -79,10 +90,10 @@ def main() -> int:
             path = make_project(Path(tmp) / f"p{robots}", robots)
             results[robots] = load_phases(path)
         labels = list(next(iter(results.values())))
-        print(f"{'CPU s (wall s)':<28}" + "".join(f"{f'{n} robots':>20}" for n in args.robots))
+        print(f"{'CPU s (wall s)':<32}" + "".join(f"{f'{n} robots':>20}" for n in args.robots))
         for label in labels:
             cells = "".join(f"{f'{results[n][label][0]:.2f} ({results[n][label][1]:.2f})':>20}" for n in args.robots)
-            print(f"{label:<28}{cells}")
+            print(f"{label:<32}{cells}")
         if args.profile:
             from wbsim.sim.simulation import load_world
 

@@ -32,8 +32,12 @@ Webots' rules applied here:
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
+import sys
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import mujoco
@@ -54,7 +58,8 @@ from wbsim.recursion import raised_recursion_limit
 from wbsim.world.builtin_nodes import builtin_schemas
 from wbsim.world.model import WbNode, WorldModel, WorldWarning
 
-__all__ = ["CompileOptions", "CompiledWorld", "compile_world", "gravity_vector", "sleep_tolerance"]
+__all__ = ["CompileOptions", "CompiledWorld", "automatic_arena_bytes", "compile_spec", "compile_world", "gravity_vector",
+           "sleep_tolerance"]
 
 _UP_AXIS = {"ENU": 2, "NUE": 1, "EUN": 1}
 _KINEMATIC_ARMATURE_RATIO = 1.0e4  # kinematic joints are moved by wbsim, not by forces
@@ -70,6 +75,48 @@ _GEOM_TYPES = {
     "mesh": mujoco.mjtGeom.mjGEOM_MESH,
     "hfield": mujoco.mjtGeom.mjGEOM_HFIELD,
 }
+
+
+def _new_spec() -> mujoco.MjSpec:
+    """An empty spec with the builder's compiler settings (radians, explicit inertias, automatic limits); the
+    groups of top-level nodes need the same, as attached elements keep their own spec's settings."""
+    spec = mujoco.MjSpec()
+    spec.compiler.degree = False
+    spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
+    spec.compiler.autolimits = True
+    return spec
+
+
+def _group_size(top_level_nodes: int) -> int:
+    """How many top-level nodes the builder puts in one attached spec: about the square root of their number
+    (balancing the cost of each group's own adds against one pass over the tree per attach)."""
+    return max(1, math.isqrt(top_level_nodes))
+
+
+_EMPTY_PREFIX_WARNING = "Attaching a spec with an empty prefix"
+
+
+@contextlib.contextmanager
+def _quiet_empty_prefix() -> Iterator[None]:
+    """Drop MuJoCo's warning about attaching with an empty prefix (wbsim never saves the spec as XML, and
+    its names are unique across groups), at attach time (MuJoCo's warning handler) and at compile time
+    (a Python warning); every other warning passes through."""
+    previous = mujoco.get_mju_user_warning()
+
+    def handler(message: str) -> None:
+        if not message.startswith(_EMPTY_PREFIX_WARNING):
+            if previous is not None:
+                previous(message)
+            else:
+                print(f"WARNING: {message}", file=sys.stderr)
+
+    mujoco.set_mju_user_warning(handler)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=_EMPTY_PREFIX_WARNING)
+            yield
+    finally:
+        mujoco.set_mju_user_warning(previous)
 
 
 def gravity_vector(coordinate_system: str, gravity: float) -> np.ndarray:
@@ -190,10 +237,8 @@ class _Builder:
         else:
             self.substeps = max(1, math.ceil(self.basic_ms / options.max_physics_step_ms - 1e-9))
         self.dt_s = self.basic_ms / self.substeps / 1000.0
-        self.spec = mujoco.MjSpec()
-        self.spec.compiler.degree = False
-        self.spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
-        self.spec.compiler.autolimits = True
+        self.spec = _new_spec()
+        self._world_spec = self.spec.worldbody  # the world body of the group of top-level nodes being built
         opt = self.spec.option
         opt.timestep = self.dt_s
         opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
@@ -238,6 +283,10 @@ class _Builder:
         self._kinematic_joints: list[str] = []
         self._kinematic_bodies: set[str] = set()  # bodies moved by kinematic joints only (no Physics)
         self._joint_excludes: list[tuple[str, str]] = []  # (parent, endPoint) not MuJoCo parent and child
+        self._groups: list[mujoco.MjSpec] = []  # the specs of the groups of top-level nodes, until attached
+        self.element_counts: dict[str, int] | None = None  # the model's sizes, counted when the groups are attached
+        self.body_specs: dict[str, mujoco.MjsBody] = {}  # by name: the groups' elements before they are attached
+        self.geom_specs: dict[str, mujoco.MjsGeom] = {}  # by name, likewise
 
     # -- helpers ----------------------------------------------------------------------------------
     def _name(self, prefix: str) -> str:
@@ -251,9 +300,42 @@ class _Builder:
 
     # -- tree walk ----------------------------------------------------------------------------------
     def build(self) -> None:
-        world_body = _Body(self.spec.worldbody, "world", False, "", None, is_world=True, world_frame=Frame.identity())
-        for node in self.world.nodes:
-            self._visit(node, world_body, Frame.identity())
+        """Walk the world's nodes, building the top-level ones in groups of about sqrt(n), each in a spec of its
+        own, attached in scene order by :meth:`attach_groups` (so bodies keep their scene order in the model).
+
+        Every element added to an MjSpec makes MuJoCo rebuild the spec's lists of the whole tree: adding
+        them all to one spec costs the square of the world's size (11 s of 13 s of spec building for 1,000
+        demo robots). A group's spec stays small; attaching a spec (by reference: elements added to a group
+        later still belong to the model) costs one pass over the tree, so a world of n top-level nodes costs
+        about n^1.5 instead of n^2. Names are unchanged (empty prefix), so the compiled model's names are as
+        before; until the groups are attached, bodies are found by name in :attr:`body_specs`.
+        """
+        nodes = list(self.world.nodes)
+        size = _group_size(len(nodes))
+        groups = []
+        for start in range(0, len(nodes), size):
+            group = _new_spec()
+            self._world_spec = group.worldbody
+            world_body = _Body(group.worldbody, "world", False, "", None, is_world=True, world_frame=Frame.identity())
+            for node in nodes[start:start + size]:
+                self._visit(node, world_body, Frame.identity())
+            groups.append(group)
+        self._world_spec = self.spec.worldbody
+        self._groups = groups
+
+    def attach_groups(self) -> None:
+        """Attach the groups' specs to the main spec, in scene order, once their trees are complete: an element
+        added to a group after its attachment costs a pass over the whole tree again."""
+        # Counted before attaching: MuJoCo walks an attached spec's elements in time growing with the tree.
+        self.element_counts = _counts(self.spec)
+        for group in self._groups:
+            for name, count in _counts(group).items():
+                self.element_counts[name] += count
+            self.element_counts["nbody"] -= 1  # each group's own world body
+        with _quiet_empty_prefix():
+            for group in self._groups:
+                self.spec.attach(group, frame=self.spec.worldbody.add_frame(), prefix="")
+        self._groups = []
 
     def _visit(self, node: WbNode, parent: _Body, frame: Frame) -> None:
         if node.is_a("solid"):
@@ -303,10 +385,11 @@ class _Builder:
             # A mocap body hangs from the world at its world pose (MuJoCo requires it).
             assert parent.world_frame is not None
             placed = parent.world_frame @ frame
-            body = self.spec.worldbody.add_body(name=name, pos=placed.pos.tolist(), quat=placed.quat.tolist(),
-                                                mocap=True)
+            body = self._world_spec.add_body(name=name, pos=placed.pos.tolist(), quat=placed.quat.tolist(),
+                                             mocap=True)
         else:
             body = parent.spec.add_body(name=name, pos=frame.pos.tolist(), quat=frame.quat.tolist())
+        self.body_specs[name] = body
         free_joint = ""
         kinematic = False
         if joint is not None:
@@ -461,6 +544,7 @@ class _Builder:
             placed = description.frame if offset is None else offset @ description.frame
             geom = body.add_geom(name=gname, type=_GEOM_TYPES[description.kind],
                                  pos=placed.pos.tolist(), quat=placed.quat.tolist())
+            self.geom_specs[gname] = geom
             if description.kind == "mesh":
                 mesh = self.spec.add_mesh(name=gname + "_mesh")
                 assert description.mesh_vertices is not None and description.mesh_faces is not None
@@ -704,6 +788,7 @@ class _Builder:
         self.body_paths[name] = node.path
         self.parent_of[name] = parent.name
         body = parent.spec.add_body(name=name, pos=inter.pos.tolist(), quat=inter.quat.tolist())
+        self.body_specs[name] = body
         body.explicitinertial = True
         body.mass = _TINY_MASS
         body.fullinertia = [_TINY_MASS] * 3 + [0.0] * 3
@@ -840,6 +925,7 @@ class _Builder:
             self.body_paths[name] = node.path
             self.parent_of[name] = carrier.name
             body = carrier_spec.add_body(name=name, pos=local.pos.tolist(), quat=local.quat.tolist())
+            self.body_specs[name] = body
             body.explicitinertial = True
             body.mass = _TINY_MASS
             body.fullinertia = [_TINY_MASS] * 3 + [0.0] * 3
@@ -907,7 +993,7 @@ class _Builder:
                                           "(the endPoint is left unattached, as in Webots).", node.location, node.path))
         assert parent.world_frame is not None  # a static body's world pose is known
         ep_frame = frame @ Frame.from_webots(end_point["translation"], end_point["rotation"])  # type: ignore[arg-type]
-        world = _Body(self.spec.worldbody, "world", False, "", parent.robot, is_world=True,
+        world = _Body(self._world_spec, "world", False, "", parent.robot, is_world=True,
                       world_frame=Frame.identity())
         self._solid(end_point, world, parent.world_frame @ ep_frame, None)
 
@@ -1141,7 +1227,7 @@ class _Builder:
         for slot in self.solids:
             if slot.geoms and (not slot.dynamic or slot.body_name in self._kinematic_bodies):
                 for geom, _ in slot.geoms:
-                    self.spec.geom(geom).contype = 0
+                    self.geom_specs[geom].contype = 0
 
     # -- finish ---------------------------------------------------------------------------------------
     def finish(self, model: mujoco.MjModel) -> Bindings:
@@ -1258,9 +1344,12 @@ def compile_world(world: WorldModel, options: CompileOptions | None = None) -> C
             compiler.contribute(builder.context)
     if not builder.errors:
         builder.contacts()
-        builder.damping_actuators = add_damping_actuators(builder.spec, builder.damping)
+        builder.damping_actuators = add_damping_actuators(builder.spec, builder.damping, builder.body_specs.__getitem__)
     if builder.errors:
         raise WorldLoadError(builder.errors)
+    for compiler in builder.compilers.values():
+        compiler.finish_spec(builder.context)
+    builder.attach_groups()
     model = _compile_spec(builder)
     bindings = builder.finish(model)
     return CompiledWorld(
@@ -1277,6 +1366,56 @@ def compile_world(world: WorldModel, options: CompileOptions | None = None) -> C
 
 _ELEMENT_NAME = re.compile(r"Element name '([^']*)'")
 _ARENA_BYTES_PER_BODY_PAIR = 8  # MuJoCo's collision and broadphase passes take ~4 bytes per body pair; doubled
+_LARGE_WORLD_BODIES = 500  # from this many bodies on, the arena gets the body-pair term
+_MEGABYTE = 1 << 20
+_MJCONTACT_BYTES = 608  # sizeof(mjContact) in MuJoCo 4.0 (a test checks the estimate against MuJoCo's own)
+
+
+def _counts(spec: mujoco.MjSpec) -> dict[str, int]:
+    """Element counts of an uncompiled spec, named as the model's (``nq``, ``nv``, ``nbody``, ...); one pass
+    over each element list."""
+    nq = nv = 0
+    for joint in spec.joints:
+        kind = joint.type
+        if kind == mujoco.mjtJoint.mjJNT_FREE:
+            nq, nv = nq + 7, nv + 6
+        elif kind == mujoco.mjtJoint.mjJNT_BALL:
+            nq, nv = nq + 4, nv + 3
+        else:
+            nq, nv = nq + 1, nv + 1
+    actuators = spec.actuators
+    tendons = spec.tendons
+    return {
+        "nq": nq, "nv": nv, "nu": len(actuators),
+        "na": sum(1 for a in actuators if a.dyntype != mujoco.mjtDyn.mjDYN_NONE or a.actdim > 0),
+        "nbody": len(spec.bodies), "njnt": len(spec.joints), "ngeom": len(spec.geoms), "nsite": len(spec.sites),
+        "neq": len(spec.equalities), "ntendon": len(tendons), "nwrap": sum(len(t.path) for t in tendons),
+        "nflex": len(spec.flexes),
+    }
+
+
+def automatic_arena_bytes(counts: dict[str, int], njmax: int = -1, nconmax: int = -1) -> int:
+    """The arena MuJoCo's compiler sizes for a model of these element counts when ``<size memory>`` is unset
+    (MuJoCo 4.0's heuristic: dense solver matrices over the default 500 constraint rows plus the degrees of
+    freedom, per-element scratch, and a default contact buffer; rounded up to whole MiB). Bytes."""
+    njmax = 500 if njmax == -1 else njmax
+    nconmax = 100 if nconmax == -1 else nconmax
+    rows = njmax + counts["neq"] + counts["nv"]
+    elements = sum(counts[k] for k in ("nq", "nv", "nu", "na", "nbody", "njnt", "ngeom", "nsite", "neq", "ntendon",
+                                       "nwrap"))
+    total = 8 * max(1000, 5 * rows * rows + 20 * elements)
+    nv = counts["nv"]
+    total += (nconmax * _MJCONTACT_BYTES + njmax * (8 * 4 + 14 * 8) + nv * 3 * 4 + njmax * nv * (2 * 4 + 2 * 8)
+              + njmax * njmax * (4 + 8))
+    return -(-total // _MEGABYTE) * _MEGABYTE
+
+
+def _arena_for_bodies(automatic: int, nbody: int) -> int:
+    """The arena for a world of ``nbody`` bodies (and flexes) whose automatic arena is ``automatic`` bytes: 0
+    (MuJoCo's own) below the large-world threshold, else that plus room for the body-pair tables."""
+    if nbody <= _LARGE_WORLD_BODIES:
+        return 0
+    return automatic + _ARENA_BYTES_PER_BODY_PAIR * nbody * nbody
 
 
 def _compile_spec(builder: _Builder) -> mujoco.MjModel:
@@ -1284,16 +1423,36 @@ def _compile_spec(builder: _Builder) -> mujoco.MjModel:
 
     MuJoCo sizes its arena (the per-step scratch memory) from contact and constraint estimates that do not
     grow with the number of bodies, while its collision passes take a table over body pairs: thousands of
-    Solids would stop the first ``mj_forward`` with "out of memory". The arena is enlarged for them.
+    Solids would stop the first ``mj_forward`` with "out of memory". The arena is enlarged for them, sized
+    from the spec's element counts before the one compilation (MuJoCo's compile costs bodies x degrees of
+    freedom, so compiling twice to read the automatic size doubled the load time of large worlds); a world
+    with flexes, whose automatic arena follows other rules, is still measured by a first compilation.
     """
-    spec = builder.spec
     try:
-        model = spec.compile()
-        nbody = model.nbody + model.nflex
-        needed = model.narena + _ARENA_BYTES_PER_BODY_PAIR * nbody * nbody
-        if nbody > 500 and spec.memory < needed:
-            spec.memory = needed
-            model = spec.compile()
+        return compile_spec(builder.spec, builder.element_counts)
     except ValueError as error:
         raise WorldLoadError([builder.located_mujoco_error(str(error))]) from None
-    return model
+
+
+def compile_spec(spec: mujoco.MjSpec, counts: dict[str, int] | None = None) -> mujoco.MjModel:
+    """Compile a builder's spec (``CompiledWorld.spec``, e.g. after editing it) as the builder does: the
+    arena of a large world sized from the element counts unless ``spec.memory`` is set, MuJoCo's notice
+    about the groups' empty attach prefix silenced. ``counts``: the spec's element counts if known
+    (:func:`_counts` of a spec with attached groups takes time growing with the square of the tree).
+
+    Raises:
+        ValueError: MuJoCo's compile error.
+    """
+    with _quiet_empty_prefix():
+        counts = counts if counts is not None else _counts(spec)
+        if counts["nflex"]:
+            model = spec.compile()
+            needed = _arena_for_bodies(model.narena, model.nbody + model.nflex)
+            if needed and spec.memory == -1:
+                spec.memory = needed
+                model = spec.compile()
+            return model
+        needed = _arena_for_bodies(automatic_arena_bytes(counts, spec.njmax, spec.nconmax), counts["nbody"])
+        if needed and spec.memory == -1:
+            spec.memory = needed
+        return spec.compile()

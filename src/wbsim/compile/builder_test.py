@@ -943,11 +943,82 @@ def test_mujoco_error_messages_are_mapped_to_joints_and_geoms() -> None:
     assert error.location is None and "something global" in error.message
 
 
-def test_thousands_of_solids_get_an_arena_that_fits() -> None:
+def test_thousands_of_solids_get_an_arena_that_fits(monkeypatch) -> None:
     # MuJoCo's default arena does not grow with the body count; its collision pass needs a body-pair table.
+    # It is sized before the one compilation (a second one doubled the load time of large worlds).
+    compiles = []
+    original = mujoco.MjSpec.compile
+    monkeypatch.setattr(mujoco.MjSpec, "compile", lambda spec, *a: (compiles.append(1), original(spec, *a))[1])
     body = "\n".join(f'Solid {{ translation {i} 0 0 name "s{i}" }}' for i in range(3000))
     c = compiled_of(body)
+    assert len(compiles) == 1
     data = mujoco.MjData(c.model)
     mujoco.mj_forward(c.model, data)
     mujoco.mj_step(c.model, data)
     assert c.model.narena >= 8 * c.model.nbody**2
+
+
+ARENA_WORLDS = [
+    "Solid { }",
+    'Robot { physics Physics { } boundingObject Box { size 0.1 0.1 0.1 } children [ HingeJoint { device [ '
+    'RotationalMotor { } ] endPoint Solid { physics Physics { } boundingObject Sphere { radius 0.05 } } } ] }',
+    "\n".join(f'DEF S{i} Solid {{ translation {i} 0 1 name "s{i}" physics Physics {{ }} '
+              f'boundingObject Box {{ size 0.1 0.1 0.1 }} }}' for i in range(120)),
+]
+
+
+@pytest.mark.parametrize("body", ARENA_WORLDS, ids=["static", "robot", "120 free boxes"])
+def test_the_arena_estimate_from_counts_is_mujocos_own(body) -> None:
+    # The estimate made before compiling must equal the arena MuJoCo's compiler sizes by itself.
+    from wbsim.compile.builder import _counts, automatic_arena_bytes, compile_spec
+
+    spec = compiled_of(body).spec
+    assert spec.memory == -1  # small worlds keep MuJoCo's own arena
+    assert automatic_arena_bytes(_counts(spec), spec.njmax, spec.nconmax) == compile_spec(spec).narena
+
+
+def test_top_level_groups_compile_to_the_model_of_one_spec(monkeypatch) -> None:
+    # Building top-level nodes in attached groups (a cost matter) must not change the model: same elements,
+    # in the same order, with the same values, including what device compilers add after the tree walk.
+    from wbsim.compile import builder as builder_module
+
+    rover = (
+        'Robot {{ translation {x} 0 0.05 name "r{i}" physics Physics {{ }} boundingObject Box {{ size 0.2 0.1 0.05 }} '
+        "children [ HingeJoint { jointParameters HingeJointParameters { axis 0 1 0 } "
+        "device [ RotationalMotor { } PositionSensor { } ] endPoint Solid { translation 0 0.07 0 "
+        "physics Physics { } boundingObject Cylinder { radius 0.03 height 0.01 } } } "
+        'TouchSensor { name "bumper" boundingObject Box { size 0.01 0.1 0.05 } } ] }'
+    )
+    body = "Solid { boundingObject Plane { } }\n" + "\n".join(
+        rover.replace("{{", "{").replace("}}", "}").replace("{x}", str(0.5 * i)).replace("{i}", str(i))
+        for i in range(10))
+    grouped = compiled_of(body).model
+    monkeypatch.setattr(builder_module, "_group_size", lambda n: max(1, n))
+    single = compiled_of(body).model
+    assert grouped.nbody == single.nbody == 1 + 1 + 10 * 4
+    assert bytes(grouped.names) == bytes(single.names)
+    for name in ("body_parentid", "body_pos", "body_quat", "body_mass", "body_inertia", "geom_bodyid", "geom_size",
+                 "jnt_bodyid", "dof_M0", "dof_armature", "dof_invweight0", "body_invweight0", "actuator_trnid",
+                 "tendon_num", "sensor_objid"):
+        np.testing.assert_array_equal(getattr(grouped, name), getattr(single, name), err_msg=name)
+
+
+def test_element_counts_taken_before_attaching_are_the_models(monkeypatch) -> None:
+    # The arena is sized from counts summed over the groups before they are attached; they must be the model's.
+    from wbsim.compile import builder as builder_module
+
+    body = "\n".join(f'Robot {{ translation {i} 0 0 name "r{i}" physics Physics {{ }} boundingObject Box {{ size 0.1 '
+                     "0.1 0.1 } children [ HingeJoint { device [ RotationalMotor { } ] endPoint Solid { physics "
+                     "Physics { } boundingObject Sphere { radius 0.02 } } } ] }" for i in range(9))
+    seen = []
+    original = builder_module.compile_spec
+
+    def spy(spec, counts=None):  # noqa: ANN001, ANN202
+        seen.append(counts)
+        return original(spec, counts)
+
+    monkeypatch.setattr(builder_module, "compile_spec", spy)
+    model = compiled_of(body).model
+    (counts,) = seen
+    names = ("nbody", "nq", "nv", "njnt", "ngeom", "nsite", "nu", "ntendon", "nwrap", "neq")
+    assert [counts[n] for n in names] == [getattr(model, n) for n in names]

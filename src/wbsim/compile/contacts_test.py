@@ -271,7 +271,7 @@ def _legacy_contacts(builder) -> None:  # noqa: ANN001
     for slot in builder.solids:
         for g, m in slot.geoms:
             params = contact_params(first.get(frozenset(("default",))) if m == "default" else None, DT)
-            geom = builder.spec.geom(g)
+            geom = builder.geom_specs[g]  # the groups are attached after contacts()
             geom.friction = [params.friction[0], params.friction[2], params.friction[3]]
             geom.solref = list(params.solref)
             geom.solimp = list(params.solimp)

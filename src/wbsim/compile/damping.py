@@ -17,6 +17,7 @@ only actuators are these may still sleep (MuJoCo keeps trees with actuators awak
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import mujoco
@@ -60,10 +61,12 @@ def _principal_frame(full_inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return moments, quat
 
 
-def add_damping_actuators(spec: mujoco.MjSpec, bodies: list[DampedBody]) -> list[str]:
+def add_damping_actuators(spec: mujoco.MjSpec, bodies: list[DampedBody],
+                          body_of: Callable[[str], mujoco.MjsBody] | None = None) -> list[str]:
     """Add the site and velocity actuators of every damped body (before compilation).
 
-    The bodies' mass, centre of mass (``ipos``) and ``fullinertia`` must be final.
+    The bodies' mass, centre of mass (``ipos``) and ``fullinertia`` must be final. ``body_of`` finds a body
+    by name (default: ``spec.body``; the builder's bodies may sit in specs not attached yet).
 
     Returns:
         The names of the actuators added.
@@ -73,7 +76,7 @@ def add_damping_actuators(spec: mujoco.MjSpec, bodies: list[DampedBody]) -> list
         k_linear, k_angular = _rate(damped.linear), _rate(damped.angular)
         if k_linear == 0.0 and k_angular == 0.0:
             continue
-        body = spec.body(damped.body)
+        body = (body_of or spec.body)(damped.body)
         moments, quat = _principal_frame(np.asarray(body.fullinertia, dtype=float))
         site = f"{damped.body}__damping"
         body.add_site(name=site, pos=list(body.ipos), quat=quat.tolist())

@@ -10,14 +10,16 @@ properties are expressed in.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+import mujoco
 import numpy as np
 from numpy.typing import NDArray
 
-from wbsim.compile.frames import Frame
+from wbsim.compile.frames import Frame, quat_to_matrix
 
-__all__ = ["MassProperties", "box", "sphere", "cylinder", "capsule", "mesh", "combine"]
+__all__ = ["MassProperties", "box", "sphere", "cylinder", "capsule", "mesh", "combine", "joint_inertia_at_rest"]
 
 Vec = NDArray[np.float64]
 
@@ -128,3 +130,68 @@ def combine(parts: list[MassProperties]) -> MassProperties:
     com = sum(p.mass * p.com for p in parts) / total
     inertia = sum(p.about_point(com) for p in parts)
     return MassProperties(total, com, np.asarray(inertia))
+
+
+def _spec_body_inertia(body: mujoco.MjsBody) -> tuple[float, Vec, Vec] | None:
+    """Mass, centre of mass (3,) and inertia tensor (3, 3) about it, in ``body``'s own frame, as MuJoCo
+    compiles them with ``inertiafromgeom="false"``: ``fullinertia`` when given, else ``inertia`` along
+    ``iquat``. MuJoCo reads an unset ``ipos`` as the body's own ``pos`` and ``iquat`` as its ``quat``
+    (measured); a ``fullinertia`` then loses its principal axes, so only an isotropic one is known here
+    (others give None)."""
+    full = np.asarray(body.fullinertia, dtype=float)
+    com = np.asarray(body.ipos, dtype=float)
+    iquat = np.asarray(body.iquat, dtype=float)
+    if np.isnan(com[0]):
+        com = np.asarray(body.pos, dtype=float)
+        iquat = np.asarray(body.quat, dtype=float)
+        if not np.isnan(full[0]) and (full[3:].any() or not full[0] == full[1] == full[2]):
+            return None
+    if np.isnan(full[0]):
+        rot = quat_to_matrix(iquat)
+        tensor = rot @ np.diag(np.asarray(body.inertia, dtype=float)) @ rot.T
+    else:
+        tensor = np.array([[full[0], full[3], full[4]], [full[3], full[1], full[5]], [full[4], full[5], full[2]]])
+    return float(body.mass), com, tensor
+
+
+def joint_inertia_at_rest(joint: mujoco.MjsJoint) -> float | None:
+    """The inertia a hinge or slide joint of an MjSpec moves, as MuJoCo's compiler puts it in ``dof_M0``.
+
+    That is the joint's ``armature`` plus, for a hinge, the moment of inertia (kg*m^2) of its body and
+    every body below it about the joint's axis line (through ``joint.pos``), or, for a slide, their
+    total mass (kg); bodies in their spec poses, which are the poses at ``qpos0`` (joint ``ref``).
+    Computed from the spec before compiling, so that values derived from it need no second
+    ``mj_setConst`` (a whole-model pass whose cost grows with bodies x degrees of freedom). Linear in
+    the size of the joint's subtree. ``None`` for other joint types and for subtrees whose compiled
+    inertia this does not predict (see :func:`_spec_body_inertia`). Bodies must carry their inertia
+    explicitly (the builder compiles with ``inertiafromgeom="false"``).
+    """
+    if joint.type == mujoco.mjtJoint.mjJNT_SLIDE:
+        hinge = False
+    elif joint.type == mujoco.mjtJoint.mjJNT_HINGE:
+        hinge = True
+    else:
+        return None
+    axis = np.asarray(joint.axis, dtype=float)
+    axis = axis / np.linalg.norm(axis)
+    point = np.asarray(joint.pos, dtype=float)
+    total = 0.0
+    # Depth-first over the subtree, each body with its frame in the joint body's frame.
+    stack: list[tuple[mujoco.MjsBody, Vec, Vec]] = [(joint.parent, np.eye(3), np.zeros(3))]
+    while stack:
+        body, rot, origin = stack.pop()
+        props = _spec_body_inertia(body)
+        if props is None:
+            return None
+        mass, com, tensor = props
+        if hinge:
+            offset = np.cross(axis, rot @ com + origin - point)
+            total += float(axis @ (rot @ tensor @ rot.T) @ axis) + mass * float(offset @ offset)
+        else:
+            total += mass
+        if not math.isfinite(total):
+            return None
+        for child in body.bodies:
+            stack.append((child, rot @ quat_to_matrix(np.asarray(child.quat, dtype=float)),
+                          rot @ np.asarray(child.pos, dtype=float) + origin))
+    return float(joint.armature) + total

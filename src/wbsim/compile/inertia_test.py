@@ -266,3 +266,78 @@ def test_about_point() -> None:
 def test_overflow_gives_inf_not_an_exception(shape) -> None:  # noqa: ANN001
     # The builder turns non-finite mass properties into a located error; Python's ** would raise instead.
     assert math.isinf(shape().mass)
+
+
+# --- joint_inertia_at_rest: MuJoCo's dof_M0 as oracle --------------------------------------------------------
+
+
+def _random_quat(rng: np.random.Generator) -> list[float]:
+    q = rng.normal(size=4)
+    return (q / np.linalg.norm(q)).tolist()
+
+
+def _chain_spec(rng: np.random.Generator, kind: mujoco.mjtJoint) -> tuple[mujoco.MjSpec, list[mujoco.MjsJoint]]:
+    """A free base carrying a branching chain of jointed and welded bodies in rotated, offset frames, with
+    inertias given both ways (``fullinertia``; ``inertia`` along ``iquat``), one body with an unset ``ipos``."""
+    spec = mujoco.MjSpec()
+    spec.compiler.degree = False
+    spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
+    base = spec.worldbody.add_body(pos=[0.3, -0.2, 1.0], quat=_random_quat(rng), mass=2.0, ipos=[0.0, 0.0, 0.0],
+                                   inertia=[0.1, 0.2, 0.25])
+    base.add_freejoint()
+    joints = []
+    parent = base
+    for level in range(4):
+        body = parent.add_body(pos=rng.normal(size=3).tolist(), quat=_random_quat(rng))
+        body.explicitinertial = True
+        body.mass = float(rng.uniform(0.1, 2.0))
+        if level % 2:
+            body.ipos = rng.normal(scale=0.1, size=3).tolist()
+            a, b, c = rng.uniform(0.01, 0.1, size=3)
+            body.fullinertia = [a + b, b + c, a + c, 0.2 * a, -0.1 * b, 0.05 * c]
+        else:
+            if level:  # level 0 leaves ipos unset: MuJoCo then takes the body's pos and quat
+                body.ipos = rng.normal(scale=0.1, size=3).tolist()
+            body.iquat = _random_quat(rng)
+            body.inertia = rng.uniform(0.02, 0.05, size=3).tolist()
+        joints.append(body.add_joint(type=kind, axis=rng.normal(size=3).tolist(), pos=rng.normal(size=3).tolist(),
+                                     armature=float(rng.uniform(0.0, 0.01)), ref=0.3))
+        welded = body.add_body(pos=rng.normal(size=3).tolist(), quat=_random_quat(rng), mass=0.5,
+                               ipos=[0.05, 0.0, 0.0], inertia=[0.01, 0.02, 0.02])
+        welded.add_geom(size=[0.01, 0, 0])
+        parent = body
+    return spec, joints
+
+
+@pytest.mark.parametrize("kind", [mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE])
+@pytest.mark.parametrize("seed", range(4))
+def test_joint_inertia_at_rest_is_mujocos_dof_m0(kind, seed) -> None:
+    spec, joints = _chain_spec(np.random.default_rng(seed), kind)
+    expected = [inertia.joint_inertia_at_rest(j) for j in joints]
+    model = spec.compile()
+    measured = [float(model.dof_M0[model.jnt_dofadr[j.id]]) for j in joints]
+    np.testing.assert_allclose(expected, measured, rtol=1e-12)
+
+
+def test_joint_inertia_at_rest_is_none_for_ball_and_free_joints() -> None:
+    spec = mujoco.MjSpec()
+    body = spec.worldbody.add_body(mass=1.0, inertia=[1.0, 1.0, 1.0])
+    free = body.add_freejoint()
+    ball = body.add_body(mass=1.0, inertia=[1.0, 1.0, 1.0]).add_joint(type=mujoco.mjtJoint.mjJNT_BALL)
+    assert inertia.joint_inertia_at_rest(free) is None
+    assert inertia.joint_inertia_at_rest(ball) is None
+
+
+def test_joint_inertia_at_rest_declines_what_it_cannot_predict() -> None:
+    # An unset ipos with an anisotropic full inertia: MuJoCo drops its principal axes (not modelled here);
+    # an isotropic one (the builder's negligible bodies) has none to drop.
+    spec = mujoco.MjSpec()
+    spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
+    body = spec.worldbody.add_body(pos=[0.0, 0.5, 1.0], quat=[0.5, 0.5, 0.5, 0.5], mass=1.0)
+    body.explicitinertial = True
+    body.fullinertia = [2.0, 2.5, 3.0, 0.1, 0.2, 0.3]
+    hinge = body.add_joint(type=mujoco.mjtJoint.mjJNT_HINGE, axis=[1.0, 2.0, 3.0])
+    assert inertia.joint_inertia_at_rest(hinge) is None
+    body.fullinertia = [2.0, 2.0, 2.0, 0.0, 0.0, 0.0]
+    expected = inertia.joint_inertia_at_rest(hinge)
+    assert expected == pytest.approx(float(spec.compile().dof_M0[0]), rel=1e-12)

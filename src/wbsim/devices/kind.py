@@ -82,7 +82,8 @@ class DeviceCompiler:
 
     The builder calls, in this order: :meth:`plan_body` (Solid devices, before their body is made),
     :meth:`add` for each device node met in scene order, :meth:`contribute` once after the tree walk
-    (add MuJoCo elements), :meth:`bindings` once after ``MjSpec.compile``, then :meth:`tune`.
+    (add MuJoCo elements), :meth:`finish_spec` once the spec is complete, :meth:`bindings` once after
+    ``MjSpec.compile``, then :meth:`tune`.
     """
 
     def plan_body(self, node: WbNode, request: BodyRequest) -> BodyPlan:
@@ -103,6 +104,11 @@ class DeviceCompiler:
 
     def contribute(self, ctx: CompileContext) -> None:
         """Add the MuJoCo elements of every claimed device to ``ctx.spec``."""
+
+    def finish_spec(self, ctx: CompileContext) -> None:
+        """Last edits of the complete spec before it is compiled (every kind has contributed): values that
+        depend on the whole tree, set here rather than in :meth:`tune`, where changing a value MuJoCo
+        derives constants from costs a whole-model ``mj_setConst``."""
 
     def bindings(self, ctx: CompileContext, model: mujoco.MjModel) -> tuple[Any, ...]:
         """One binding per claimed device, in the order of :meth:`add` (MuJoCo ids resolved)."""

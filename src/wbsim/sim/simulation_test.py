@@ -507,12 +507,12 @@ FALLING_BOXES = "WorldInfo { basicTimeStep 16 }\nSolid { boundingObject Plane { 
 
 def _with_arena(path, memory: int):  # noqa: ANN001, ANN202
     """The world compiled with MuJoCo's arena forced to ``memory`` bytes."""
-    from wbsim.compile.builder import compile_world
+    from wbsim.compile.builder import compile_spec, compile_world
     from wbsim.world.loader import load_world_model
 
     compiled = compile_world(load_world_model(path))
     compiled.spec.memory = memory
-    compiled.model = compiled.spec.compile()
+    compiled.model = compile_spec(compiled.spec)
     return compiled
 
 

@@ -47,20 +47,22 @@ class FieldType(enum.Enum):
     MFRotation = "MFRotation"
     MFNode = "MFNode"
 
+    # These run per field value while loading: they read ``_value_`` (a plain attribute) rather than ``value``
+    # (a descriptor call each time).
     @property
     def is_multiple(self) -> bool:
         """True for MF types."""
-        return self.value.startswith("MF")
+        return self._value_.startswith("MF")
 
     @property
     def is_node(self) -> bool:
         """True for SFNode and MFNode."""
-        return self.value.endswith("Node")
+        return self._value_.endswith("Node")
 
     @property
     def single(self) -> FieldType:
         """The SF type of one element (the type itself for SF types)."""
-        return FieldType["SF" + self.value[2:]]
+        return FieldType["SF" + self._value_[2:]]
 
     @property
     def description(self) -> str:

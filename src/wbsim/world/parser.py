@@ -54,6 +54,7 @@ _KEYWORDS = (
     | {"ROUTE", "TO", "eventIn", "eventOut", "exposedField", "MFTime", "SFImage", "SFTime"}
 )
 _ILLEGAL_ID_CHARS = frozenset("\"#',.[\\]{}")
+_EOF, _WORD = TokenKind.EOF, TokenKind.WORD  # module constants: an enum member lookup costs a descriptor call
 
 
 def is_identifier(text: str) -> bool:
@@ -86,19 +87,23 @@ class _Parser:
 
     # -- token helpers -------------------------------------------------------------------------
     def _fill(self, index: int) -> None:
-        while len(self.tokens) <= index and not (self.tokens and self.tokens[-1].kind is TokenKind.EOF):
+        while len(self.tokens) <= index and not (self.tokens and self.tokens[-1].kind is _EOF):
             try:
                 self.tokens.append(next(self._source))
             except WorldSyntaxError as error:
                 raise WorldSyntaxError(error.message, error.location, self.node_path()) from None
 
     def peek(self, ahead: int = 0) -> Token:
-        self._fill(self.pos + ahead)
-        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
+        index = self.pos + ahead
+        tokens = self.tokens
+        if index < len(tokens):  # the common case: already read (peek runs a few times per token)
+            return tokens[index]
+        self._fill(index)
+        return tokens[min(index, len(tokens) - 1)]
 
     def next(self) -> Token:
         token = self.peek()
-        if token.kind is not TokenKind.EOF:
+        if token.kind is not _EOF:
             self.pos += 1
         return token
 
@@ -123,7 +128,7 @@ class _Parser:
 
     def at_word(self, text: str) -> bool:
         token = self.peek()
-        return token.kind is TokenKind.WORD and token.text == text
+        return token.kind is _WORD and token.text == text
 
     # -- grammar ------------------------------------------------------------------------------------
     def externprotos(self) -> list[ExternProto]:

@@ -3,7 +3,8 @@
 For each motor on a joint with an endPoint the compiler adds (see ``docs/motors.md``):
 
 1. a *reference* body hanging from the driven joint's parent body, with one hinge (the reference DOF),
-   negligible mass and an armature ``10^4 x`` the driven joint's own inertia (set after compilation);
+   negligible mass and an armature ``10^4 x`` the driven joint's own inertia (computed from the finished
+   spec before compilation, checked against MuJoCo's ``dof_M0`` after it);
 2. a fixed tendon ``joint - reference`` whose friction loss is ``max(staticFriction, available torque)``,
    with ``solreffriction = (2 dt, 1)`` and a near-hard impedance: the velocity motor;
 3. a ``motor`` actuator on the joint for torque control.
@@ -19,6 +20,7 @@ import mujoco
 
 from wbsim.compile.bindings import JointBinding
 from wbsim.compile.context import CompileContext
+from wbsim.compile.inertia import joint_inertia_at_rest
 from wbsim.compile.slots import DeviceSlot, JointSlot
 from wbsim.devices.kind import DeviceCompiler
 from wbsim.devices.motor.coupling import MotorLimits, couple_motors
@@ -32,6 +34,10 @@ __all__ = ["MotorBinding", "MotorCompiler"]
 REFERENCE_ARMATURE_RATIO = 1.0e4
 _MOTOR_SOLIMP = [0.9999, 0.9999, 0.001, 0.5, 2.0]  # near-hard velocity motor, like ODE's
 _TINY_MASS = 1.0e-6
+# A reference armature computed before compilation is kept if it is this close (relative) to the one MuJoCo's
+# compiled dof_M0 gives; otherwise tune() replaces it and asks for mj_setConst. Both are sums of the same
+# terms in double precision, so they agree to rounding.
+_ARMATURE_TOLERANCE = 1.0e-9
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +94,7 @@ class _Motor:
     joint: JointSlot
     tendon: str = ""
     reference_joint: str = ""
+    reference_spec: mujoco.MjsJoint | None = None
     actuator: str = ""
 
 
@@ -125,8 +132,8 @@ class MotorCompiler(DeviceCompiler):
             reference.mass = _TINY_MASS
             reference.fullinertia = [_TINY_MASS] * 3 + [0.0] * 3
             motor.reference_joint = ctx.fresh_name("refj")
-            reference.add_joint(name=motor.reference_joint, type=mujoco.mjtJoint.mjJNT_HINGE, axis=[0, 0, 1],
-                                armature=1.0)
+            motor.reference_spec = reference.add_joint(name=motor.reference_joint, type=mujoco.mjtJoint.mjJNT_HINGE,
+                                                       axis=[0, 0, 1], armature=1.0)
             tendon = ctx.spec.add_tendon(name=ctx.fresh_name("t"))
             tendon.wrap_joint(slot.joint_name, 1.0)
             tendon.wrap_joint(motor.reference_joint, -1.0)
@@ -137,6 +144,16 @@ class MotorCompiler(DeviceCompiler):
             actuator = ctx.spec.add_actuator(name=ctx.fresh_name("a"), target=slot.joint_name,
                                              trntype=mujoco.mjtTrn.mjTRN_JOINT)
             motor.tendon, motor.actuator = tendon.name, actuator.name
+
+    def finish_spec(self, ctx: CompileContext) -> None:
+        """Size each reference armature from its driven joint's inertia in the finished spec (so that the
+        compilation's own constants are final and :meth:`tune` has nothing to change)."""
+        for motor in self._motors:
+            if motor.reference_spec is None or motor.joint.joint_spec is None:
+                continue
+            inertia = joint_inertia_at_rest(motor.joint.joint_spec)
+            if inertia is not None:
+                motor.reference_spec.armature = _reference_armature(inertia)
 
     def bindings(self, ctx: CompileContext, model: mujoco.MjModel) -> tuple[MotorBinding, ...]:
         """One :class:`MotorBinding` per motor, in scene order."""
@@ -166,9 +183,18 @@ class MotorCompiler(DeviceCompiler):
         return self._bindings
 
     def tune(self, ctx: CompileContext, model: mujoco.MjModel) -> bool:
-        """Size each reference armature relative to its driven joint's compiled inertia."""
+        """Check each reference armature against its driven joint's compiled inertia (``dof_M0``); one that
+        :meth:`finish_spec` could not compute or that differs is set here, and constants are refreshed."""
+        refresh = False
         for binding in self._bindings:
             if binding.reference_dof_adr >= 0:
-                joint_inertia = float(model.dof_M0[binding.joint.dof_adr])
-                model.dof_armature[binding.reference_dof_adr] = REFERENCE_ARMATURE_RATIO * max(joint_inertia, 1e-9)
-        return model.nu > 0
+                exact = _reference_armature(float(model.dof_M0[binding.joint.dof_adr]))
+                if not abs(float(model.dof_armature[binding.reference_dof_adr]) - exact) <= _ARMATURE_TOLERANCE * exact:
+                    model.dof_armature[binding.reference_dof_adr] = exact
+                    refresh = True
+        return refresh
+
+
+def _reference_armature(joint_inertia: float) -> float:
+    """The armature of a motor's reference DOF for a driven joint of inertia ``joint_inertia`` (kg*m^2 or kg)."""
+    return REFERENCE_ARMATURE_RATIO * max(joint_inertia, 1e-9)
