@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -59,6 +59,8 @@ COMMAND_INTERFACES: Final[tuple[str, ...]] = (POSITION, VELOCITY, EFFORT, TORQUE
 
 #: Joint state interfaces the sensors of a motor can serve (``absolute_position`` reads like ``position``).
 STATE_INTERFACES: Final[tuple[str, ...]] = (POSITION, VELOCITY, EFFORT, TORQUE, FORCE, ABSOLUTE_POSITION)
+
+_CHANNELS: Final[tuple[str, ...]] = (POSITION, VELOCITY, EFFORT)
 
 # Interface name -> the channel that carries it (position-like, velocity or effort-like).
 _CHANNEL: Final[dict[str, str]] = {
@@ -119,6 +121,12 @@ def _block_maps(loaded: Sequence[LoadedTransmission]) -> _Maps:
     )
 
 
+def _unconverted(motor: Motor, name: str) -> Callable[[float], object]:
+    """The bound API method ``name`` of ``motor`` without the C-argument conversion wrapper, if it has one."""
+    method = getattr(type(motor), name)
+    return getattr(method, "__wrapped__", method).__get__(motor)
+
+
 def _quoted(names: Sequence[str]) -> str:
     return ", ".join(repr(n) for n in names) if names else "none"
 
@@ -155,32 +163,66 @@ class TransmissionHardware:
         self._maps = _block_maps(loaded)
         self._motors = list(motors)
         nj, na = len(self.joint_names), len(self.actuator_names)
+        self._sim = robot._runtime.sim
+        self._step_s = self._sim.basic_time_step_ms / 1000.0
+        maps = self._maps
+        # Actuator -> joint maps with the offsets as a last column (actuator snapshots end with a constant 1).
+        self._a2j_position = np.hstack([maps.a2j_position, maps.a2j_offset[:, None]])
+        self._a2j_velocity = np.hstack([maps.a2j_velocity, np.zeros((nj, 1))])
+        self._a2j_effort = np.hstack([maps.a2j_effort, np.zeros((nj, 1))])
         # Sensor and feedback arrays are updated in place by their banks: keep the arrays and the rows.
         sensors = [m.getPositionSensor() for m in motors]
-        self._has_sensors = all(s is not None for s in sensors)
-        if self._has_sensors and sensors:
-            banks = {id(s._core.bank) for s in sensors}  # type: ignore[union-attr]
-            assert len(banks) == 1  # one position-sensor bank per simulation
-            self._sensor_values = sensors[0]._core.bank.value  # type: ignore[union-attr]
+        if sensors and all(s is not None for s in sensors):
+            self._sensor_values = sensors[0]._core.bank.value  # type: ignore[union-attr]  # one bank per simulation
             self._sensor_rows = np.array([s._core.index for s in sensors], dtype=np.int64)  # type: ignore[union-attr]
-        else:
+        else:  # effort-only transmissions may have motors without sensors: positions stay NaN
             self._sensor_values = np.full(1, np.nan)
             self._sensor_rows = np.zeros(na, dtype=np.int64)
         self._feedback_values = motors[0]._core.bank.feedback_value if motors else np.zeros(0)
         self._motor_rows = np.array([m._core.index for m in motors], dtype=np.int64)
-        # Actuator-space snapshot of the last read, and the previous distinct sample for velocities.
-        self._a_position = np.full(na, np.nan)
-        self._a_velocity = np.full(na, np.nan)
-        self._a_effort = np.full(na, np.nan)
-        self._read_time = math.nan
+        self._wants_effort = any(_CHANNEL[i] == EFFORT for i in (x for t in state_interfaces.values() for x in t))
+        # Actuator snapshots (with a trailing constant 1): the current read, and the previous read at an
+        # earlier step for velocities; they swap when time has advanced.
+        self._current = np.full(na + 1, np.nan)
+        self._previous = np.full(na + 1, np.nan)
+        self._current[na] = self._previous[na] = 1.0
+        self._current_view, self._previous_view = self._current[:na], self._previous[:na]
+        self._effort = np.full(na + 1, np.nan)
+        self._effort[na] = 0.0
+        self._effort_view = self._effort[:na]
+        self._elapsed = math.nan  # s between the previous and the current snapshot
+        self._read_step = -1
         self._read_restarts = -1
-        self._joint_state: dict[str, np.ndarray] = {}
+        self._joint_position: np.ndarray | None = None
+        self._joint_velocity: np.ndarray | None = None
+        self._joint_effort: np.ndarray | None = None
         # Joint-space commands (NaN: never commanded) and which joints got a command since the last write.
-        self._commands = {channel: np.full(nj, np.nan) for channel in (POSITION, VELOCITY, EFFORT)}
-        self._dirty = {channel: np.zeros(nj, dtype=bool) for channel in (POSITION, VELOCITY, EFFORT)}
-        self._set_position = [m.setPosition for m in motors]
-        self._set_velocity = [m.setVelocity for m in motors]
-        self._set_torque = [m.setTorque for m in motors]
+        # The last element of each command vector is a constant 1, so that one product adds the offsets.
+        self._commands = {channel: np.zeros(nj + 1) for channel in _CHANNELS}
+        for vector in self._commands.values():
+            vector[nj] = 1.0
+        self._given = {channel: [False] * nj for channel in _CHANNELS}  # joints commanded at least once
+        self._pending: dict[str, set[int]] = {channel: set() for channel in _CHANNELS}  # transmissions to send
+        maps = self._maps
+        self._j2a = {
+            POSITION: np.hstack([maps.j2a_position, maps.j2a_offset[:, None]]),
+            VELOCITY: np.hstack([maps.j2a_velocity, np.zeros((na, 1))]),
+            EFFORT: np.hstack([maps.j2a_effort, np.zeros((na, 1))]),
+        }
+        # Per transmission: its joint and actuator indices; per joint: its transmission.
+        self._t_joints: list[range] = []
+        self._t_actuators: list[range] = []
+        j0 = a0 = 0
+        for item in loaded:
+            self._t_joints.append(range(j0, j0 + len(item.joints)))
+            self._t_actuators.append(range(a0, a0 + len(item.actuators)))
+            j0, a0 = j0 + len(item.joints), a0 + len(item.actuators)
+        self._owner = [t for t, joints in enumerate(self._t_joints) for _ in joints]
+        # The API methods without their argument conversion (the values here are already Python floats): the
+        # Webots semantics stay (NaN refused with the library's error, caches, coupled siblings, limits).
+        self._set_position = [_unconverted(m, "setPosition") for m in motors]
+        self._set_velocity = [_unconverted(m, "setVelocity") for m in motors]
+        self._set_torque = [_unconverted(m, "setTorque") for m in motors]
 
     # -- reading ---------------------------------------------------------------------------------------
     def read(self) -> None:
@@ -191,31 +233,35 @@ class TransmissionHardware:
         again after a simulation reset); effort: the motors' force feedback. Values are NaN until the
         sensors' first sample (one sampling period after attach).
         """
-        sim = self._runtime.sim
-        now, restarts = sim.time_s, sim.restarts
-        position = self._sensor_values[self._sensor_rows]
-        if restarts != self._read_restarts or now < self._read_time:  # first read, or after a reset
-            self._a_velocity = np.full(len(position), np.nan)
+        sim = self._sim
+        step, restarts = sim.step_count, sim.restarts
+        if restarts != self._read_restarts or step < self._read_step:  # first read, or after a reset
+            self._elapsed = math.nan
             self._read_restarts = restarts
-            self._read_time = now
-        elif now > self._read_time:
-            self._a_velocity = (position - self._a_position) / (now - self._read_time)
-            self._read_time = now
-        self._a_position = position
-        self._a_effort = self._feedback_values[self._motor_rows]
-        self._joint_state = {}  # mapped lazily, once per read and channel
+        elif step > self._read_step:  # time advanced: the current snapshot becomes the previous one
+            self._elapsed = (step - self._read_step) * self._step_s
+            self._current, self._previous = self._previous, self._current
+            self._current_view, self._previous_view = self._previous_view, self._current_view
+        self._read_step = step
+        np.take(self._sensor_values, self._sensor_rows, out=self._current_view, mode="clip")  # clip: unbuffered
+        if self._wants_effort:
+            np.take(self._feedback_values, self._motor_rows, out=self._effort_view, mode="clip")
+        self._joint_position = self._joint_velocity = self._joint_effort = None  # mapped lazily
 
     def _channel_state(self, channel: str) -> np.ndarray:
-        state = self._joint_state.get(channel)
-        if state is None:
-            maps = self._maps
-            if channel == POSITION:
-                state = maps.a2j_position @ self._a_position + maps.a2j_offset
-            elif channel == VELOCITY:
-                state = maps.a2j_velocity @ self._a_velocity
-            else:
-                state = maps.a2j_effort @ self._a_effort
-            self._joint_state[channel] = state
+        """The joint-space vector of a channel for the last read (one product, cached until the next read)."""
+        if channel == POSITION:
+            state = self._joint_position
+            if state is None:
+                state = self._joint_position = self._a2j_position.dot(self._current)
+        elif channel == VELOCITY:
+            state = self._joint_velocity
+            if state is None:
+                state = self._joint_velocity = self._a2j_velocity.dot(self._current - self._previous) / self._elapsed
+        else:
+            state = self._joint_effort
+            if state is None:
+                state = self._joint_effort = self._a2j_effort.dot(self._effort)
         return state
 
     def state(self, joint: str, interface: str) -> float:
@@ -229,13 +275,14 @@ class TransmissionHardware:
         Raises:
             TransmissionError: unknown joint, or an interface the joint does not declare.
         """
-        index = self._joint_index(joint)
-        if interface not in self._state_interfaces[joint]:
+        index = self._index.get(joint)
+        if index is None or interface not in self._state_interfaces[joint]:
+            self._joint_index(joint)
             raise TransmissionError(
                 f"Joint '{joint}' has no state interface {interface!r}; its state interfaces are "
                 f"{_quoted(self._state_interfaces[joint])}."
             )
-        return float(self._channel_state(_CHANNEL[interface])[index])
+        return self._channel_state(_CHANNEL[interface]).item(index)
 
     def states(self, interface: str) -> np.ndarray:
         """The joint-space states of every joint for ``interface`` (shape (n_joints,), joint_names order).
@@ -257,8 +304,11 @@ class TransmissionHardware:
             raise TransmissionError(
                 f"Unknown state interface {interface!r}; valid interfaces are {_quoted(STATE_INTERFACES)}."
             )
-        value = {POSITION: self._a_position, VELOCITY: self._a_velocity, EFFORT: self._a_effort}[channel]
-        return value.copy()
+        if channel == POSITION:
+            return self._current_view.copy()
+        if channel == VELOCITY:
+            return (self._current_view - self._previous_view) / self._elapsed
+        return self._effort_view.copy()
 
     # -- commanding ------------------------------------------------------------------------------------
     def command(self, joint: str, interface: str, value: float) -> None:
@@ -272,8 +322,9 @@ class TransmissionHardware:
         Raises:
             TransmissionError: unknown joint, undeclared interface or a value that is not a real number.
         """
-        index = self._joint_index(joint)
-        if interface not in self._command_interfaces[joint]:
+        index = self._index.get(joint)
+        if index is None or interface not in self._command_interfaces[joint]:
+            self._joint_index(joint)
             raise TransmissionError(
                 f"Joint '{joint}' has no command interface {interface!r}; its command interfaces are "
                 f"{_quoted(self._command_interfaces[joint])}."
@@ -286,7 +337,8 @@ class TransmissionHardware:
             ) from None
         channel = _CHANNEL[interface]
         self._commands[channel][index] = number
-        self._dirty[channel][index] = True
+        self._given[channel][index] = True
+        self._pending[channel].add(self._owner[index])
 
     def write(self) -> None:
         """Map the joint commands given since the last write to actuator space and send them to the motors.
@@ -298,44 +350,36 @@ class TransmissionHardware:
         A transmission with a joint never commanded in that interface sends nothing for it (its actuator
         values would be NaN).
         """
-        maps = self._maps
-        positioned: np.ndarray | None = None
-        for channel in (POSITION, VELOCITY, EFFORT):
-            dirty = self._dirty[channel]
-            if not dirty.any():
+        pending = self._pending
+        positioned: frozenset[int] = frozenset()
+        for channel in _CHANNELS:
+            owners = pending[channel]
+            if not owners:
                 continue
-            joint_values = self._commands[channel]
-            send = maps.incidence[:, dirty].any(axis=1)
-            missing = np.isnan(joint_values)
-            if missing.any():  # 0 * NaN is NaN: keep never-commanded joints out of the product
-                joint_values = np.where(missing, 0.0, joint_values)
-                send &= ~maps.incidence[:, missing].any(axis=1)
-            if channel == POSITION:
-                values = maps.j2a_position @ joint_values + maps.j2a_offset
-            elif channel == VELOCITY:
-                values = maps.j2a_velocity @ joint_values
-            else:
-                values = maps.j2a_effort @ joint_values
-            dirty[:] = False
-            rows = np.flatnonzero(send).tolist()
-            numbers = values.tolist()
+            given = self._given[channel]
+            rows = [k for t in sorted(owners) if all(given[j] for j in self._t_joints[t])
+                    for k in self._t_actuators[t]]
+            owners.clear()
+            if not rows:
+                continue
+            values = self._j2a[channel].dot(self._commands[channel]).tolist()  # all transmissions at once
             if channel == POSITION:
                 setter = self._set_position
                 for k in rows:
-                    setter[k](numbers[k])
-                positioned = send
+                    setter[k](values[k])
+                positioned = frozenset(rows)
             elif channel == VELOCITY:
                 set_position, set_velocity = self._set_position, self._set_velocity
                 for k in rows:
-                    if positioned is not None and positioned[k]:
-                        set_velocity[k](abs(numbers[k]))  # a speed limit in position control
+                    if k in positioned:
+                        set_velocity[k](abs(values[k]))  # a speed limit in position control
                     else:
                         set_position[k](math.inf)
-                        set_velocity[k](numbers[k])
+                        set_velocity[k](values[k])
             else:
                 setter = self._set_torque
                 for k in rows:
-                    setter[k](numbers[k])
+                    setter[k](values[k])
 
     def commands(self, interface: str) -> np.ndarray:
         """The joint-space commands last given for ``interface`` (NaN where never given), joint_names order."""
@@ -344,7 +388,9 @@ class TransmissionHardware:
             raise TransmissionError(
                 f"Unknown command interface {interface!r}; valid interfaces are {_quoted(COMMAND_INTERFACES)}."
             )
-        return self._commands[channel].copy()
+        values = self._commands[channel][:-1].copy()
+        values[~np.array(self._given[channel], dtype=bool)] = np.nan
+        return values
 
     def _joint_index(self, joint: str) -> int:
         index = self._index.get(joint)
