@@ -9,22 +9,27 @@ between its joint interfaces and its actuators:
   force feedback (effort), which attach enables;
 - joint names are what controllers command; each must be a joint of the robot as Webots names it in the
   robot's URDF (its motor's name, else its position sensor's name);
-- ``hw.read()`` after ``robot.step`` maps the actuator state to joint space, ``hw.state(joint, interface)``
-  returns it; ``hw.command(joint, interface, value)`` stores joint-space commands and ``hw.write()`` before
-  ``robot.step`` maps them to actuator space and sends them to the motors (position: ``setPosition``;
+- ``hw.read()`` after ``robot.step`` takes the joint-space state, ``hw.state(joint, interface)`` returns it;
+  ``hw.command(joint, interface, value)`` stores joint-space commands and ``hw.write()`` before
+  ``robot.step`` sends them: at the step (as Webots' controller library sends motor commands at
+  ``wb_robot_step``) they are mapped to actuator space and given to the motors (position: ``setPosition``;
   velocity: ``setVelocity``, after ``setPosition(inf)`` unless a position was sent too; effort:
   ``setTorque``/``setForce``).
 
-Every map is affine. At attach, each transmission's linear maps (extracted by the library from the same
-formulas its functional API runs) are assembled into one block-diagonal matrix per direction and interface,
-so a read or a write is one matrix product for all transmissions of the robot, whatever their number and
-kind. Names are resolved once, at attach; nothing is looked up per step.
+Vectorised over every robot of a simulation: the attached transmissions of a simulation share one
+:class:`_Pool`, which maps the actuator state of all of them to joint space with a few numpy operations per
+step (a ``DEVICES_SAMPLE`` hook) and all written commands to actuator space likewise (a ``CONTROLLERS`` hook,
+after the controllers ran). Each map is affine; its coefficients are each transmission's linear maps, which
+the library extracts from the same formulas its functional API runs. Per robot and step, Python does only
+the calls the controller makes (a dictionary lookup and an array access each) and one motor command per
+actuator written. Names are resolved once, at attach; nothing is looked up per step.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
@@ -32,6 +37,7 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 
 from wbsim.errors import TransmissionError
+from wbsim.sim.phases import Phase
 from wbsim.transmission.interfaces import (
     ABSOLUTE_POSITION,
     EFFORT,
@@ -45,6 +51,7 @@ from wbsim.transmission.urdf import LoadedTransmission, load_transmissions
 if TYPE_CHECKING:
     from wbsim.api.robot import Robot
     from wbsim.devices.motor.api import Motor
+    from wbsim.sim.simulation import Simulation
 
 __all__ = [
     "COMMAND_INTERFACES",
@@ -73,53 +80,6 @@ _CHANNEL: Final[dict[str, str]] = {
 }
 
 
-@dataclass(frozen=True)
-class _Maps:
-    """Block-diagonal affine maps of all transmissions of one robot (joint order x actuator order)."""
-
-    a2j_position: np.ndarray  # (n_joints, n_actuators)
-    a2j_offset: np.ndarray  # (n_joints,)
-    a2j_velocity: np.ndarray
-    a2j_effort: np.ndarray
-    j2a_position: np.ndarray  # (n_actuators, n_joints)
-    j2a_offset: np.ndarray  # (n_actuators,)
-    j2a_velocity: np.ndarray
-    j2a_effort: np.ndarray
-    # incidence[a, j]: actuator a depends on joint j (same transmission).
-    incidence: np.ndarray
-
-
-def _block_maps(loaded: Sequence[LoadedTransmission]) -> _Maps:
-    """Assemble the per-transmission affine maps into block-diagonal matrices."""
-    nj = sum(len(t.joints) for t in loaded)
-    na = sum(len(t.actuators) for t in loaded)
-    mats = {key: np.zeros((nj, na)) for key in ("a2j_p", "a2j_v", "a2j_e")}
-    mats.update({key: np.zeros((na, nj)) for key in ("j2a_p", "j2a_v", "j2a_e")})
-    a2j_offset = np.zeros(nj)
-    j2a_offset = np.zeros(na)
-    incidence = np.zeros((na, nj), dtype=bool)
-    j0 = a0 = 0
-    for item in loaded:
-        trans = item.transmission
-        assert trans is not None  # strict loading always constructs
-        j1, a1 = j0 + trans.num_joints(), a0 + trans.num_actuators()
-        m, b = trans.actuator_to_joint_linear_map(POSITION)
-        mats["a2j_p"][j0:j1, a0:a1] = m
-        a2j_offset[j0:j1] = b
-        mats["a2j_v"][j0:j1, a0:a1] = trans.actuator_to_joint_linear_map(VELOCITY)[0]
-        mats["a2j_e"][j0:j1, a0:a1] = trans.actuator_to_joint_linear_map(EFFORT)[0]
-        m, b = trans.joint_to_actuator_linear_map(POSITION)
-        mats["j2a_p"][a0:a1, j0:j1] = m
-        j2a_offset[a0:a1] = b
-        mats["j2a_v"][a0:a1, j0:j1] = trans.joint_to_actuator_linear_map(VELOCITY)[0]
-        mats["j2a_e"][a0:a1, j0:j1] = trans.joint_to_actuator_linear_map(EFFORT)[0]
-        incidence[a0:a1, j0:j1] = True
-        j0, a0 = j1, a1
-    return _Maps(
-        mats["a2j_p"], a2j_offset, mats["a2j_v"], mats["a2j_e"],
-        mats["j2a_p"], j2a_offset, mats["j2a_v"], mats["j2a_e"], incidence,
-    )
-
 
 def _unconverted(motor: Motor, name: str) -> Callable[[float], object]:
     """The bound API method ``name`` of ``motor`` without the C-argument conversion wrapper, if it has one."""
@@ -129,6 +89,204 @@ def _unconverted(motor: Motor, name: str) -> Callable[[float], object]:
 
 def _quoted(names: Sequence[str]) -> str:
     return ", ".join(repr(n) for n in names) if names else "none"
+
+
+_WIDTH: Final = 2  # a transmission couples at most two joints and two actuators
+
+
+@dataclass(frozen=True)
+class _Sparse:
+    """An affine map ``y[i] = sum_k coef[i, k] * x[cols[i, k]] + offset[i]``, each output depending on at most
+    :data:`_WIDTH` inputs; padding has coefficient 0 and the column of an input of the same transmission, so
+    that a NaN input (a joint never commanded, an actuator without sensor) spoils its own transmission only."""
+
+    cols: np.ndarray  # (n_out, width) int64
+    coef: np.ndarray  # (n_out, width)
+    offset: np.ndarray  # (n_out,)
+
+    def apply(self, x: np.ndarray) -> np.ndarray:
+        """The map applied to ``x`` (a new array)."""
+        return np.einsum("ij,ij->i", self.coef, x[self.cols]) + self.offset
+
+
+def _sparse(blocks: Sequence[tuple[np.ndarray, np.ndarray, int]], n_out: int) -> _Sparse:
+    """Assemble per-transmission blocks (matrix (n_o, n_i), offset (n_o,), index of the first input) into one
+    map; outputs are numbered in block order."""
+    cols = np.zeros((n_out, _WIDTH), dtype=np.int64)
+    coef = np.zeros((n_out, _WIDTH))
+    offset = np.zeros(n_out)
+    row = 0
+    for matrix, b, first in blocks:
+        n_o, n_i = matrix.shape
+        cols[row:row + n_o, :] = first
+        cols[row:row + n_o, :n_i] = np.arange(first, first + n_i)
+        coef[row:row + n_o, :n_i] = matrix
+        offset[row:row + n_o] = b
+        row += n_o
+    return _Sparse(cols, coef, offset)
+
+
+class _Pool:
+    """The attached transmissions of one simulation, mapped together (see the module docstring).
+
+    Global numbering: joints, actuators and transmissions of every live :class:`TransmissionHardware`, in
+    attach order. Rebuilt (linear in the total size) when a hardware is attached or garbage-collected (its
+    controller ended), never per step.
+    """
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+        self.members: list[weakref.ref[TransmissionHardware]] = []
+        self.stale = False
+        sensor_bank = sim.banks.get("position_sensor")
+        self.sensor_values = sensor_bank.value if sensor_bank is not None and sensor_bank.n else np.full(1, np.nan)
+        self.feedback_values = sim.banks["motor"].feedback_value
+        self.step = -1  # the step whose state joint_position / joint_effort hold
+        self._rebuild([])
+        sim.add_hook(Phase.CONTROLLERS, self.flush)
+        sim.add_hook(Phase.DEVICES_SAMPLE, self.sample)
+
+    # -- membership --------------------------------------------------------------------------------------
+    def add(self, hw: TransmissionHardware) -> None:
+        """Give ``hw`` its slots and map its state now."""
+        self._rebuild([*self._live(), hw])
+
+    def _live(self) -> list[TransmissionHardware]:
+        return [h for h in (ref() for ref in self.members) if h is not None]
+
+    def _forget(self, _ref: object) -> None:
+        self.stale = True  # a hardware was collected: its slots go at the next hook
+
+    def _rebuild(self, live: list[TransmissionHardware]) -> None:
+        self.members = [weakref.ref(h, self._forget) for h in live]
+        self.stale = False
+        a2j_p: list[tuple[np.ndarray, np.ndarray, int]] = []
+        a2j_e: list[tuple[np.ndarray, np.ndarray, int]] = []
+        j2a: dict[str, list[tuple[np.ndarray, np.ndarray, int]]] = {c: [] for c in _CHANNELS}
+        sensor_rows: list[int] = []
+        motor_rows: list[int] = []
+        self.t_joints: list[range] = []
+        self.t_actuators: list[range] = []
+        self.setters: dict[str, list[Callable[[float], object]]] = {c: [] for c in _CHANNELS}
+        j0 = a0 = 0
+        for hw in live:
+            hw._old_j0 = hw._j0
+            hw._j0, hw._a0, hw._t0 = j0, a0, len(self.t_joints)
+            for item in hw.transmissions:
+                trans = item.transmission
+                assert trans is not None  # strict loading always constructs
+                nj, na = trans.num_joints(), trans.num_actuators()
+                a2j_p.append((*trans.actuator_to_joint_linear_map(POSITION), a0))
+                a2j_e.append((*trans.actuator_to_joint_linear_map(EFFORT), a0))
+                for channel in _CHANNELS:
+                    j2a[channel].append((*trans.joint_to_actuator_linear_map(channel), j0))
+                self.t_joints.append(range(j0, j0 + nj))
+                self.t_actuators.append(range(a0, a0 + na))
+                j0, a0 = j0 + nj, a0 + na
+            sensor_rows.extend(hw._sensor_rows)
+            motor_rows.extend(hw._motor_rows)
+            self.setters[POSITION].extend(hw._set_position)
+            self.setters[VELOCITY].extend(hw._set_velocity)
+            self.setters[EFFORT].extend(hw._set_torque)
+        self.a2j_position = _sparse(a2j_p, j0)
+        self.a2j_effort = _sparse(a2j_e, j0)
+        self.j2a = {c: _sparse(j2a[c], a0) for c in _CHANNELS}
+        rows = np.array(sensor_rows, dtype=np.int64)
+        self.sensor_missing = rows < 0 if (rows < 0).any() else None
+        self.sensor_rows = np.maximum(rows, 0)
+        self.motor_rows = np.array(motor_rows, dtype=np.int64)
+        self.wants_effort = any(h._wants_effort for h in live)
+        # Joint commands of every robot, NaN where never given (those given so far are kept); the hardwares
+        # that wrote keep their written transmissions (local numbers) until the flush, so a rebuild loses none.
+        # Python lists: a command is one list store; the flush makes one array per channel.
+        old = getattr(self, "commands", None)
+        commands = tuple([math.nan] * j0 for _ in _CHANNELS)
+        for hw in live:
+            if old is not None and hw._old_j0 >= 0:  # slotted before: keep its commands
+                for new, previous in zip(commands, old):
+                    new[hw._j0:hw._j0 + hw._nj] = previous[hw._old_j0:hw._old_j0 + hw._nj]
+        self.commands = commands
+        self.writers: list[TransmissionHardware] = [h for h in live if h._queued]
+        for hw in live:
+            hw._pool = self
+        self.actuator_effort = np.full(a0, np.nan)
+        self.joint_effort = [math.nan] * j0
+        self.sample(self.sim)
+
+    # -- per step ----------------------------------------------------------------------------------------
+    def sample(self, sim: Simulation) -> None:
+        """DEVICES_SAMPLE hook: the joint-space state of every attached transmission (all robots at once)."""
+        if self.stale:
+            self._rebuild(self._live())
+            return
+        actuators = self.sensor_values[self.sensor_rows]
+        if self.sensor_missing is not None:
+            actuators[self.sensor_missing] = np.nan
+        # New lists each step (never written in place): a hardware's read() keeps the one of its step. Lists,
+        # because a controller reads single values (a list index is cheaper than an array access).
+        self.actuator_position = actuators
+        self.joint_position = self.a2j_position.apply(actuators).tolist()
+        if self.wants_effort:
+            self.actuator_effort = self.feedback_values[self.motor_rows]
+            self.joint_effort = self.a2j_effort.apply(self.actuator_effort).tolist()
+        self.step = sim.step_count
+
+    def flush(self, sim: Simulation) -> None:
+        """CONTROLLERS hook (after the controllers ran): send the commands written for this step."""
+        writers = self.writers
+        if not writers:
+            return
+        if self.stale:
+            self._rebuild(self._live())
+            writers = self.writers
+        self.writers = []
+        rows: tuple[list[int], ...] = ([], [], [])  # actuators to command, per channel
+        t_actuators = self.t_actuators
+        for hw in writers:
+            written, t0 = hw._written, hw._t0
+            for ch, t in sorted(written) if len(written) > 1 else written:  # channel order, then URDF order
+                rows[ch].extend(t_actuators[t0 + t])
+            written.clear()
+        positioned: frozenset[int] = frozenset()
+        for ch, channel in enumerate(_CHANNELS):
+            if not rows[ch]:
+                continue
+            values = self.j2a[channel].apply(np.array(self.commands[ch])).tolist()  # every robot at once
+            setters = self.setters[channel]
+            # A NaN value: a joint of the transmission was never commanded in this interface; nothing is sent.
+            if channel == POSITION:
+                for k in rows[ch]:
+                    value = values[k]
+                    if value == value:
+                        setters[k](value)
+                positioned = frozenset(rows[ch])
+            elif channel == VELOCITY:
+                set_position = self.setters[POSITION]
+                for k in rows[ch]:
+                    value = values[k]
+                    if value != value:
+                        continue
+                    if k in positioned:
+                        setters[k](abs(value))  # the speed limit of the position control
+                    else:
+                        set_position[k](math.inf)
+                        setters[k](value)
+            else:
+                for k in rows[ch]:
+                    value = values[k]
+                    if value == value:
+                        setters[k](value)
+        for hw in writers:
+            hw._queued = False
+
+
+def _pool_of(sim: Simulation) -> _Pool:
+    """The simulation's pool, made (with its hooks) at the first attach, and again after a world load."""
+    pool = getattr(sim, "_transmission_pool", None)
+    if pool is None or pool.flush not in sim._hooks[Phase.CONTROLLERS]:
+        pool = _Pool(sim)
+        sim._transmission_pool = pool  # type: ignore[attr-defined]
+    return pool
 
 
 class TransmissionHardware:
@@ -156,113 +314,72 @@ class TransmissionHardware:
         self.joint_names: list[str] = [n for t in loaded for n in t.joint_names]
         self.actuator_names: list[str] = [n for t in loaded for n in t.actuator_names]
         self._robot = robot
-        self._runtime = robot._runtime
-        self._index = {name: k for k, name in enumerate(self.joint_names)}
-        self._state_interfaces = state_interfaces
-        self._command_interfaces = command_interfaces
-        self._maps = _block_maps(loaded)
-        self._motors = list(motors)
-        nj, na = len(self.joint_names), len(self.actuator_names)
         self._sim = robot._runtime.sim
         self._step_s = self._sim.basic_time_step_ms / 1000.0
-        maps = self._maps
-        # Actuator -> joint maps with the offsets as a last column (actuator snapshots end with a constant 1).
-        self._a2j_position = np.hstack([maps.a2j_position, maps.a2j_offset[:, None]])
-        self._a2j_velocity = np.hstack([maps.a2j_velocity, np.zeros((nj, 1))])
-        self._a2j_effort = np.hstack([maps.a2j_effort, np.zeros((nj, 1))])
-        # Sensor and feedback arrays are updated in place by their banks: keep the arrays and the rows.
+        self._index = {name: k for k, name in enumerate(self.joint_names)}
+        self._owner = [t for t, item in enumerate(loaded) for _ in item.joints]
+        self._state_interfaces = state_interfaces
+        self._command_interfaces = command_interfaces
+        self._nj, self._na = len(self.joint_names), len(self.actuator_names)
         sensors = [m.getPositionSensor() for m in motors]
-        if sensors and all(s is not None for s in sensors):
-            self._sensor_values = sensors[0]._core.bank.value  # type: ignore[union-attr]  # one bank per simulation
-            self._sensor_rows = np.array([s._core.index for s in sensors], dtype=np.int64)  # type: ignore[union-attr]
-        else:  # effort-only transmissions may have motors without sensors: positions stay NaN
-            self._sensor_values = np.full(1, np.nan)
-            self._sensor_rows = np.zeros(na, dtype=np.int64)
-        self._feedback_values = motors[0]._core.bank.feedback_value if motors else np.zeros(0)
-        self._motor_rows = np.array([m._core.index for m in motors], dtype=np.int64)
-        self._wants_effort = any(_CHANNEL[i] == EFFORT for i in (x for t in state_interfaces.values() for x in t))
-        # Actuator snapshots (with a trailing constant 1): the current read, and the previous read at an
-        # earlier step for velocities; they swap when time has advanced.
-        self._current = np.full(na + 1, np.nan)
-        self._previous = np.full(na + 1, np.nan)
-        self._current[na] = self._previous[na] = 1.0
-        self._current_view, self._previous_view = self._current[:na], self._previous[:na]
-        self._effort = np.full(na + 1, np.nan)
-        self._effort[na] = 0.0
-        self._effort_view = self._effort[:na]
-        self._elapsed = math.nan  # s between the previous and the current snapshot
-        self._read_step = -1
-        self._read_restarts = -1
-        self._joint_position: np.ndarray | None = None
-        self._joint_velocity: np.ndarray | None = None
-        self._joint_effort: np.ndarray | None = None
-        # Joint-space commands (NaN: never commanded) and which joints got a command since the last write.
-        # The last element of each command vector is a constant 1, so that one product adds the offsets.
-        self._commands = {channel: np.zeros(nj + 1) for channel in _CHANNELS}
-        for vector in self._commands.values():
-            vector[nj] = 1.0
-        self._given = {channel: [False] * nj for channel in _CHANNELS}  # joints commanded at least once
-        self._pending: dict[str, set[int]] = {channel: set() for channel in _CHANNELS}  # transmissions to send
-        maps = self._maps
-        self._j2a = {
-            POSITION: np.hstack([maps.j2a_position, maps.j2a_offset[:, None]]),
-            VELOCITY: np.hstack([maps.j2a_velocity, np.zeros((na, 1))]),
-            EFFORT: np.hstack([maps.j2a_effort, np.zeros((na, 1))]),
-        }
-        # Per transmission: its joint and actuator indices; per joint: its transmission.
-        self._t_joints: list[range] = []
-        self._t_actuators: list[range] = []
-        j0 = a0 = 0
-        for item in loaded:
-            self._t_joints.append(range(j0, j0 + len(item.joints)))
-            self._t_actuators.append(range(a0, a0 + len(item.actuators)))
-            j0, a0 = j0 + len(item.joints), a0 + len(item.actuators)
-        self._owner = [t for t, joints in enumerate(self._t_joints) for _ in joints]
+        self._sensor_rows = [s._core.index if s is not None else -1 for s in sensors]  # type: ignore[union-attr]
+        self._motor_rows = [m._core.index for m in motors]
+        self._wants_effort = any(_CHANNEL[i] == EFFORT for t in state_interfaces.values() for i in t)
         # The API methods without their argument conversion (the values here are already Python floats): the
         # Webots semantics stay (NaN refused with the library's error, caches, coupled siblings, limits).
         self._set_position = [_unconverted(m, "setPosition") for m in motors]
         self._set_velocity = [_unconverted(m, "setVelocity") for m in motors]
         self._set_torque = [_unconverted(m, "setTorque") for m in motors]
+        # (joint, interface) -> (joint index, channel number, (channel number, transmission number)).
+        self._command_slot = {
+            (joint, interface): (
+                k, _CHANNELS.index(_CHANNEL[interface]), (_CHANNELS.index(_CHANNEL[interface]), self._owner[k])
+            )
+            for k, joint in enumerate(self.joint_names) for interface in command_interfaces[joint]
+        }
+        self._state_slot = {
+            (joint, interface): (k, _CHANNEL[interface])
+            for k, joint in enumerate(self.joint_names) for interface in state_interfaces[joint]
+        }
+        # (channel number, transmission number) of the commands given since the last flush.
+        self._written: set[tuple[int, int]] = set()
+        self._queued = False
+        # Slots in the pool (set by the pool), and the state of the last reads.
+        self._j0 = self._old_j0 = -1  # no slot yet
+        self._a0 = self._t0 = 0
+        self._position: list[float] = [math.nan] * self._nj  # the pool's list of the last read, at _base
+        self._previous = self._effort = self._position
+        self._base = self._previous_base = 0
+        self._elapsed = math.nan
+        self._read_step = -1
+        self._read_restarts = -1
+        self._pool: _Pool = _pool_of(self._sim)
+        self._pool.add(self)
 
     # -- reading ---------------------------------------------------------------------------------------
     def read(self) -> None:
-        """Read the actuator state (after ``robot.step``) and map it to joint space.
+        """Take the joint-space state (after ``robot.step``).
 
-        Position: the motors' position sensors; velocity: the difference of the positions read now and at
-        the previous read at an earlier time, divided by the elapsed time (NaN until two such reads, and
-        again after a simulation reset); effort: the motors' force feedback. Values are NaN until the
-        sensors' first sample (one sampling period after attach).
+        Position: the motors' position sensors through the position maps; velocity: the difference of the
+        joint positions taken now and at the previous read at an earlier step, divided by the elapsed time
+        (NaN until two such reads, and again after a simulation reset); effort: the motors' force feedback
+        through the effort maps. Values are NaN until the sensors' first sample (one sampling period after
+        attach).
         """
-        sim = self._sim
-        step, restarts = sim.step_count, sim.restarts
+        pool = self._pool
+        step, restarts = pool.step, self._sim.restarts
+        position, base = pool.joint_position, self._j0  # this step's list, never rewritten
         if restarts != self._read_restarts or step < self._read_step:  # first read, or after a reset
             self._elapsed = math.nan
             self._read_restarts = restarts
-        elif step > self._read_step:  # time advanced: the current snapshot becomes the previous one
+            self._previous, self._previous_base = position, base
+        elif step > self._read_step:
             self._elapsed = (step - self._read_step) * self._step_s
-            self._current, self._previous = self._previous, self._current
-            self._current_view, self._previous_view = self._previous_view, self._current_view
+            self._previous, self._previous_base = self._position, self._base
         self._read_step = step
-        np.take(self._sensor_values, self._sensor_rows, out=self._current_view, mode="clip")  # clip: unbuffered
+        self._position, self._base = position, base
         if self._wants_effort:
-            np.take(self._feedback_values, self._motor_rows, out=self._effort_view, mode="clip")
-        self._joint_position = self._joint_velocity = self._joint_effort = None  # mapped lazily
-
-    def _channel_state(self, channel: str) -> np.ndarray:
-        """The joint-space vector of a channel for the last read (one product, cached until the next read)."""
-        if channel == POSITION:
-            state = self._joint_position
-            if state is None:
-                state = self._joint_position = self._a2j_position.dot(self._current)
-        elif channel == VELOCITY:
-            state = self._joint_velocity
-            if state is None:
-                state = self._joint_velocity = self._a2j_velocity.dot(self._current - self._previous) / self._elapsed
-        else:
-            state = self._joint_effort
-            if state is None:
-                state = self._joint_effort = self._a2j_effort.dot(self._effort)
-        return state
+            self._effort = pool.joint_effort
 
     def state(self, joint: str, interface: str) -> float:
         """The joint-space state of ``joint`` for ``interface`` as of the last :meth:`read`.
@@ -275,14 +392,19 @@ class TransmissionHardware:
         Raises:
             TransmissionError: unknown joint, or an interface the joint does not declare.
         """
-        index = self._index.get(joint)
-        if index is None or interface not in self._state_interfaces[joint]:
+        slot = self._state_slot.get((joint, interface))
+        if slot is None:
             self._joint_index(joint)
             raise TransmissionError(
                 f"Joint '{joint}' has no state interface {interface!r}; its state interfaces are "
                 f"{_quoted(self._state_interfaces[joint])}."
             )
-        return self._channel_state(_CHANNEL[interface]).item(index)
+        index, channel = slot
+        if channel == POSITION:
+            return self._position[self._base + index]
+        if channel == VELOCITY:
+            return (self._position[self._base + index] - self._previous[self._previous_base + index]) / self._elapsed
+        return self._effort[self._base + index]
 
     def states(self, interface: str) -> np.ndarray:
         """The joint-space states of every joint for ``interface`` (shape (n_joints,), joint_names order).
@@ -294,21 +416,23 @@ class TransmissionHardware:
             raise TransmissionError(
                 f"Unknown state interface {interface!r}; valid interfaces are {_quoted(STATE_INTERFACES)}."
             )
-        return self._channel_state(channel).copy()
+        b, n = self._base, self._nj
+        if channel == POSITION:
+            return np.array(self._position[b:b + n])
+        if channel == VELOCITY:
+            previous = np.array(self._previous[self._previous_base:self._previous_base + n])
+            return (np.array(self._position[b:b + n]) - previous) / self._elapsed
+        return np.array(self._effort[b:b + n])
 
     def actuator_states(self, interface: str) -> np.ndarray:
-        """The actuator-space values of the last read (shape (n_actuators,)): ``position``, ``velocity`` or
-        ``effort``, in the motors' units."""
-        channel = _CHANNEL.get(interface)
-        if channel is None:
-            raise TransmissionError(
-                f"Unknown state interface {interface!r}; valid interfaces are {_quoted(STATE_INTERFACES)}."
-            )
-        if channel == POSITION:
-            return self._current_view.copy()
-        if channel == VELOCITY:
-            return (self._current_view - self._previous_view) / self._elapsed
-        return self._effort_view.copy()
+        """The actuator-space ``position`` or ``effort`` of the last step sampled, shape (n_actuators,), in
+        the motors' units (efforts are NaN unless a joint declares an effort-like state interface)."""
+        pool, a0 = self._pool, self._a0
+        if interface == POSITION:
+            return pool.actuator_position[a0:a0 + self._na].copy()
+        if interface == EFFORT:
+            return pool.actuator_effort[a0:a0 + self._na].copy()
+        raise TransmissionError(f"actuator_states() takes 'position' or 'effort', got {interface!r}.")
 
     # -- commanding ------------------------------------------------------------------------------------
     def command(self, joint: str, interface: str, value: float) -> None:
@@ -322,8 +446,8 @@ class TransmissionHardware:
         Raises:
             TransmissionError: unknown joint, undeclared interface or a value that is not a real number.
         """
-        index = self._index.get(joint)
-        if index is None or interface not in self._command_interfaces[joint]:
+        slot = self._command_slot.get((joint, interface))
+        if slot is None:
             self._joint_index(joint)
             raise TransmissionError(
                 f"Joint '{joint}' has no command interface {interface!r}; its command interfaces are "
@@ -335,51 +459,23 @@ class TransmissionHardware:
             raise TransmissionError(
                 f"Command of joint '{joint}' ({interface}) must be a real number, got {value!r}."
             ) from None
-        channel = _CHANNEL[interface]
-        self._commands[channel][index] = number
-        self._given[channel][index] = True
-        self._pending[channel].add(self._owner[index])
+        index, ch, key = slot
+        self._pool.commands[ch][self._j0 + index] = number
+        self._written.add(key)
 
     def write(self) -> None:
-        """Map the joint commands given since the last write to actuator space and send them to the motors.
+        """Send the joint commands given since the last write; the motors get them at the next step.
 
-        Per interface, the actuators of every transmission with a new joint command get a command: positions
-        first (``setPosition``), then velocities (``setVelocity``; an actuator without a position in this
-        write is first put in velocity control with ``setPosition(inf)``, one with a position gets the
-        velocity's magnitude as its speed limit), then efforts (``setTorque``/``setForce``, torque control).
-        A transmission with a joint never commanded in that interface sends nothing for it (its actuator
-        values would be NaN).
+        At the step, per interface, the actuators of every transmission with a new joint command get a
+        command: positions first (``setPosition``), then velocities (``setVelocity``; an actuator without
+        a position in this write is first put in velocity control with ``setPosition(inf)``, one with a
+        position gets the velocity's magnitude as its speed limit), then efforts (``setTorque`` /
+        ``setForce``, torque control). A transmission with a joint never commanded in that interface sends
+        nothing for it. The motors' getters (``getTargetPosition``...) show the commands from that step on.
         """
-        pending = self._pending
-        positioned: frozenset[int] = frozenset()
-        for channel in _CHANNELS:
-            owners = pending[channel]
-            if not owners:
-                continue
-            given = self._given[channel]
-            rows = [k for t in sorted(owners) if all(given[j] for j in self._t_joints[t])
-                    for k in self._t_actuators[t]]
-            owners.clear()
-            if not rows:
-                continue
-            values = self._j2a[channel].dot(self._commands[channel]).tolist()  # all transmissions at once
-            if channel == POSITION:
-                setter = self._set_position
-                for k in rows:
-                    setter[k](values[k])
-                positioned = frozenset(rows)
-            elif channel == VELOCITY:
-                set_position, set_velocity = self._set_position, self._set_velocity
-                for k in rows:
-                    if k in positioned:
-                        set_velocity[k](abs(values[k]))  # a speed limit in position control
-                    else:
-                        set_position[k](math.inf)
-                        set_velocity[k](values[k])
-            else:
-                setter = self._set_torque
-                for k in rows:
-                    setter[k](values[k])
+        if not self._queued:
+            self._queued = True
+            self._pool.writers.append(self)
 
     def commands(self, interface: str) -> np.ndarray:
         """The joint-space commands last given for ``interface`` (NaN where never given), joint_names order."""
@@ -388,9 +484,8 @@ class TransmissionHardware:
             raise TransmissionError(
                 f"Unknown command interface {interface!r}; valid interfaces are {_quoted(COMMAND_INTERFACES)}."
             )
-        values = self._commands[channel][:-1].copy()
-        values[~np.array(self._given[channel], dtype=bool)] = np.nan
-        return values
+        j0 = self._j0
+        return np.array(self._pool.commands[_CHANNELS.index(channel)][j0:j0 + self._nj])
 
     def _joint_index(self, joint: str) -> int:
         index = self._index.get(joint)
@@ -438,8 +533,8 @@ def attach_transmissions(
         urdf: a URDF file path or its XML text, read with :func:`~wbsim.transmission.load_transmissions`
             (strict mode: joints and actuators bound by ``role``).
         sampling_period_ms: the period at which the actuators' position sensors and force feedback sample
-            (ms); default the robot's basic time step. Sensors needed by the declared state interfaces are
-            enabled now (position sensors for ``position``/``velocity``/``absolute_position``, force
+            (ms); default the robot's basic time step. Only the sensors the declared state interfaces need
+            are enabled, now (position sensors for ``position``/``velocity``/``absolute_position``, force
             feedback for ``effort``/``torque``/``force``).
 
     Returns:
@@ -474,6 +569,8 @@ def attach_transmissions(
     motors: list[Motor] = []
     states: dict[str, tuple[str, ...]] = {}
     commands: dict[str, tuple[str, ...]] = {}
+    with_sensors: list[Motor] = []
+    with_feedback: list[Motor] = []
     for item in loaded:
         where = f"{item.source}:{item.line}: transmission '{item.name}'"
         for actuator in item.actuators:
@@ -526,6 +623,10 @@ def attach_transmissions(
             states[joint.name] = joint.state_interfaces
             commands[joint.name] = joint.command_interfaces
         declared_states = {_CHANNEL[i] for j in item.joints for i in j.state_interfaces}
+        if POSITION in declared_states or VELOCITY in declared_states:
+            with_sensors.extend(item_motors)
+        if EFFORT in declared_states:
+            with_feedback.extend(item_motors)
         for motor in item_motors:
             if (POSITION in declared_states or VELOCITY in declared_states) and motor.getPositionSensor() is None:
                 with_sensor = sorted(n for n, m in motor_devices.items() if m.getPositionSensor() is not None)
@@ -544,12 +645,10 @@ def attach_transmissions(
     period = int(robot.getBasicTimeStep()) if sampling_period_ms is None else sampling_period_ms
     if isinstance(period, bool) or not isinstance(period, int) or period <= 0:
         raise TransmissionError(f"sampling_period_ms must be a positive integer (ms), got {sampling_period_ms!r}.")
-    for motor in motors:
-        sensor = motor.getPositionSensor()
-        if sensor is not None:
-            sensor.enable(period)
-        if not _feedback_problem(motor):
-            motor.enableForceFeedback(period)
+    for motor in with_sensors:  # only what the declared state interfaces need: sampling costs every step
+        motor.getPositionSensor().enable(period)  # type: ignore[union-attr]  # checked above
+    for motor in with_feedback:
+        motor.enableForceFeedback(period)
     return TransmissionHardware(robot, loaded, motors, states, commands)
 
 

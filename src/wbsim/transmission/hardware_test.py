@@ -131,6 +131,8 @@ def test_position_commands_reach_their_joint_targets(bench) -> None:  # noqa: AN
     for joint, value in targets.items():
         hw.command(joint, "position", value)
     hw.write()
+    assert robot.getDevice("m1").getTargetPosition() == 0.0  # sent at the step, as Webots' library does
+    robot.step(8)
     expected = np.concatenate([WRIST_MAP.joint_to_actuator_values("position", [0.4, -0.3]),
                                ELBOW_MAP.joint_to_actuator_values("position", [0.2])])
     got = [robot.getDevice(n).getTargetPosition() for n in ("m1", "m2", "elbow")]
@@ -147,6 +149,7 @@ def test_velocity_commands_put_the_motors_in_velocity_control(bench) -> None:  #
     hw.command("pitch", "velocity", 0.2)
     hw.command("roll", "velocity", -0.1)
     hw.write()
+    robot.step(8)
     m1 = robot.getDevice("m1")
     assert m1.getTargetPosition() == math.inf
     assert m1.getVelocity() == pytest.approx(WRIST_MAP.joint_to_actuator_values("velocity", [0.2, -0.1])[0])
@@ -162,6 +165,7 @@ def test_velocity_commands_put_the_motors_in_velocity_control(bench) -> None:  #
     hw.command("pitch", "velocity", 0.2)
     hw.command("roll", "velocity", -0.1)
     hw.write()
+    robot.step(8)
     assert m1.getTargetPosition() == pytest.approx(WRIST_MAP.joint_to_actuator_values("position", [0, 0])[0])
     assert m1.getVelocity() == pytest.approx(abs(WRIST_MAP.joint_to_actuator_values("velocity", [0.2, -0.1])[0]))
 
@@ -172,6 +176,7 @@ def test_effort_commands_set_the_motor_torques(bench) -> None:  # noqa: ANN001
     hw.command("roll", "effort", -1.0)
     hw.command("elbow", "effort", 8.0)
     hw.write()
+    robot.step(8)
     bank = robot.getDevice("m1")._core.bank
     rows = [robot.getDevice(n)._core.index for n in ("m1", "m2", "elbow")]
     expected = np.concatenate([WRIST_MAP.joint_to_actuator_values("effort", [3.0, -1.0]),
@@ -184,9 +189,11 @@ def test_a_transmission_with_a_joint_never_commanded_sends_nothing(bench) -> Non
     _, robot, hw = bench
     hw.command("pitch", "position", 0.5)  # roll has no position command yet
     hw.write()
+    robot.step(8)
     assert robot.getDevice("m1").getTargetPosition() == 0.0
     hw.command("roll", "position", 0.0)
     hw.write()
+    robot.step(8)
     assert robot.getDevice("m1").getTargetPosition() == pytest.approx(
         WRIST_MAP.joint_to_actuator_values("position", [0.5, 0.0])[0])
 
@@ -274,6 +281,7 @@ def test_bare_motor_serves_effort_commands_without_a_sensor(project, load) -> No
                                           {"elbow": '<command_interface name="effort"/><state_interface name="effort"/>'}))
     hw.command("elbow", "effort", 2.0)
     hw.write()
+    robot.step(8)
     core = robot.getDevice("bare")._core
     assert core.bank.torque[core.index] == pytest.approx(2.0 / -4)
 
