@@ -19,6 +19,7 @@ import numpy as np
 
 from wbsim.compile.bindings import JointBinding, SolidBinding
 from wbsim.compile.frames import Frame, axis_angle_from_quat, matrix_to_quat, quat_from_axis_angle, quat_to_matrix
+from wbsim.compile.loops import tie_loop_weights
 from wbsim.world.model import WbNode
 
 if TYPE_CHECKING:
@@ -535,6 +536,7 @@ class Supervision:
             model.body_inertia[body] *= mass / old
         model.body_mass[body] = mass
         mujoco.mj_setConst(model, mujoco.MjData(model))
+        tie_loop_weights(model)  # loop welds keep their parents' softness (compile/loops.py)
         self.masses_changed = True
         self.invalidate()
 
