@@ -46,7 +46,8 @@ from wbsim.compile.context import CompileContext
 from wbsim.compile.damping import DampedBody, add_damping_actuators, allow_sleep_of_damped_trees
 from wbsim.compile.frames import Frame, quat_from_axis_angle, quat_to_matrix
 from wbsim.compile.geometry import GeomDescription, bounding_geoms
-from wbsim.compile.loops import AUX_MASS, WELD_PREFIX, LoopClosure, add_loop_weld, resolve_reference, tie_loop_weights
+from wbsim.compile.loops import (AUX_MASS, WELD_PREFIX, LoopClosure, add_loop_weld, closing_dofs, resolve_reference,
+                                 tie_loop_weights)
 from wbsim.compile.slots import BodyRequest, ChildSlot, JointSlot, SolidSlot
 from wbsim.devices.kind import BodyPlan, DeviceCompiler, DeviceKind
 from wbsim.devices.registry import device_kinds, kinds_by_node_type
@@ -645,8 +646,7 @@ class _Builder:
         joint_spec["parent_spec"] = parent.spec
         pending.kinematic = kinematic
         if closing:
-            self._closing_body(node, end_point, parent, parent, ep_frame, ("joint", joint_spec), [pending],
-                               anchor_at_target=kind == "slider")
+            self._closing_body(node, end_point, parent, parent, ep_frame, ("joint", joint_spec), [pending])
             return
         pending.end_point = self._solid(end_point, parent, ep_frame, ("joint", joint_spec))
 
@@ -754,8 +754,7 @@ class _Builder:
             "pos": to_child.apply(np.zeros(3)), "params": values2, "params_node": params2, "parent_spec": body}
         carrier = _Body(body, name, True, name, parent.robot, kinematic=kinematic)
         if closing:
-            self._closing_body(node, end_point, carrier, parent, ep_in_inter, ("joint", joint_spec), slots,
-                               anchor_at_target=False)
+            self._closing_body(node, end_point, carrier, parent, ep_in_inter, ("joint", joint_spec), slots)
             return
         end_slot = self._solid(end_point, carrier, ep_in_inter, ("joint", joint_spec))
         slots[0].end_point = slots[1].end_point = end_slot
@@ -782,7 +781,7 @@ class _Builder:
         return True
 
     def _closing_body(self, node: WbNode, reference: WbNode, carrier: _Body, parent: _Body, frame: Frame,
-                      joint: tuple[str, dict], slots: list[JointSlot], *, anchor_at_target: bool) -> None:
+                      joint: tuple[str, dict], slots: list[JointSlot]) -> None:
         """The auxiliary body of a closing joint: negligible mass, no geoms, at ``frame`` in ``carrier``; it
         carries the joint's last MuJoCo joint and is welded to the referenced Solid once every body exists."""
         name = self._name("loop")
@@ -794,7 +793,7 @@ class _Builder:
         body.fullinertia = [AUX_MASS] * 3 + [0.0] * 3
         self._add_joint_to_body(body, joint)
         self._closures.append(LoopClosure(node, self._loop_targets.pop(id(reference)), name, body,
-                                          "world" if parent.is_world else parent.name, anchor_at_target, slots))
+                                          "world" if parent.is_world else parent.name, slots))
 
     def _close_loops(self) -> None:
         """Weld each closing joint's auxiliary body to its referenced Solid (or to the world), and keep the
@@ -950,8 +949,7 @@ class _Builder:
             "pos": to_child.apply(np.zeros(3)), "params": values[2], "params_node": params[2],
             "parent_spec": carrier_spec}
         if closing:
-            self._closing_body(node, end_point, carrier, parent, ep_in_carrier, ("joint", joint_spec), slots,
-                               anchor_at_target=False)
+            self._closing_body(node, end_point, carrier, parent, ep_in_carrier, ("joint", joint_spec), slots)
             return
         end_slot = self._solid(end_point, carrier, ep_in_carrier, ("joint", joint_spec))
         for slot in slots:
@@ -1317,6 +1315,12 @@ class _Builder:
         for dof in sorted(kinematic):
             model.dof_armature[dof] = _KINEMATIC_ARMATURE_RATIO * typical
         refresh = bool(kinematic)
+        # A closing joint's degrees of freedom stand for the links of its loop (compile/loops.py): device compilers
+        # size their elements against that inertia (mj_setConst below restores MuJoCo's own estimate).
+        loop_dofs = closing_dofs(model)
+        for dof, inertia in loop_dofs.items():
+            model.dof_M0[dof] = inertia
+        refresh = refresh or bool(loop_dofs)
         for compiler in self.compilers.values():
             refresh = compiler.tune(self.context, model) or refresh
         if refresh:

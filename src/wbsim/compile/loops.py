@@ -20,6 +20,7 @@ position sensors, brakes, coupled motors) then work unchanged and read the loop'
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Final
@@ -43,6 +44,7 @@ __all__ = [
     "add_loop_weld",
     "WELD_PREFIX",
     "tie_loop_weights",
+    "closing_dofs",
 ]
 
 #: The ``solidName`` that links a joint to the static world (Webots' ``WbSolidReference::STATIC_ENVIRONMENT``).
@@ -59,9 +61,9 @@ LOOP_SOLIMP: Final = (0.9999, 0.9999, 0.001, 0.5, 2.0)
 #: Name prefix of the loop welds in the MuJoCo model (the builder names them ``loopweld<n>``).
 WELD_PREFIX: Final = "loopweld"
 
-# Bodies the builder adds without a Solid of their own (a closing joint's, a Hinge2Joint's and a BallJoint's
-# intermediate bodies): a loop weld's softness is taken from the first body above them that is a Solid's.
-_GENERATED_PREFIXES: Final = ("loop", "h2_", "bj_")
+# The builder names a Solid's body ``b<n>``; the bodies it adds itself (a closing joint's auxiliary body, a
+# Hinge2Joint's and a BallJoint's intermediate bodies, a motor's reference body) have other prefixes.
+_SOLID_BODY: Final = re.compile(r"b\d+")
 
 
 def loop_solref(dt_s: float) -> tuple[float, float]:
@@ -80,8 +82,6 @@ class LoopClosure:
         aux_name: the auxiliary body's MuJoCo name.
         aux_body: the auxiliary body (it carries the joint's last MuJoCo joint).
         upper_body: the MuJoCo body of the joint's parent (for the contact exclusion), "world" if static.
-        anchor_at_target: True to put the weld point at the target's origin (a SliderJoint has no anchor),
-            else at the auxiliary body's origin (the joint's anchor).
         slots: the joint's slots (one per axis) whose ``end_point`` becomes the target's Solid slot.
     """
 
@@ -90,7 +90,6 @@ class LoopClosure:
     aux_name: str
     aux_body: mujoco.MjsBody
     upper_body: str
-    anchor_at_target: bool
     slots: list[JointSlot] = field(default_factory=list)
 
 
@@ -193,14 +192,12 @@ def add_loop_weld(spec: mujoco.MjSpec, closure: LoopClosure, target_body: mujoco
                   dt_s: float) -> None:
     """Weld the closure's auxiliary body to ``target_body`` (the world body for the static environment).
 
-    Two sites, one on each body, coincide at load at the weld point; the weld holds their frames together.
+    Two sites coincide at load: one at the auxiliary body's origin (the joint's anchor, or a SliderJoint's frame),
+    one on the target at the same pose; the weld holds their frames together (no lever arm at the anchor).
     """
     aux_world = body_world_frame(closure.aux_body)
-    target_world = body_world_frame(target_body)
-    point = Frame(target_world.pos, aux_world.rot) if closure.anchor_at_target else aux_world
-    on_aux = aux_world.inverse() @ point
-    on_target = target_world.inverse() @ point
-    closure.aux_body.add_site(name=f"{name}a", pos=on_aux.pos.tolist(), quat=on_aux.quat.tolist())
+    on_target = body_world_frame(target_body).inverse() @ aux_world
+    closure.aux_body.add_site(name=f"{name}a", pos=[0.0, 0.0, 0.0], quat=[1.0, 0.0, 0.0, 0.0])
     target_body.add_site(name=f"{name}b", pos=on_target.pos.tolist(), quat=on_target.quat.tolist())
     spec.add_equality(name=name, type=mujoco.mjtEq.mjEQ_WELD, objtype=mujoco.mjtObj.mjOBJ_SITE,
                       name1=f"{name}a", name2=f"{name}b",
@@ -208,23 +205,85 @@ def add_loop_weld(spec: mujoco.MjSpec, closure: LoopClosure, target_body: mujoco
                       solref=list(loop_solref(dt_s)), solimp=list(LOOP_SOLIMP))
 
 
-def tie_loop_weights(model: mujoco.MjModel) -> None:
-    """Give each loop weld the softness of a weld between the joint's parent Solid and the referenced Solid.
+def _is_solid_body(model: mujoco.MjModel, body: int) -> bool:
+    """True for the body of a Solid (the builder names them ``b<n>``), False for the bodies it adds itself."""
+    return bool(_SOLID_BODY.fullmatch(mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, body) or ""))
 
-    MuJoCo scales a constraint's softness by an estimate of the inverse inertia at each of its bodies
-    (``body_invweight0``, computed by ``mj_setConst``). The auxiliary body is nearly massless and sits at the
-    anchor, away from its parent's centre of mass: its estimate is that of a point on a spinning light arm, up to
-    10^4 times its parent's, and the weld then yields millimetres under a few newtons (measured on the
-    coupled-motors gripper). The auxiliary body takes its parent Solid's estimate instead: the weld is as stiff as
-    a MuJoCo weld between the two Solids the joint links. Call after every ``mj_setConst``.
+
+def _loop_welds(model: mujoco.MjModel) -> list[int]:
+    return [eq for eq in range(model.neq)
+            if (mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_EQUALITY, eq) or "").startswith(WELD_PREFIX)]
+
+
+def closing_dofs(model: mujoco.MjModel) -> dict[int, float]:
+    """The degrees of freedom of the joints closing loops, with the inertia (kg*m^2 or kg) they stand for.
+
+    A closing joint's MuJoCo joints sit on nearly massless bodies (the auxiliary body, and a Hinge2Joint's or a
+    BallJoint's intermediate bodies), so MuJoCo's own estimate of their inertia (``dof_M0``) is that of nothing;
+    through the loop they move real links. Each one stands for the largest inertia of a Solid's degree of freedom
+    in the kinematic trees the joint links (its parent's and the referenced Solid's): the scale motors, stops and
+    friction on the joint must be stiff against.
     """
-    for eq in range(model.neq):
-        name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_EQUALITY, eq) or ""
-        if not name.startswith(WELD_PREFIX):
+    result: dict[int, float] = {}
+    for eq in _loop_welds(model):
+        aux = int(model.site_bodyid[model.eq_obj1id[eq]])
+        target = int(model.site_bodyid[model.eq_obj2id[eq]])
+        chain = [aux]
+        upper = int(model.body_parentid[aux])
+        while upper > 0 and not _is_solid_body(model, upper):
+            chain.append(upper)
+            upper = int(model.body_parentid[upper])
+        trees = {int(model.body_treeid[b]) for b in (upper, target) if b > 0 and model.body_treeid[b] >= 0}
+        real = [d for d in range(model.nv) if int(model.dof_treeid[d]) in trees
+                and _is_solid_body(model, int(model.dof_bodyid[d]))]
+        if not real:
             continue
+        inertia = float(model.dof_M0[real].max())
+        for body in chain:
+            for joint in range(int(model.body_jntadr[body]), int(model.body_jntadr[body] + model.body_jntnum[body])):
+                first = int(model.jnt_dofadr[joint])
+                count = {int(mujoco.mjtJoint.mjJNT_BALL): 3}.get(int(model.jnt_type[joint]), 1)
+                for dof in range(first, first + count):
+                    result[dof] = max(result.get(dof, 0.0), inertia)
+    return result
+
+
+def tie_loop_weights(model: mujoco.MjModel) -> None:
+    """Give loop welds and closing joints the softness of the real links they connect.
+
+    MuJoCo scales a constraint's softness by an estimate of the inverse inertia it acts on (``body_invweight0``,
+    ``dof_invweight0``, ``tendon_invweight0``, computed by ``mj_setConst`` from the tree alone). The auxiliary
+    body is nearly massless and sits at the anchor, away from its parent's centre of mass: its estimate is that
+    of a point on a spinning light arm, up to 10^4 times its parent's, and the weld then yields millimetres under
+    a few newtons (measured on the coupled-motors gripper). So:
+
+    - the auxiliary body takes its parent Solid's estimate: the weld is as stiff as a MuJoCo weld between the two
+      Solids the joint links;
+    - the closing joint's degrees of freedom, and the tendons over them (a motor's), take the inertia of
+      :func:`closing_dofs`: a motor, a stop or static friction on the closing joint holds it as on any joint.
+
+    Call after every ``mj_setConst`` (which recomputes the estimates).
+    """
+    for eq in _loop_welds(model):
         aux = int(model.site_bodyid[model.eq_obj1id[eq]])
         upper = int(model.body_parentid[aux])
-        while upper > 0 and (mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, upper) or "").startswith(
-                _GENERATED_PREFIXES):
+        while upper > 0 and not _is_solid_body(model, upper):
             upper = int(model.body_parentid[upper])
         model.body_invweight0[aux] = model.body_invweight0[upper]
+    dofs = closing_dofs(model)
+    if not dofs:
+        return
+    for dof, inertia in dofs.items():
+        model.dof_invweight0[dof] = 1.0 / (inertia + float(model.dof_armature[dof]))
+    closing_joints = {int(model.dof_jntid[dof]) for dof in dofs}
+    for tendon in range(model.ntendon):
+        first, count = int(model.tendon_adr[tendon]), int(model.tendon_num[tendon])
+        wraps = range(first, first + count)
+        if not all(model.wrap_type[w] == mujoco.mjtWrap.mjWRAP_JOINT for w in wraps):
+            continue
+        joints = [int(model.wrap_objid[w]) for w in wraps]
+        if not closing_joints.intersection(joints):
+            continue
+        model.tendon_invweight0[tendon] = sum(float(model.wrap_prm[w]) ** 2 *
+                                              float(model.dof_invweight0[model.jnt_dofadr[j]])
+                                              for w, j in zip(wraps, joints))
