@@ -396,3 +396,21 @@ def test_a_reference_to_a_higher_ancestor_closes_a_loop(make_sim) -> None:
         assert float(np.abs(sim.data.qpos[hinges]).max()) < 1e-4
     assert sim.data.qvel[2] == pytest.approx(-9.81 * sim.time_s, rel=1e-3)  # free fall of the whole truss
     assert float(weld_gaps(sim).max()) < 1e-6
+
+
+def test_urdf_export_skips_the_closing_joint_and_a_supervisor_position_write_moves_nothing(project, load) -> None:
+    text = four_bar().replace('controller "<extern>"', 'controller "<extern>"\n  supervisor TRUE').replace(
+        f"jointParameters HingeJointParameters {{ axis 0 -1 0 anchor {COUPLER} 0 0 }}",
+        f"jointParameters DEF CLOSING HingeJointParameters {{ axis 0 -1 0 anchor {COUPLER} 0 0 }}")
+    sim = load(project(text))
+    robot = sim.robot("robot")
+    urdf = robot.getUrdf()
+    assert urdf.count("<joint ") == 3 and urdf.count('<link name="rocker">') == 1  # a tree: the loop stays cut
+    devices = sensors(robot)
+    robot.step(8)
+    # Webots' WbHingeJoint::updatePosition ignores a joint whose endPoint is a SolidReference: the loop keeps
+    # swinging from where it is (a jump of the closing joint to 0.5 rad would tear the weld open).
+    robot.getFromDef("CLOSING").getField("position").setSFFloat(0.5)
+    robot.step(8)
+    assert abs(devices["closing sensor"].getValue()) < 0.05
+    assert float(weld_gaps(sim).max()) < 1e-4

@@ -45,6 +45,7 @@ __all__ = [
     "WELD_PREFIX",
     "tie_loop_weights",
     "closing_dofs",
+    "closing_joint_ids",
 ]
 
 #: The ``solidName`` that links a joint to the static world (Webots' ``WbSolidReference::STATIC_ENVIRONMENT``).
@@ -215,6 +216,25 @@ def _loop_welds(model: mujoco.MjModel) -> list[int]:
             if (mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_EQUALITY, eq) or "").startswith(WELD_PREFIX)]
 
 
+def _closing_chains(model: mujoco.MjModel) -> Iterator[tuple[list[int], int, int]]:
+    """Per loop weld: the bodies carrying the closing joint's MuJoCo joints (the auxiliary body and the
+    intermediate bodies above it), the joint's parent Solid's body (0: the world) and the target's body."""
+    for eq in _loop_welds(model):
+        aux = int(model.site_bodyid[model.eq_obj1id[eq]])
+        chain = [aux]
+        upper = int(model.body_parentid[aux])
+        while upper > 0 and not _is_solid_body(model, upper):
+            chain.append(upper)
+            upper = int(model.body_parentid[upper])
+        yield chain, upper, int(model.site_bodyid[model.eq_obj2id[eq]])
+
+
+def closing_joint_ids(model: mujoco.MjModel) -> set[int]:
+    """The MuJoCo joints of the joints closing loops (a HingeJoint's one, a Hinge2Joint's two, ...)."""
+    return {joint for chain, _, _ in _closing_chains(model) for body in chain
+            for joint in range(int(model.body_jntadr[body]), int(model.body_jntadr[body] + model.body_jntnum[body]))}
+
+
 def closing_dofs(model: mujoco.MjModel) -> dict[int, float]:
     """The degrees of freedom of the joints closing loops, with the inertia (kg*m^2 or kg) they stand for.
 
@@ -225,14 +245,7 @@ def closing_dofs(model: mujoco.MjModel) -> dict[int, float]:
     friction on the joint must be stiff against.
     """
     result: dict[int, float] = {}
-    for eq in _loop_welds(model):
-        aux = int(model.site_bodyid[model.eq_obj1id[eq]])
-        target = int(model.site_bodyid[model.eq_obj2id[eq]])
-        chain = [aux]
-        upper = int(model.body_parentid[aux])
-        while upper > 0 and not _is_solid_body(model, upper):
-            chain.append(upper)
-            upper = int(model.body_parentid[upper])
+    for chain, upper, target in _closing_chains(model):
         trees = {int(model.body_treeid[b]) for b in (upper, target) if b > 0 and model.body_treeid[b] >= 0}
         real = [d for d in range(model.nv) if int(model.dof_treeid[d]) in trees
                 and _is_solid_body(model, int(model.dof_bodyid[d]))]
