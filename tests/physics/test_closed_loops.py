@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from pathlib import Path
 
 import mujoco
 import numpy as np
@@ -26,6 +27,7 @@ G, CRANK, COUPLER, ROCKER = 0.10, 0.03, 0.10, 0.06  # m: ground, crank, coupler,
 THETA0 = math.radians(60.0)  # the crank's angle in the file
 SIDE = 0.01  # m: square section of the bars
 DENSITY = 2700.0  # kg/m^3
+FINGER = Path(__file__).resolve().parents[2] / "examples" / "worlds" / "four_bar_finger.wbt"
 
 
 def closure(theta: float) -> tuple[float, float]:
@@ -414,3 +416,30 @@ def test_urdf_export_skips_the_closing_joint_and_a_supervisor_position_write_mov
     robot.step(8)
     assert abs(devices["closing sensor"].getValue()) < 0.05
     assert float(weld_gaps(sim).max()) < 1e-4
+
+
+def test_coupled_motors_on_a_tree_joint_and_on_the_closing_joint_move_together(project, load) -> None:
+    # In the four-bar finger (a parallelogram) the closing joint turns exactly as the distal joint: two coupled
+    # motors, one on each, drive the distal link together; motor 1 holds the proximal link and the crank is free.
+    text = FINGER.read_text(encoding="utf-8")
+    text = text.replace('RotationalMotor { name "motor 2" maxTorque 5 }', "").replace(
+        'device [ PositionSensor { name "joint 2 sensor" } ]',
+        'device [ RotationalMotor { name "pair::distal" maxTorque 5 } PositionSensor { name "joint 2 sensor" } ]'
+    ).replace(
+        'device [ PositionSensor { name "closing joint sensor" } ]',
+        'device [ RotationalMotor { name "pair::closing" maxTorque 5 } PositionSensor { name "closing joint sensor" } ]'
+    ).replace('controller "four_bar_finger"', 'controller "<extern>"')
+    assert text.count("pair::") == 2 and '"motor 2"' not in text
+    robot = load(project(text)).robot("four bar finger")
+    names = ("joint 1 sensor", "joint 2 sensor", "motor 2 sensor", "closing joint sensor")
+    devices = {name: robot.getDevice(name) for name in names}
+    for device in devices.values():
+        device.enable(8)
+    robot.getDevice("motor 1").setPosition(0.0)
+    robot.getDevice("pair::distal").setPosition(0.4)  # reaches pair::closing too (multiplier 1)
+    for _ in range(250):
+        robot.step(8)
+    assert robot.getDevice("pair::closing").getTargetPosition() == 0.4
+    assert devices["joint 1 sensor"].getValue() == pytest.approx(0.0, abs=1e-4)
+    for name in ("joint 2 sensor", "closing joint sensor", "motor 2 sensor"):  # the crank follows: a1 = j2 + a0
+        assert devices[name].getValue() == pytest.approx(0.4, abs=1e-4), name
