@@ -164,6 +164,9 @@ class _UrdfWriter:
 
     def visit(self, node: WbNode) -> None:
         """A node met below the current link (Webots' ``write``): joints and links are queued."""
+        end_point = node.get("endPoint") if node.type_name in _JOINTS else None
+        if isinstance(end_point, WbNode) and end_point.is_a("solid_reference"):
+            return  # a joint closing a loop: URDF describes trees only (its Solid is exported where it sits)
         if node.type_name in _JOINTS or self.is_link(node):
             if node not in self.queue:
                 self.queue.append(node)
