@@ -137,7 +137,8 @@ class _Pool:
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
         self.members: list[weakref.ref[TransmissionHardware]] = []
-        self.stale = False
+        self.stale = False  # a member was garbage-collected: compact at the next hook
+        self.dirty = False  # members were added: rebuild the maps at the next hook
         sensor_bank = sim.banks.get("position_sensor")
         self.sensor_values = sensor_bank.value if sensor_bank is not None and sensor_bank.n else np.full(1, np.nan)
         self.feedback_values = sim.banks["motor"].feedback_value
@@ -148,39 +149,54 @@ class _Pool:
 
     # -- membership --------------------------------------------------------------------------------------
     def add(self, hw: TransmissionHardware) -> None:
-        """Give ``hw`` its slots and map its state now."""
-        self._rebuild([*self._live(), hw])
+        """Give ``hw`` slots at the end (its state NaN until the next sample, the maps rebuilt at the next
+        hook): attaching many robots in one step costs one rebuild, linear in the total size."""
+        hw._j0, hw._a0, hw._t0 = self.n_joints, self.n_actuators, self.n_transmissions
+        self.n_joints += hw._nj
+        self.n_actuators += hw._na
+        self.n_transmissions += len(hw.transmissions)
+        self.members.append(weakref.ref(hw, self._forget))
+        for commands in self.commands:
+            commands.extend([math.nan] * hw._nj)
+        self.joint_position.extend([math.nan] * hw._nj)
+        self.joint_effort.extend([math.nan] * hw._nj)
+        self.dirty = True
+        hw._pool = self
 
     def _live(self) -> list[TransmissionHardware]:
         return [h for h in (ref() for ref in self.members) if h is not None]
 
     def _forget(self, _ref: object) -> None:
-        self.stale = True  # a hardware was collected: its slots go at the next hook
+        self.stale = True
+
+    def ensure(self) -> None:
+        """Rebuild the maps if members came or went (then sample again, so the state matches the slots)."""
+        if self.dirty or self.stale:
+            self._rebuild(self._live())
+            self.sample(self.sim)
 
     def _rebuild(self, live: list[TransmissionHardware]) -> None:
+        """Number the live members' joints, actuators and transmissions afresh and assemble the maps from their
+        blocks (linear in the total size)."""
         self.members = [weakref.ref(h, self._forget) for h in live]
-        self.stale = False
+        self.stale = self.dirty = False
         a2j_p: list[tuple[np.ndarray, np.ndarray, int]] = []
         a2j_e: list[tuple[np.ndarray, np.ndarray, int]] = []
-        j2a: dict[str, list[tuple[np.ndarray, np.ndarray, int]]] = {c: [] for c in _CHANNELS}
+        j2a: list[list[tuple[np.ndarray, np.ndarray, int]]] = [[] for _ in _CHANNELS]
         sensor_rows: list[int] = []
         motor_rows: list[int] = []
-        self.t_joints: list[range] = []
         self.t_actuators: list[range] = []
         self.setters: dict[str, list[Callable[[float], object]]] = {c: [] for c in _CHANNELS}
+        old = getattr(self, "commands", None)
         j0 = a0 = 0
         for hw in live:
             hw._old_j0 = hw._j0
-            hw._j0, hw._a0, hw._t0 = j0, a0, len(self.t_joints)
-            for item in hw.transmissions:
-                trans = item.transmission
-                assert trans is not None  # strict loading always constructs
-                nj, na = trans.num_joints(), trans.num_actuators()
-                a2j_p.append((*trans.actuator_to_joint_linear_map(POSITION), a0))
-                a2j_e.append((*trans.actuator_to_joint_linear_map(EFFORT), a0))
-                for channel in _CHANNELS:
-                    j2a[channel].append((*trans.joint_to_actuator_linear_map(channel), j0))
-                self.t_joints.append(range(j0, j0 + nj))
+            hw._j0, hw._a0, hw._t0 = j0, a0, len(self.t_actuators)
+            for nj, na, position, effort, to_actuators in hw._blocks:
+                a2j_p.append((*position, a0))
+                a2j_e.append((*effort, a0))
+                for channel_blocks, block in zip(j2a, to_actuators):
+                    channel_blocks.append((*block, j0))
                 self.t_actuators.append(range(a0, a0 + na))
                 j0, a0 = j0 + nj, a0 + na
             sensor_rows.extend(hw._sensor_rows)
@@ -188,9 +204,10 @@ class _Pool:
             self.setters[POSITION].extend(hw._set_position)
             self.setters[VELOCITY].extend(hw._set_velocity)
             self.setters[EFFORT].extend(hw._set_torque)
+        self.n_joints, self.n_actuators, self.n_transmissions = j0, a0, len(self.t_actuators)
         self.a2j_position = _sparse(a2j_p, j0)
         self.a2j_effort = _sparse(a2j_e, j0)
-        self.j2a = {c: _sparse(j2a[c], a0) for c in _CHANNELS}
+        self.j2a = {c: _sparse(blocks, a0) for c, blocks in zip(_CHANNELS, j2a)}
         rows = np.array(sensor_rows, dtype=np.int64)
         self.sensor_missing = rows < 0 if (rows < 0).any() else None
         self.sensor_rows = np.maximum(rows, 0)
@@ -199,7 +216,6 @@ class _Pool:
         # Joint commands of every robot, NaN where never given (those given so far are kept); the hardwares
         # that wrote keep their written transmissions (local numbers) until the flush, so a rebuild loses none.
         # Python lists: a command is one list store; the flush makes one array per channel.
-        old = getattr(self, "commands", None)
         commands = tuple([math.nan] * j0 for _ in _CHANNELS)
         for hw in live:
             if old is not None and hw._old_j0 >= 0:  # slotted before: keep its commands
@@ -207,18 +223,16 @@ class _Pool:
                     new[hw._j0:hw._j0 + hw._nj] = previous[hw._old_j0:hw._old_j0 + hw._nj]
         self.commands = commands
         self.writers: list[TransmissionHardware] = [h for h in live if h._queued]
-        for hw in live:
-            hw._pool = self
+        self.actuator_position = np.full(a0, np.nan)
         self.actuator_effort = np.full(a0, np.nan)
-        self.joint_effort = [math.nan] * j0
-        self.sample(self.sim)
+        self.joint_position: list[float] = [math.nan] * j0
+        self.joint_effort: list[float] = [math.nan] * j0
 
     # -- per step ----------------------------------------------------------------------------------------
     def sample(self, sim: Simulation) -> None:
         """DEVICES_SAMPLE hook: the joint-space state of every attached transmission (all robots at once)."""
-        if self.stale:
+        if self.dirty or self.stale:
             self._rebuild(self._live())
-            return
         actuators = self.sensor_values[self.sensor_rows]
         if self.sensor_missing is not None:
             actuators[self.sensor_missing] = np.nan
@@ -236,8 +250,8 @@ class _Pool:
         writers = self.writers
         if not writers:
             return
-        if self.stale:
-            self._rebuild(self._live())
+        if self.dirty or self.stale:
+            self.ensure()
             writers = self.writers
         self.writers = []
         rows: tuple[list[int], ...] = ([], [], [])  # actuators to command, per channel
@@ -325,6 +339,17 @@ class TransmissionHardware:
         self._sensor_rows = [s._core.index if s is not None else -1 for s in sensors]  # type: ignore[union-attr]
         self._motor_rows = [m._core.index for m in motors]
         self._wants_effort = any(_CHANNEL[i] == EFFORT for t in state_interfaces.values() for i in t)
+        # Per transmission: (joints, actuators, actuator->joint position (M, b), effort (M, b), joint->actuator
+        # (M, b) per channel), extracted once from the transmission's own formulas.
+        self._blocks = []
+        for item in loaded:
+            trans = item.transmission
+            assert trans is not None  # strict loading always constructs
+            self._blocks.append((
+                trans.num_joints(), trans.num_actuators(),
+                trans.actuator_to_joint_linear_map(POSITION), trans.actuator_to_joint_linear_map(EFFORT),
+                tuple(trans.joint_to_actuator_linear_map(c) for c in _CHANNELS),
+            ))
         # The API methods without their argument conversion (the values here are already Python floats): the
         # Webots semantics stay (NaN refused with the library's error, caches, coupled siblings, limits).
         self._set_position = [_unconverted(m, "setPosition") for m in motors]
@@ -427,7 +452,9 @@ class TransmissionHardware:
     def actuator_states(self, interface: str) -> np.ndarray:
         """The actuator-space ``position`` or ``effort`` of the last step sampled, shape (n_actuators,), in
         the motors' units (efforts are NaN unless a joint declares an effort-like state interface)."""
-        pool, a0 = self._pool, self._a0
+        pool = self._pool
+        pool.ensure()
+        a0 = self._a0
         if interface == POSITION:
             return pool.actuator_position[a0:a0 + self._na].copy()
         if interface == EFFORT:

@@ -303,3 +303,37 @@ def test_command_and_state_refuse_unknown_joints_and_undeclared_interfaces(bench
 def test_attach_refuses_what_is_not_a_robot() -> None:
     with pytest.raises(TransmissionError, match="needs a Webots Robot or Supervisor object"):
         attach_transmissions(object(), urdf(WRIST))  # type: ignore[arg-type]
+
+
+def test_robots_attached_at_different_times_and_a_dropped_one_share_the_simulations_maps(project, load) -> None:  # noqa: ANN001
+    second = BENCH.replace('name "bot"', 'name "other" translation 0 5 0')
+    sim = load(project(BENCH + second))
+    bot, other = sim.robot("bot"), sim.robot("other")
+    first = attach_transmissions(bot, urdf(WRIST))
+    first.command("pitch", "position", 0.2)
+    first.command("roll", "position", 0.1)
+    first.write()
+    late = attach_transmissions(other, urdf(ELBOW))  # joins before the pending write is sent
+    late.command("elbow", "position", -0.3)
+    late.write()
+    for _ in range(300):
+        sim.step()
+    first.read()
+    late.read()
+    assert first.state("pitch", "position") == pytest.approx(0.2, abs=1e-6)
+    assert first.state("roll", "position") == pytest.approx(0.1, abs=1e-6)
+    assert late.state("elbow", "position") == pytest.approx(-0.3, abs=1e-6)
+    pool = late._pool
+    assert first._pool is pool and pool.n_joints == 3
+    del first  # a controller that ended: its slots go at the next step, the others keep their commands
+    import gc
+
+    gc.collect()
+    late.command("elbow", "position", 0.25)
+    late.write()
+    for _ in range(300):
+        sim.step()
+    late.read()
+    assert pool.n_joints == 1 and late._j0 == 0
+    assert late.state("elbow", "position") == pytest.approx(0.25, abs=1e-6)
+    np.testing.assert_allclose(late.commands("position"), [0.25])
