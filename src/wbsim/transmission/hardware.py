@@ -141,7 +141,8 @@ class _Pool:
         self.dirty = False  # members were added: rebuild the maps at the next hook
         sensor_bank = sim.banks.get("position_sensor")
         self.sensor_values = sensor_bank.value if sensor_bank is not None and sensor_bank.n else np.full(1, np.nan)
-        self.feedback_values = sim.banks["motor"].feedback_value
+        self.motor_bank = sim.banks["motor"]
+        self.feedback_values = self.motor_bank.feedback_value
         self.step = -1  # the step whose state joint_position / joint_effort hold
         self._rebuild([])
         sim.add_hook(Phase.CONTROLLERS, self.flush)
@@ -187,6 +188,7 @@ class _Pool:
         motor_rows: list[int] = []
         self.t_actuators: list[range] = []
         self.setters: dict[str, list[Callable[[float], object]]] = {c: [] for c in _CHANNELS}
+        self.apis: list[Motor] = []
         old = getattr(self, "commands", None)
         j0 = a0 = 0
         for hw in live:
@@ -204,6 +206,7 @@ class _Pool:
             self.setters[POSITION].extend(hw._set_position)
             self.setters[VELOCITY].extend(hw._set_velocity)
             self.setters[EFFORT].extend(hw._set_torque)
+            self.apis.extend(hw._motors)
         self.n_joints, self.n_actuators, self.n_transmissions = j0, a0, len(self.t_actuators)
         self.a2j_position = _sparse(a2j_p, j0)
         self.a2j_effort = _sparse(a2j_e, j0)
@@ -269,10 +272,7 @@ class _Pool:
             setters = self.setters[channel]
             # A NaN value: a joint of the transmission was never commanded in this interface; nothing is sent.
             if channel == POSITION:
-                for k in rows[ch]:
-                    value = values[k]
-                    if value == value:
-                        setters[k](value)
+                self._set_positions(rows[ch], values)
                 positioned = frozenset(rows[ch])
             elif channel == VELOCITY:
                 set_position = self.setters[POSITION]
@@ -292,6 +292,23 @@ class _Pool:
                         setters[k](value)
         for hw in writers:
             hw._queued = False
+
+
+    def _set_positions(self, rows: list[int], values: list[float]) -> None:
+        """Position commands: one vectorised write into the motor bank for the motors that need nothing else,
+        then the API's ``setPosition`` for the others (coupled, clamped with a warning, NaN or infinite)."""
+        index = np.array(rows, dtype=np.int64)
+        wanted = np.array(values)[index]
+        done = self.motor_bank.set_positions(self.motor_rows[index], wanted)
+        apis = self.apis
+        for k in index[done].tolist():
+            apis[k]._cache()._position = values[k]  # what getTargetPosition returns, as setPosition stores it
+        if not done.all():
+            setters = self.setters[POSITION]
+            for k in index[~done].tolist():
+                value = values[k]
+                if value == value:  # NaN: a joint never commanded; nothing sent
+                    setters[k](value)
 
 
 def _pool_of(sim: Simulation) -> _Pool:
@@ -352,6 +369,7 @@ class TransmissionHardware:
             ))
         # The API methods without their argument conversion (the values here are already Python floats): the
         # Webots semantics stay (NaN refused with the library's error, caches, coupled siblings, limits).
+        self._motors = list(motors)
         self._set_position = [_unconverted(m, "setPosition") for m in motors]
         self._set_velocity = [_unconverted(m, "setVelocity") for m in motors]
         self._set_torque = [_unconverted(m, "setTorque") for m in motors]

@@ -337,3 +337,23 @@ def test_robots_attached_at_different_times_and_a_dropped_one_share_the_simulati
     assert pool.n_joints == 1 and late._j0 == 0
     assert late.state("elbow", "position") == pytest.approx(0.25, abs=1e-6)
     np.testing.assert_allclose(late.commands("position"), [0.25])
+
+
+def test_motor_rules_apply_to_transmitted_commands(project, load, capsys) -> None:  # noqa: ANN001
+    # The elbow motor limited to [-1, 1] rad; the fast path sets what is inside, the API clamps what is not.
+    world = BENCH.replace('RotationalMotor { name "elbow" maxTorque 50 }',
+                          'RotationalMotor { name "elbow" maxTorque 50 minPosition -1 maxPosition 1 }')
+    robot = load(project(world)).robot("bot")
+    hw = attach_transmissions(robot, urdf(ELBOW))
+    elbow = robot.getDevice("elbow")
+    hw.command("elbow", "position", 0.2)  # actuator (0.2 - 0.3) * -4 = 0.4: inside
+    hw.write()
+    robot.step(8)
+    assert elbow.getTargetPosition() == pytest.approx(0.4)
+    assert elbow._core.bank.target_position[elbow._core.index] == pytest.approx(0.4)
+    hw.command("elbow", "position", -0.1)  # actuator 1.6: clamped to 1 with Webots' warning
+    hw.write()
+    robot.step(8)
+    assert "WARNING: elbow: too big requested position: 1.6 > 1" in capsys.readouterr().err
+    assert elbow.getTargetPosition() == pytest.approx(1.6)  # the library keeps the value requested
+    assert elbow._core.bank.target_position[elbow._core.index] == pytest.approx(1.0)
