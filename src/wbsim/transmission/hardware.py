@@ -98,7 +98,8 @@ _WIDTH: Final = 2  # a transmission couples at most two joints and two actuators
 class _Sparse:
     """An affine map ``y[i] = sum_k coef[i, k] * x[cols[i, k]] + offset[i]``, each output depending on at most
     :data:`_WIDTH` inputs; padding has coefficient 0 and the column of an input of the same transmission, so
-    that a NaN input (a joint never commanded, an actuator without sensor) spoils its own transmission only."""
+    that a NaN input (a joint never commanded, an actuator without sensor) spoils its own transmission
+    only."""
 
     cols: np.ndarray  # (n_out, width) int64
     coef: np.ndarray  # (n_out, width)
@@ -140,7 +141,8 @@ class _Pool:
         self.stale = False  # a member was garbage-collected: compact at the next hook
         self.dirty = False  # members were added: rebuild the maps at the next hook
         sensor_bank = sim.banks.get("position_sensor")
-        self.sensor_values = sensor_bank.value if sensor_bank is not None and sensor_bank.n else np.full(1, np.nan)
+        has_sensors = sensor_bank is not None and sensor_bank.n
+        self.sensor_values = sensor_bank.value if has_sensors else np.full(1, np.nan)
         self.motor_bank = sim.banks["motor"]
         self.feedback_values = self.motor_bank.feedback_value
         self.step = -1  # the step whose state joint_position / joint_effort hold
@@ -177,8 +179,8 @@ class _Pool:
             self.sample(self.sim)
 
     def _rebuild(self, live: list[TransmissionHardware]) -> None:
-        """Number the live members' joints, actuators and transmissions afresh and assemble the maps from their
-        blocks (linear in the total size)."""
+        """Number the live members' joints, actuators and transmissions afresh and assemble the maps from
+        their blocks (linear in the total size)."""
         self.members = [weakref.ref(h, self._forget) for h in live]
         self.stale = self.dirty = False
         a2j_p: list[tuple[np.ndarray, np.ndarray, int]] = []
@@ -216,8 +218,9 @@ class _Pool:
         self.sensor_rows = np.maximum(rows, 0)
         self.motor_rows = np.array(motor_rows, dtype=np.int64)
         self.wants_effort = any(h._wants_effort for h in live)
-        # Joint commands of every robot, NaN where never given (those given so far are kept); the hardwares
-        # that wrote keep their written transmissions (local numbers) until the flush, so a rebuild loses none.
+        # Joint commands of every robot, NaN where never given (those given so far are kept); the
+        # hardwares that wrote keep their written transmissions (local numbers) until the flush, so a
+        # rebuild loses none.
         # Python lists: a command is one list store; the flush makes one array per channel.
         commands = tuple([math.nan] * j0 for _ in _CHANNELS)
         for hw in live:
@@ -353,11 +356,11 @@ class TransmissionHardware:
         self._command_interfaces = command_interfaces
         self._nj, self._na = len(self.joint_names), len(self.actuator_names)
         sensors = [m.getPositionSensor() for m in motors]
-        self._sensor_rows = [s._core.index if s is not None else -1 for s in sensors]  # type: ignore[union-attr]
+        self._sensor_rows = [-1 if s is None else s._core.index for s in sensors]  # type: ignore[union-attr]
         self._motor_rows = [m._core.index for m in motors]
         self._wants_effort = any(_CHANNEL[i] == EFFORT for t in state_interfaces.values() for i in t)
-        # Per transmission: (joints, actuators, actuator->joint position (M, b), effort (M, b), joint->actuator
-        # (M, b) per channel), extracted once from the transmission's own formulas.
+        # Per transmission: (joints, actuators, actuator->joint position (M, b), effort (M, b),
+        # joint->actuator (M, b) per channel), extracted once from the transmission's own formulas.
         self._blocks = []
         for item in loaded:
             trans = item.transmission
@@ -376,7 +379,8 @@ class TransmissionHardware:
         # (joint, interface) -> (joint index, channel number, (channel number, transmission number)).
         self._command_slot = {
             (joint, interface): (
-                k, _CHANNELS.index(_CHANNEL[interface]), (_CHANNELS.index(_CHANNEL[interface]), self._owner[k])
+                k, _CHANNELS.index(_CHANNEL[interface]),
+                (_CHANNELS.index(_CHANNEL[interface]), self._owner[k]),
             )
             for k, joint in enumerate(self.joint_names) for interface in command_interfaces[joint]
         }
@@ -446,7 +450,8 @@ class TransmissionHardware:
         if channel == POSITION:
             return self._position[self._base + index]
         if channel == VELOCITY:
-            return (self._position[self._base + index] - self._previous[self._previous_base + index]) / self._elapsed
+            now = self._position[self._base + index]
+            return (now - self._previous[self._previous_base + index]) / self._elapsed
         return self._effort[self._base + index]
 
     def states(self, interface: str) -> np.ndarray:
@@ -523,11 +528,13 @@ class TransmissionHardware:
             self._pool.writers.append(self)
 
     def commands(self, interface: str) -> np.ndarray:
-        """The joint-space commands last given for ``interface`` (NaN where never given), joint_names order."""
+        """The joint-space commands last given for ``interface`` (NaN where never given), in joint_names
+        order."""
         channel = _CHANNEL.get(interface)
         if channel is None or interface == ABSOLUTE_POSITION:
             raise TransmissionError(
-                f"Unknown command interface {interface!r}; valid interfaces are {_quoted(COMMAND_INTERFACES)}."
+                f"Unknown command interface {interface!r}; valid interfaces are "
+                f"{_quoted(COMMAND_INTERFACES)}."
             )
         j0 = self._j0
         return np.array(self._pool.commands[_CHANNELS.index(channel)][j0:j0 + self._nj])
@@ -548,7 +555,8 @@ class TransmissionHardware:
 
 
 def _robot_joint_names(robot: Robot) -> list[str]:
-    """The robot's joint names as Webots' URDF export names them: the joint's motor, else its position sensor."""
+    """The robot's joint names as Webots' URDF export names them: the joint's motor, else its position
+    sensor."""
     from wbsim.devices.motor.api import Motor
     from wbsim.devices.position_sensor.api import PositionSensor
 
@@ -637,8 +645,9 @@ def attach_transmissions(
         for joint in item.joints:
             if joint.name not in known_joints:
                 raise TransmissionError(
-                    f"{where}: joint '{joint.name}' is not a joint of robot '{robot_name}'; its joints (named "
-                    f"after their motor, else their position sensor) are {_quoted(sorted(known_joints))}."
+                    f"{where}: joint '{joint.name}' is not a joint of robot '{robot_name}'; its joints "
+                    f"(named after their motor, else their position sensor) are "
+                    f"{_quoted(sorted(known_joints))}."
                 )
             if joint.name in used_joints:
                 raise TransmissionError(
@@ -653,9 +662,9 @@ def attach_transmissions(
                 for interface in declared:
                     if interface not in valid:
                         raise TransmissionError(
-                            f"{where}: joint '{joint.name}' declares the {kind} interface '{interface}', which "
-                            f"a motor cannot serve through a transmission; valid {kind} interfaces are "
-                            f"{_quoted(valid)}."
+                            f"{where}: joint '{joint.name}' declares the {kind} interface '{interface}', "
+                            f"which a motor cannot serve through a transmission; valid {kind} interfaces "
+                            f"are {_quoted(valid)}."
                         )
                     if interface == TORQUE and any(linear) or interface == FORCE and not all(linear):
                         wrong = [m.getName() for m, lin in zip(item_motors, linear)
@@ -673,23 +682,26 @@ def attach_transmissions(
         if EFFORT in declared_states:
             with_feedback.extend(item_motors)
         for motor in item_motors:
-            if (POSITION in declared_states or VELOCITY in declared_states) and motor.getPositionSensor() is None:
+            needs_sensor = POSITION in declared_states or VELOCITY in declared_states
+            if needs_sensor and motor.getPositionSensor() is None:
                 with_sensor = sorted(n for n, m in motor_devices.items() if m.getPositionSensor() is not None)
                 raise TransmissionError(
-                    f"{where}: actuator '{motor.getName()}' has no PositionSensor in its joint, needed for the "
-                    f"joints' position or velocity state; motors with a position sensor are "
+                    f"{where}: actuator '{motor.getName()}' has no PositionSensor in its joint, needed for "
+                    f"the joints' position or velocity state; motors with a position sensor are "
                     f"{_quoted(with_sensor)}."
                 )
             if EFFORT in declared_states:
                 problem = _feedback_problem(motor)
                 if problem:
                     raise TransmissionError(
-                        f"{where}: actuator '{motor.getName()}' cannot give the force feedback needed for the "
-                        f"joints' effort state: {problem}."
+                        f"{where}: actuator '{motor.getName()}' cannot give the force feedback needed for "
+                        f"the joints' effort state: {problem}."
                     )
     period = int(robot.getBasicTimeStep()) if sampling_period_ms is None else sampling_period_ms
     if isinstance(period, bool) or not isinstance(period, int) or period <= 0:
-        raise TransmissionError(f"sampling_period_ms must be a positive integer (ms), got {sampling_period_ms!r}.")
+        raise TransmissionError(
+            f"sampling_period_ms must be a positive integer (ms), got {sampling_period_ms!r}."
+        )
     for motor in with_sensors:  # only what the declared state interfaces need: sampling costs every step
         motor.getPositionSensor().enable(period)  # type: ignore[union-attr]  # checked above
     for motor in with_feedback:
