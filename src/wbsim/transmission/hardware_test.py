@@ -357,3 +357,31 @@ def test_motor_rules_apply_to_transmitted_commands(project, load, capsys) -> Non
     assert "WARNING: elbow: too big requested position: 1.6 > 1" in capsys.readouterr().err
     assert elbow.getTargetPosition() == pytest.approx(1.6)  # the library keeps the value requested
     assert elbow._core.bank.target_position[elbow._core.index] == pytest.approx(1.0)
+
+
+def test_a_controller_run_is_bit_identical_after_a_reset(project, load) -> None:  # noqa: ANN001
+    controller = '''
+import math
+from controller import Robot
+from wbsim.transmission import attach_transmissions
+robot = Robot()
+hw = attach_transmissions(robot, "wrist.urdf")
+while robot.step(8) != -1:
+    hw.read()
+    t = robot.getTime()
+    hw.command("pitch", "position", 0.3 * math.sin(3 * t))
+    hw.command("roll", "velocity", 0.2 * math.cos(2 * t))
+    hw.command("roll", "position", 0.1)
+    hw.write()
+'''
+    world = BENCH.replace('controller "<extern>" supervisor TRUE', 'controller "wrist"')
+    path = project(world, controllers={"wrist": controller})
+    (path.parent.parent / "controllers" / "wrist" / "wrist.urdf").write_text(urdf(WRIST))
+    sim = load(path)
+    sim.run(1.0)
+    first = sim.data.qpos.copy()
+    assert np.abs(first).max() > 0.01
+    sim.reset()
+    sim.run(1.0)
+    np.testing.assert_array_equal(sim.data.qpos, first)
+    assert sim._transmission_pool.n_joints == 2  # the ended controller's hardware was dropped
