@@ -1,8 +1,20 @@
-"""Benchmark: joint-from-actuator maps per second, vectorised functional API vs. a Python loop over handles.
+"""Benchmark: transmission maps per second, and the cost of transmissions attached to 100 simulated robots.
 
 Run from the repository root::
 
-    python benchmarks/transmission_bench.py
+    python benchmarks/transmission_bench.py            # both parts
+    python benchmarks/transmission_bench.py --attached # only the simulated robots (``--quick``: fewer pairs)
+
+**Attached** (``attach_transmissions``): a world of ``ROBOTS`` robots, each with two motorised hinges (motor and
+position sensor each) and a ``DifferentialTransmission`` wrist over them, every robot run by its own controller
+that, every basic step, reads the joint state, computes a joint-space position target and writes it
+(``hw.read()``, two ``hw.state``, two ``hw.command``, ``hw.write()``); against the same world whose
+controllers do the same in actuator space directly (two ``getValue``, two ``setPosition``), the targets
+mapped by hand with the same arithmetic. Both worlds run in the same process in short alternating blocks
+(``paired.py``); reported: the median of the paired step-time ratios attached / direct with its 10th-90th
+percentile range, i.e. the cost of the transmission layer per step.
+
+**Maps**:
 
 For each transmission and batch size (1, 1 000 and 1 000 000 robots) it times the ``position`` map from
 actuator to joint space:
@@ -24,10 +36,15 @@ cold call (fresh pages) can be several times slower. The whole run takes well un
 
 from __future__ import annotations
 
+import argparse
 import platform
 import statistics
+import sys
+import tempfile
 import time
+import warnings
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -93,7 +110,144 @@ def handle_loop_rate(trans: Transmission, values: np.ndarray) -> float:
     return len(rows) / median_seconds(loop)
 
 
+ROBOTS = 100
+
+WRIST_URDF = """<robot name="wrist">
+  <ros2_control name="Wrist" type="system">
+    <joint name="m1"><command_interface name="position"/><state_interface name="position"/></joint>
+    <joint name="m2"><command_interface name="position"/><state_interface name="position"/></joint>
+    <transmission name="wrist">
+      <plugin>transmission_interface/DifferentialTransmission</plugin>
+      <actuator name="m1" role="actuator1"><mechanical_reduction>1</mechanical_reduction></actuator>
+      <actuator name="m2" role="actuator2"><mechanical_reduction>1</mechanical_reduction></actuator>
+      <joint name="m1" role="joint1"><mechanical_reduction>0.5</mechanical_reduction></joint>
+      <joint name="m2" role="joint2"><mechanical_reduction>0.5</mechanical_reduction></joint>
+    </transmission>
+  </ros2_control>
+</robot>
+"""
+
+# Both controllers: joint-space targets pitch = 0.3 sin(t), roll = 0.2 cos(t) plus a correction from the
+# measured state (so the state is used); the transmission's joints are pitch = a1 + a2, roll = a1 - a2
+# (reductions 1 and 0.5), so the direct controller maps by hand: a1 = (pitch + roll) / 2, a2 = (pitch - roll) / 2.
+ATTACHED = """
+import math
+from controller import Robot
+from wbsim.transmission import attach_transmissions
+robot = Robot()
+step = int(robot.getBasicTimeStep())
+hw = attach_transmissions(robot, {urdf!r})
+while robot.step(step) != -1:
+    hw.read()
+    t = robot.getTime()
+    pitch, roll = hw.state("m1", "position"), hw.state("m2", "position")
+    if pitch != pitch:
+        pitch = roll = 0.0
+    hw.command("m1", "position", 0.3 * math.sin(t) + 0.01 * pitch)
+    hw.command("m2", "position", 0.2 * math.cos(t) + 0.01 * roll)
+    hw.write()
+"""
+
+DIRECT = """
+import math
+from controller import Robot
+robot = Robot()
+step = int(robot.getBasicTimeStep())
+m1, m2 = robot.getDevice("m1"), robot.getDevice("m2")
+s1, s2 = m1.getPositionSensor(), m2.getPositionSensor()
+s1.enable(step); s2.enable(step)
+while robot.step(step) != -1:
+    t = robot.getTime()
+    a1, a2 = s1.getValue(), s2.getValue()
+    pitch, roll = a1 + a2, a1 - a2
+    if pitch != pitch:
+        pitch = roll = 0.0
+    p = 0.3 * math.sin(t) + 0.01 * pitch
+    r = 0.2 * math.cos(t) + 0.01 * roll
+    m1.setPosition((p + r) / 2)
+    m2.setPosition((p - r) / 2)
+"""
+
+
+def _robot(index: int, controller: str) -> str:
+    x, y = (index % 10) * 0.5, (index // 10) * 0.5
+    joints = "".join(
+        f"""
+    HingeJoint {{ jointParameters HingeJointParameters {{ axis {axis} anchor 0 0 0.1 }}
+      device [ RotationalMotor {{ name "m{k}" maxTorque 10 }} PositionSensor {{ name "s{k}" }} ]
+      endPoint Solid {{ translation {0.05 * k} 0 0.1 physics Physics {{ density -1 mass 0.2 }}
+        boundingObject Box {{ size 0.1 0.02 0.02 }} }} }}"""
+        for k, axis in ((1, "0 1 0"), (2, "1 0 0"))
+    )
+    return f"""Robot {{ translation {x} {y} 0 name "wrist {index}" controller "{controller}" children [
+  Solid {{ physics Physics {{ }} boundingObject Box {{ size 0.05 0.05 0.05 }} children [{joints}
+  ] }}
+] }}
+"""
+
+
+def make_project(root: Path, robots: int, attached: bool) -> Path:
+    """A world of ``robots`` wrist robots whose controllers use the transmission layer or command directly."""
+    controller = "bench_attached" if attached else "bench_direct"
+    (root / "worlds").mkdir(parents=True, exist_ok=True)
+    folder = root / "controllers" / controller
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "wrist.urdf").write_text(WRIST_URDF)
+    text = ATTACHED.format(urdf=str(folder / "wrist.urdf")) if attached else DIRECT
+    (folder / f"{controller}.py").write_text(text)
+    world = root / "worlds" / f"{controller}.wbt"
+    world.write_text("#VRML_SIM R2023b utf8\nWorldInfo { basicTimeStep 8 }\n" + "".join(_robot(i, controller) for i in range(robots)))
+    return world
+
+
+def sim_block(path: Path, steps: int) -> tuple[object, Callable[[], None]]:
+    """A warmed-up simulation of ``path`` and a function running ``steps`` basic steps of it."""
+    from wbsim.sim.simulation import load_world
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sim = load_world(path)
+    sim.run(0.1)  # controllers started, transmissions attached, sensors sampling
+
+    def run() -> None:
+        for _ in range(steps):
+            sim.step()
+
+    return sim, run
+
+
+def attached_main(pairs: int, robots: int = ROBOTS) -> None:
+    """Print the paired step-time ratio attached / direct for ``robots`` robots."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from paired import paired_ratios
+
+    steps = max(3, 600 // (robots + 1))
+    with tempfile.TemporaryDirectory() as tmp:
+        direct_sim, direct = sim_block(make_project(Path(tmp) / "direct", robots, False), steps)
+        attached_sim, attached = sim_block(make_project(Path(tmp) / "attached", robots, True), steps)
+        result = paired_ratios(direct, attached, pairs)
+        per_step_a = statistics.median(result.seconds_a) / steps
+        per_step_b = statistics.median(result.seconds_b) / steps
+        print(f"{robots} wrist robots, {steps}-step blocks, {pairs} pairs: direct {per_step_a * 1e3:.3f} ms/step, "
+              f"attached {per_step_b * 1e3:.3f} ms/step; attached/direct {result.describe('ratio')}; "
+              f"extra per robot and step {(per_step_b - per_step_a) / robots * 1e6:.1f} us")
+        direct_sim.close()  # type: ignore[attr-defined]
+        attached_sim.close()  # type: ignore[attr-defined]
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--attached", action="store_true", help="only the simulated-robots part")
+    parser.add_argument("--quick", action="store_true", help="fewer pairs of blocks")
+    args = parser.parse_args()
+    attached_main(30 if args.quick else 100)
+    if args.attached:
+        return
+    maps_main()
+
+
+def maps_main() -> None:
+    """Print the maps-per-second table."""
     rng = np.random.default_rng(1234)
     transmissions: list[tuple[str, Transmission]] = [
         ("simple", SimpleTransmission(50.0, 0.5)),

@@ -21,6 +21,7 @@ import plugin_bench  # noqa: E402
 import recording_bench  # noqa: E402
 import sim_bench  # noqa: E402
 import touch_sensor_bench  # noqa: E402
+import transmission_bench  # noqa: E402
 
 
 def test_paired_ratios_alternate_and_report_b_over_a():
@@ -142,3 +143,15 @@ def test_recording_bench_world_records_every_rover_and_its_led(tmp_path):
     rec = recording.load(tmp_path / "r.npz")
     assert len(rec.devices["led"].paths) == 2 and rec.devices["led"].values["value"][-1].tolist() == [1, 1]
 
+
+
+def test_transmission_bench_worlds_move_alike_with_and_without_the_transmission_layer(tmp_path):
+    direct_sim, direct = transmission_bench.sim_block(transmission_bench.make_project(tmp_path / "d", 2, False), 5)
+    attached_sim, attached = transmission_bench.sim_block(transmission_bench.make_project(tmp_path / "a", 2, True), 5)
+    direct()
+    attached()
+    assert attached_sim._transmission_pool.n_joints == 4  # both robots attached
+    np.testing.assert_array_equal(attached_sim.data.qpos, direct_sim.data.qpos)  # the same commands
+    assert np.abs(direct_sim.data.qpos).max() > 0.01  # and they move
+    direct_sim.close()
+    attached_sim.close()

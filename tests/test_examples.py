@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "examples" / "worlds" / "demo.wbt"
 MODULES = ROOT / "examples" / "worlds" / "modules.wbt"
 FLYING = ROOT / "examples" / "worlds" / "flying.wbt"
+FOUR_BAR = ROOT / "examples" / "worlds" / "four_bar_finger.wbt"
 
 
 @pytest.fixture
@@ -199,6 +200,37 @@ def test_flying_robot_passes_two_obstacles_lands_and_takes_off_the_other_way(cap
     landed = [i for i, state in enumerate(states) if state == "landing" and t[i] > 2.0]
     assert landed and z[landed].min() < 0.001
     assert t[landed[0]] < t[[i for i, state in enumerate(states) if state == "taking off" and t[i] > 2.0][0]]
+
+
+def test_four_bar_finger_joints_follow_the_four_bar_transmission_of_the_motors(capsys):
+    # The finger's distal joint is driven through a parallelogram closed with a SolidReference: the position
+    # sensors on the physical joints must read ros2_control's FourBarLinkageTransmission of the motor sensors.
+    from wbsim.transmission import FourBarLinkageTransmission
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the demo world must load without warnings
+        sim = wbsim.load_world(FOUR_BAR)
+    rows = {b.node["name"]: i for i, b in enumerate(sim.bindings.devices["position_sensor"])}
+    values = sim.banks["position_sensor"].value
+    samples = []
+
+    def record(s) -> None:
+        samples.append([values[rows[n]] for n in ("joint 1 sensor", "motor 2 sensor", "joint 2 sensor",
+                                                  "closing joint sensor")])
+
+    try:
+        sim.run(10.2, on_step=record)
+    finally:
+        sim.close()
+    motor_1, motor_2, joint_2, closing = np.array([row for row in samples if not np.isnan(row[0])]).T
+    assert len(motor_1) > 1200 and np.ptp(joint_2) > 1.1  # 10 s of motion, joint 2 through +-0.6 rad
+    predicted = FourBarLinkageTransmission((1.0, 1.0), (1.0, 1.0)).actuator_to_joint_values(
+        "position", np.stack([motor_1, motor_2], axis=-1))
+    assert np.abs(predicted[:, 0] - motor_1).max() == 0.0  # joint 1 is motor 1's own joint
+    assert np.abs(predicted[:, 1] - joint_2).max() < 1e-3  # measured 3.1e-6 rad at the default physics step
+    assert np.abs(closing - joint_2).max() < 1e-3  # the closing joint turns with the distal joint (parallelogram)
+    out = capsys.readouterr().out
+    assert re.search(r"joint 2 agrees with the transmission within [0-9.e+-]+ rad over 10 s", out)
 
 
 def test_readme_python_example_runs(monkeypatch):

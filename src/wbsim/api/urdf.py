@@ -170,6 +170,9 @@ class _UrdfWriter:
         if id(node) in self.met:
             return
         self.met.add(id(node))
+        end_point = node.get("endPoint") if node.type_name in _JOINTS else None
+        if isinstance(end_point, WbNode) and end_point.is_a("solid_reference"):
+            return  # a joint closing a loop: URDF describes trees only (its Solid is exported where it sits)
         if node.type_name in _JOINTS or self.is_link(node):
             self.queue.append(node)
             return

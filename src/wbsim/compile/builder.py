@@ -50,6 +50,8 @@ from wbsim.compile.context import CompileContext
 from wbsim.compile.damping import DampedBody, add_damping_actuators, allow_sleep_of_damped_trees
 from wbsim.compile.frames import Frame, quat_from_axis_angle, quat_to_matrix
 from wbsim.compile.geometry import GeomDescription, bounding_geoms
+from wbsim.compile.loops import (AUX_MASS, WELD_PREFIX, LoopClosure, add_loop_weld, closing_dofs, resolve_reference,
+                                 tie_loop_weights)
 from wbsim.compile.slots import BodyRequest, ChildSlot, JointSlot, SolidSlot
 from wbsim.devices.kind import BodyPlan, DeviceCompiler, DeviceKind
 from wbsim.devices.registry import device_kinds, kinds_by_node_type
@@ -287,6 +289,8 @@ class _Builder:
         self.element_counts: dict[str, int] | None = None  # the model's sizes, counted when the groups are attached
         self.body_specs: dict[str, mujoco.MjsBody] = {}  # by name: the groups' elements before they are attached
         self.geom_specs: dict[str, mujoco.MjsGeom] = {}  # by name, likewise
+        self._closures: list[LoopClosure] = []  # joints whose endPoint is a SolidReference (compile/loops.py)
+        self._loop_targets: dict[int, WbNode | None] = {}  # id(SolidReference) -> its Solid (None: static world)
 
     # -- helpers ----------------------------------------------------------------------------------
     def _name(self, prefix: str) -> str:
@@ -322,6 +326,7 @@ class _Builder:
             groups.append(group)
         self._world_spec = self.spec.worldbody
         self._groups = groups
+        self._close_loops()
 
     def attach_groups(self) -> None:
         """Attach the groups' specs to the main spec, in scene order, once their trees are complete: an element
@@ -688,13 +693,22 @@ class _Builder:
             self.warnings.append(WorldWarning(f"{node.type_name} without endPoint: nothing moves.", node.location,
                                               node.path))
             return
-        kinematic = not isinstance(end_point["physics"], WbNode)
-        # Under a static parent or a kinematic one (a chain of endPoints without Physics, as in Webots' sample
-        # inertial_unit.wbt), an endPoint without Physics is moved kinematically relative to its parent; so is
-        # one without boundingObject under a Solid with Physics (needles, dials moved by a motor).
-        if kinematic and parent.has_physics and not self._kinematic_end_point_allowed(end_point):
-            return
-        ep_frame = frame @ Frame.from_webots(end_point["translation"], end_point["rotation"])  # type: ignore[arg-type]
+        anchor = np.asarray(param_values.get("anchor", (0.0, 0.0, 0.0)), dtype=float)
+        closing = end_point.is_a("solid_reference")
+        if closing:
+            if not self._loop_can_close(node, end_point, parent):
+                return
+            # The closing joint's auxiliary body sits at the anchor, turned as the joint's frame.
+            kinematic = False
+            ep_frame = Frame(frame.apply(anchor) if kind != "slider" else frame.pos, frame.rot)
+        else:
+            kinematic = not isinstance(end_point["physics"], WbNode)
+            # Under a static parent or a kinematic one (a chain of endPoints without Physics, as in Webots' sample
+            # inertial_unit.wbt), an endPoint without Physics is moved kinematically relative to its parent; so is
+            # one without boundingObject under a Solid with Physics (needles, dials moved by a motor).
+            if kinematic and parent.has_physics and not self._kinematic_end_point_allowed(end_point):
+                return
+            ep_frame = frame @ Frame.from_webots(end_point["translation"], end_point["rotation"])  # type: ignore[arg-type]
         to_child = ep_frame.inverse()
         joint_spec: dict[str, object] = {"kind": kind, "pending": pending, "kinematic": kinematic}
         if kind in ("hinge", "slider"):
@@ -710,12 +724,14 @@ class _Builder:
                 return
             axis_parent = frame.rot @ (axis / norm)
             joint_spec["axis"] = to_child.rot @ axis_parent
-        anchor = np.asarray(param_values.get("anchor", (0.0, 0.0, 0.0)), dtype=float)
         joint_spec["pos"] = to_child.apply(frame.apply(anchor)) if kind != "slider" else np.zeros(3)
         joint_spec["params"] = param_values
         joint_spec["params_node"] = params
         joint_spec["parent_spec"] = parent.spec
         pending.kinematic = kinematic
+        if closing:
+            self._closing_body(node, end_point, parent, parent, ep_frame, ("joint", joint_spec), [pending])
+            return
         pending.end_point = self._solid(end_point, parent, ep_frame, ("joint", joint_spec))
 
     def _hinge2_joint(self, node: WbNode, parent: _Body, frame: Frame) -> None:
@@ -754,10 +770,18 @@ class _Builder:
             self.warnings.append(WorldWarning("Hinge2Joint without endPoint: nothing moves.", node.location,
                                               node.path))
             return
-        kinematic = not isinstance(end_point["physics"], WbNode)
+        closing = end_point.is_a("solid_reference")
+        if closing and not self._loop_can_close(node, end_point, parent):
+            return
+        kinematic = not closing and not isinstance(end_point["physics"], WbNode)
         if kinematic and parent.has_physics and not self._kinematic_end_point_allowed(end_point):
             return
         if not kinematic and not parent.dynamic and not self._upper_solid_has_physics(node):
+            if closing:
+                self.warnings.append(WorldWarning("Hinge2Joint nodes can only connect Solid nodes that have a Physics "
+                                                  "node (the loop stays open, as in Webots).", node.location,
+                                                  node.path))
+                return
             self._unattached_end_point(node, end_point, parent, frame)
             return
         axes = []
@@ -801,8 +825,11 @@ class _Builder:
         self._add_joint_to_body(body, ("joint", {
             "kind": "hinge", "pending": slots[0], "kinematic": kinematic, "axis": inter.rot.T @ axis1,
             "pos": np.zeros(3), "params": values, "params_node": params, "parent_spec": parent.spec}))
-        ep_frame = frame @ Frame.from_webots(end_point["translation"], end_point["rotation"])  # type: ignore[arg-type]
-        ep_in_inter = inter.inverse() @ ep_frame
+        if closing:  # the closing body sits at the anchor, turned as the intermediate body
+            ep_in_inter = Frame.identity()
+        else:
+            ep_frame = frame @ Frame.from_webots(end_point["translation"], end_point["rotation"])  # type: ignore[arg-type]
+            ep_in_inter = inter.inverse() @ ep_frame
         to_child = ep_in_inter.inverse()
         joint_spec: dict[str, object] = {
             "kind": "hinge", "pending": slots[1], "kinematic": kinematic,
@@ -811,6 +838,9 @@ class _Builder:
             "axis": to_child.rot @ axis2,
             "pos": to_child.apply(np.zeros(3)), "params": values2, "params_node": params2, "parent_spec": body}
         carrier = _Body(body, name, True, name, parent.robot, kinematic=kinematic)
+        if closing:
+            self._closing_body(node, end_point, carrier, parent, ep_in_inter, ("joint", joint_spec), slots)
+            return
         end_slot = self._solid(end_point, carrier, ep_in_inter, ("joint", joint_spec))
         slots[0].end_point = slots[1].end_point = end_slot
         # The endPoint's Webots parent is the joint's parent (the intermediate body has no geoms); ODE never
@@ -818,6 +848,58 @@ class _Builder:
         self.parent_of[end_slot.body_name] = parent.name
         if not parent.is_world:
             self._joint_excludes.append((parent.name, end_slot.body_name))
+
+    # -- closed loops (compile/loops.py) ---------------------------------------------------------------
+    def _loop_can_close(self, node: WbNode, reference: WbNode, parent: _Body) -> bool:
+        """Whether a joint's SolidReference closes a loop; else a located warning (the world still loads, as in
+        Webots) and the joint stays detached."""
+        resolution = resolve_reference(reference)
+        problem = resolution.problem
+        if not problem and parent.kinematic:
+            problem = ("A joint closing a loop (SolidReference endPoint) cannot sit on a Solid without Physics moved "
+                       "by a joint; the loop stays open.")
+        if problem:
+            self.warnings.append(WorldWarning(problem, reference.location_of("solidName"),
+                                              f"{reference.path} > solidName"))
+            return False
+        self._loop_targets[id(reference)] = resolution.target
+        return True
+
+    def _closing_body(self, node: WbNode, reference: WbNode, carrier: _Body, parent: _Body, frame: Frame,
+                      joint: tuple[str, dict], slots: list[JointSlot]) -> None:
+        """The auxiliary body of a closing joint: negligible mass, no geoms, at ``frame`` in ``carrier``; it
+        carries the joint's last MuJoCo joint and is welded to the referenced Solid once every body exists."""
+        name = self._name("loop")
+        self.body_paths[name] = node.path
+        self.parent_of[name] = carrier.name
+        body = carrier.spec.add_body(name=name, pos=frame.pos.tolist(), quat=frame.quat.tolist())
+        body.explicitinertial = True
+        body.mass = AUX_MASS
+        body.fullinertia = [AUX_MASS] * 3 + [0.0] * 3
+        self._add_joint_to_body(body, joint)
+        self._closures.append(LoopClosure(node, self._loop_targets.pop(id(reference)), name, body,
+                                          "world" if parent.is_world else parent.name, slots))
+
+    def _close_loops(self) -> None:
+        """Weld each closing joint's auxiliary body to its referenced Solid (or to the world), and keep the
+        contacts between the two Solids the joint links off (ODE never collides two bodies linked by a joint)."""
+        slots = {slot.node: slot for slot in self.solids}
+        for closure in self._closures:
+            if closure.target is None:
+                target_body, target_name, target_slot = self.spec.worldbody, "world", None
+            else:
+                target_slot = slots.get(closure.target)
+                if target_slot is None:  # the Solid was dropped (an error or warning says why)
+                    self.warnings.append(WorldWarning(
+                        f"SolidReference '{closure.target['name']}': the referenced Solid is not simulated, so the "
+                        "loop stays open.", closure.joint.location, closure.joint.path))
+                    continue
+                target_body, target_name = target_slot.body_spec, target_slot.body_name
+            add_loop_weld(self.spec, closure, target_body, self._name(WELD_PREFIX), self.dt_s)
+            for slot in closure.slots:
+                slot.end_point = target_slot
+            if "world" not in (closure.upper_body, target_name) and closure.upper_body != target_name:
+                self._joint_excludes.append((closure.upper_body, target_name))
 
     def _kinematic_end_point_allowed(self, end_point: WbNode) -> bool:
         """Whether an endPoint without Physics can ride a parent with Physics (else a located error).
@@ -912,7 +994,10 @@ class _Builder:
         if not isinstance(end_point, WbNode):
             self.warnings.append(WorldWarning("BallJoint without endPoint: nothing moves.", node.location, node.path))
             return
-        kinematic = not isinstance(end_point["physics"], WbNode)
+        closing = end_point.is_a("solid_reference")
+        if closing and not self._loop_can_close(node, end_point, parent):
+            return
+        kinematic = not closing and not isinstance(end_point["physics"], WbNode)
         if kinematic and parent.has_physics and not self._kinematic_end_point_allowed(end_point):
             return
         anchor = np.asarray(values[0].get("anchor", (0.0, 0.0, 0.0)), dtype=float)
@@ -939,13 +1024,19 @@ class _Builder:
             carrier_spec = body
             carrier = _Body(body, name, True, name, parent.robot, kinematic=kinematic)
         slots[2].kinematic = kinematic
-        ep_frame = frame @ Frame.from_webots(end_point["translation"], end_point["rotation"])  # type: ignore[arg-type]
-        ep_in_carrier = carrier_frame.inverse() @ ep_frame
+        if closing:  # the closing body sits at the anchor, turned as the second intermediate body
+            ep_in_carrier = Frame.identity()
+        else:
+            ep_frame = frame @ Frame.from_webots(end_point["translation"], end_point["rotation"])  # type: ignore[arg-type]
+            ep_in_carrier = carrier_frame.inverse() @ ep_frame
         to_child = ep_in_carrier.inverse()
         joint_spec: dict[str, object] = {
             "kind": "hinge", "pending": slots[2], "kinematic": kinematic, "axis": to_child.rot @ axes[2],
             "pos": to_child.apply(np.zeros(3)), "params": values[2], "params_node": params[2],
             "parent_spec": carrier_spec}
+        if closing:
+            self._closing_body(node, end_point, carrier, parent, ep_in_carrier, ("joint", joint_spec), slots)
+            return
         end_slot = self._solid(end_point, carrier, ep_in_carrier, ("joint", joint_spec))
         for slot in slots:
             slot.end_point = end_slot
@@ -1310,10 +1401,17 @@ class _Builder:
         for dof in sorted(kinematic):
             model.dof_armature[dof] = _KINEMATIC_ARMATURE_RATIO * typical
         refresh = bool(kinematic)
+        # A closing joint's degrees of freedom stand for the links of its loop (compile/loops.py): device compilers
+        # size their elements against that inertia (mj_setConst below restores MuJoCo's own estimate).
+        loop_dofs = closing_dofs(model)
+        for dof, inertia in loop_dofs.items():
+            model.dof_M0[dof] = inertia
+        refresh = refresh or bool(loop_dofs)
         for compiler in self.compilers.values():
             refresh = compiler.tune(self.context, model) or refresh
         if refresh:
             mujoco.mj_setConst(model, mujoco.MjData(model))
+        tie_loop_weights(model)
 
     def _real_joints(self) -> list[str]:
         names = [s.free_joint for s in self.solids if s.free_joint]

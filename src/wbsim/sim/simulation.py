@@ -24,6 +24,7 @@ import mujoco
 import numpy as np
 
 from wbsim.compile.builder import CompiledWorld, CompileOptions, compile_world
+from wbsim.compile.loops import tie_loop_weights
 from wbsim.devices.kind import BankContext, CoreDevice, DeviceBank
 from wbsim.devices.registry import device_kinds
 from wbsim.errors import ControllerError, SimulationError, WbsimError
@@ -829,6 +830,7 @@ class Simulation:
         copy_model_rows(mapping, self.model, model)
         if self.supervision.masses_changed:
             mujoco.mj_setConst(model, mujoco.MjData(model))
+            tie_loop_weights(model)  # loop welds keep their parents' softness (compile/loops.py)
         # The imported bodies' initial state: MuJoCo's default plus their fields' velocities.
         live = self.data
         self.compiled, self.world, self.model, self.bindings = compiled, world, model, compiled.bindings
@@ -899,6 +901,7 @@ class Simulation:
             getattr(self.model, name)[...] = values
         if masses_changed:  # a supervisor wrote a mass: MuJoCo's derived constants follow the restored masses
             mujoco.mj_setConst(self.model, mujoco.MjData(self.model))
+            tie_loop_weights(self.model)  # loop welds keep their parents' softness (compile/loops.py)
         self.step_count = 0
         self.ended = False
         self.exit_status = 0

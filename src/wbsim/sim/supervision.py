@@ -19,6 +19,7 @@ import numpy as np
 
 from wbsim.compile.bindings import JointBinding, SolidBinding
 from wbsim.compile.frames import Frame, axis_angle_from_quat, matrix_to_quat, quat_from_axis_angle, quat_to_matrix
+from wbsim.compile.loops import closing_joint_ids, tie_loop_weights
 from wbsim.world.model import WbNode
 
 if TYPE_CHECKING:
@@ -535,6 +536,7 @@ class Supervision:
             model.body_inertia[body] *= mass / old
         model.body_mass[body] = mass
         mujoco.mj_setConst(model, mujoco.MjData(model))
+        tie_loop_weights(model)  # loop welds keep their parents' softness (compile/loops.py)
         self.masses_changed = True
         self.invalidate()
 
@@ -546,7 +548,8 @@ class Supervision:
         if binding is not None and name == "translation":
             self.set_local_pose(binding, value, None)  # type: ignore[arg-type]
             return
-        if name in ("position", "position2") and (joint := self._position_field_joint(node, name)) is not None:
+        if (name in ("position", "position2") and (joint := self._position_field_joint(node, name)) is not None
+                and joint.joint_id not in closing_joint_ids(self.sim.model)):  # Webots moves no loop-closing joint
             # Webots moves the endPoint to the new joint position and resets its physics; the motor keeps its
             # target (WbJoint::updatePosition).
             self.sim.data.qpos[joint.qpos_adr] = float(value)  # type: ignore[arg-type]

@@ -19,6 +19,12 @@ from wbsim.transmission.base import Transmission
 from wbsim.transmission.differential import DifferentialTransmission
 from wbsim.transmission.four_bar import EFFORT_MAPS, EffortMap, FourBarLinkageTransmission
 from wbsim.transmission.handle import ActuatorHandle, Handle, JointHandle
+from wbsim.transmission.hardware import (
+    COMMAND_INTERFACES,
+    STATE_INTERFACES,
+    TransmissionHardware,
+    attach_transmissions,
+)
 from wbsim.transmission.interfaces import (
     ABSOLUTE_POSITION,
     ALL_INTERFACES,
@@ -45,6 +51,7 @@ __all__ = [
     "ALL_INTERFACES",
     "ActuatorHandle",
     "ActuatorInfo",
+    "COMMAND_INTERFACES",
     "DIFFERENTIAL_TRANSMISSION_PLUGIN",
     "DifferentialTransmission",
     "EFFORT",
@@ -59,11 +66,14 @@ __all__ = [
     "LoadedTransmission",
     "POSITION",
     "SIMPLE_TRANSMISSION_PLUGIN",
+    "STATE_INTERFACES",
     "SimpleTransmission",
     "TORQUE",
     "TRANSMISSION_PLUGINS",
     "Transmission",
     "TransmissionError",
+    "TransmissionHardware",
     "VELOCITY",
+    "attach_transmissions",
     "load_transmissions",
 ]

@@ -13,6 +13,7 @@ Node kinds (where a node may be placed):
 - ``group``: Group, Pose, Transform (grouping nodes for children and boundingObjects)
 - ``shape``: Shape; ``geometry``: Box, Sphere, ...; ``light``: lights
 - ``joint``; ``hinge_parameters``, ``hinge2_parameters``, ``slider_parameters``, ``ball_parameters``
+- ``solid_reference``: SolidReference, only in a joint's ``endPoint``
 - ``rotational_device`` / ``linear_device``: what a hinge / slider joint's ``device`` field accepts
 - ``world``: nodes that only make sense at the top level (WorldInfo, Viewpoint, Background, Fog)
 - single-purpose kinds such as ``physics``, ``damping``, ``appearance``, ``coordinate``
@@ -66,6 +67,10 @@ def _joint_parameter_fields(axis: tuple[float, float, float] | None, unit: str) 
     return fields
 
 
+# A joint's endPoint: a Solid, or a SolidReference closing a kinematic loop onto an existing Solid.
+_END_POINT_KINDS = frozenset({"solid", "solid_reference"})
+
+
 def _light(name: str, extra: list[FieldSpec]) -> NodeSchema:
     common = [
         _vis("ambientIntensity", T.SFFloat, 0.0),
@@ -83,7 +88,7 @@ _UNSUPPORTED: dict[str, str] = {
     **dict.fromkeys(
         "Camera Charger Display "
         "LightSensor Microphone Pen Radar Radio RangeFinder Speaker VacuumGripper "
-        "Fluid SolidReference DifferentialWheels".split(),
+        "Fluid DifferentialWheels".split(),
         "solid",
     ),
     "TransmissionJoint": "joint",
@@ -325,7 +330,7 @@ def _table() -> list[NodeSchema]:
         _node("HingeJoint", "joint", [
             _f("jointParameters", T.SFNode, None, node_kinds=frozenset({"hinge_parameters"})),
             _f("device", T.MFNode, (), node_kinds=frozenset({"rotational_device"})),
-            _f("endPoint", T.SFNode, None, node_kinds=frozenset({"solid"})),
+            _f("endPoint", T.SFNode, None, node_kinds=_END_POINT_KINDS),
             *_joint_position_fields("position"),
         ]),
         _node("HingeJointParameters", "hinge_parameters", _joint_parameter_fields((1.0, 0.0, 0.0), "rad") + [
@@ -342,7 +347,7 @@ def _table() -> list[NodeSchema]:
             _f("jointParameters2", T.SFNode, None, node_kinds=frozenset({"slider_parameters"})),
             _f("device", T.MFNode, (), node_kinds=frozenset({"rotational_device"})),
             _f("device2", T.MFNode, (), node_kinds=frozenset({"rotational_device"})),
-            _f("endPoint", T.SFNode, None, node_kinds=frozenset({"solid"})),
+            _f("endPoint", T.SFNode, None, node_kinds=_END_POINT_KINDS),
             *_joint_position_fields("position", "position2"),
         ]),
         # Deprecated by Webots (a warning when read), accepted in a Hinge2Joint's jointParameters only: a
@@ -355,7 +360,7 @@ def _table() -> list[NodeSchema]:
         _node("SliderJoint", "joint", [
             _f("jointParameters", T.SFNode, None, node_kinds=frozenset({"slider_parameters"})),
             _f("device", T.MFNode, (), node_kinds=frozenset({"linear_device"})),
-            _f("endPoint", T.SFNode, None, node_kinds=frozenset({"solid"})),
+            _f("endPoint", T.SFNode, None, node_kinds=_END_POINT_KINDS),
             *_joint_position_fields("position"),
         ]),
         _node("JointParameters", "slider_parameters", _joint_parameter_fields((0.0, 0.0, 1.0), "m")),
@@ -366,9 +371,12 @@ def _table() -> list[NodeSchema]:
             _f("device", T.MFNode, (), node_kinds=frozenset({"rotational_device"})),
             _f("device2", T.MFNode, (), node_kinds=frozenset({"rotational_device"})),
             _f("device3", T.MFNode, (), node_kinds=frozenset({"rotational_device"})),
-            _f("endPoint", T.SFNode, None, node_kinds=frozenset({"solid"})),
+            _f("endPoint", T.SFNode, None, node_kinds=_END_POINT_KINDS),
             *_joint_position_fields("position", "position2", "position3"),
         ]),
+        # Only in a joint's endPoint: closes a loop onto the Solid named solidName, or onto the static environment
+        # with the name "<static environment>" (wbsim.compile.loops).
+        _node("SolidReference", "solid_reference", [_f("solidName", T.SFString, "")]),
         _node("BallJointParameters", "ball_parameters", _joint_parameter_fields(None, "rad") + [
             _f("anchor", T.SFVec3f, (0.0, 0.0, 0.0), unit="m"),
         ]),

@@ -374,13 +374,23 @@ def test_visual_nodes() -> None:
         assert all(spec.effect == "visual" for spec in schemas[name].fields.values())
 
 
-@pytest.mark.parametrize("name", ["Charger", "SolidReference",
+@pytest.mark.parametrize("name", ["Charger",
                                   "Mesh", "Cone", "Fluid", "TransmissionJoint", "Slot", "Focus", "Muscle"])
 def test_known_unsupported_nodes(name: str) -> None:
     schema = builtin_schemas()[name]
     assert schema.support == "unsupported"
     assert schema.fields == {}
     assert schema.kinds
+
+
+def test_solid_reference_is_an_end_point_only_node() -> None:
+    schemas = builtin_schemas()
+    reference = schemas["SolidReference"]
+    assert reference.support == "simulated" and reference.kinds == frozenset({"solid_reference"})
+    assert reference.fields["solidName"].default == ""
+    for joint in ("HingeJoint", "SliderJoint", "BallJoint", "Hinge2Joint"):
+        assert schemas[joint].fields["endPoint"].node_kinds == frozenset({"solid", "solid_reference"})
+    assert "solid_reference" not in schemas["Solid"].fields["children"].node_kinds
 
 
 def test_builtin_schemas_is_cached_and_read_only() -> None:

@@ -322,6 +322,23 @@ class MotorBank(DeviceBank):
             self.feedback_value[rows[moving]] = -forces[self.ref_dof[rows[moving]]]
             self.feedback_value[rows[~moving]] = 0.0
 
+    def set_positions(self, rows: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """:meth:`Motor.set_position` for many motors at once, where it needs no per-motor work.
+
+        Sets the motors of ``rows`` (int array) that are uncoupled and whose finite ``positions`` (times their
+        multipliers) lie within their limits; returns the boolean mask of those set. The caller gives the
+        others to :meth:`Motor.set_position` one by one (coupled relays, clamping with its warning, infinite
+        positions).
+        """
+        target = positions * self.multiplier[rows]
+        lo, hi = self.min_position[rows], self.max_position[rows]
+        done = (self.coupling[rows] < 0) & np.isfinite(positions) & ((lo == hi) | ((target >= lo) & (target <= hi)))
+        chosen = rows[done]
+        self.target_position[chosen] = target[done]
+        self.mode[chosen] = _CONTROL
+        self._dirty = True
+        return done
+
     def enable_feedback(self, i: int, period_ms: int, now_step: int) -> None:
         """Enable (period > 0) or disable (0) force feedback sampling of motor ``i``."""
         self.feedback.enable(i, period_ms, now_step)
