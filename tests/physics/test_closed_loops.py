@@ -422,16 +422,16 @@ def test_coupled_motors_on_a_tree_joint_and_on_the_closing_joint_move_together(p
     # In the four-bar finger (a parallelogram) the closing joint turns exactly as the distal joint: two coupled
     # motors, one on each, drive the distal link together; motor 1 holds the proximal link and the crank is free.
     text = FINGER.read_text(encoding="utf-8")
-    text = text.replace('RotationalMotor { name "motor 2" maxTorque 5 }', "").replace(
-        'device [ PositionSensor { name "joint 2 sensor" } ]',
-        'device [ RotationalMotor { name "pair::distal" maxTorque 5 } PositionSensor { name "joint 2 sensor" } ]'
+    text = text.replace('RotationalMotor { name "motor 2" maxTorque 5 controlPID 50 0 0 }', "").replace(
+        'device [ PositionSensor { name "distal joint" } ]',
+        'device [ RotationalMotor { name "pair::distal" maxTorque 5 } PositionSensor { name "distal joint" } ]'
     ).replace(
-        'device [ PositionSensor { name "closing joint sensor" } ]',
-        'device [ RotationalMotor { name "pair::closing" maxTorque 5 } PositionSensor { name "closing joint sensor" } ]'
+        'device [ PositionSensor { name "closing joint" } ]',
+        'device [ RotationalMotor { name "pair::closing" maxTorque 5 } PositionSensor { name "closing joint" } ]'
     ).replace('controller "four_bar_finger"', 'controller "<extern>"')
     assert text.count("pair::") == 2 and '"motor 2"' not in text
     robot = load(project(text)).robot("four bar finger")
-    names = ("joint 1 sensor", "joint 2 sensor", "motor 2 sensor", "closing joint sensor")
+    names = ("motor 1 sensor", "distal joint", "motor 2 sensor", "closing joint")
     devices = {name: robot.getDevice(name) for name in names}
     for device in devices.values():
         device.enable(8)
@@ -440,6 +440,6 @@ def test_coupled_motors_on_a_tree_joint_and_on_the_closing_joint_move_together(p
     for _ in range(250):
         robot.step(8)
     assert robot.getDevice("pair::closing").getTargetPosition() == 0.4
-    assert devices["joint 1 sensor"].getValue() == pytest.approx(0.0, abs=1e-4)
-    for name in ("joint 2 sensor", "closing joint sensor", "motor 2 sensor"):  # the crank follows: a1 = j2 + a0
+    assert devices["motor 1 sensor"].getValue() == pytest.approx(0.0, abs=1e-4)
+    for name in ("distal joint", "closing joint", "motor 2 sensor"):  # the crank follows: a1 = j2 + a0
         assert devices[name].getValue() == pytest.approx(0.4, abs=1e-4), name
