@@ -294,8 +294,18 @@ def test_a_slider_to_the_static_environment_lets_the_body_fall_along_its_axis_on
     assert np.linalg.norm(moved - (moved @ axis) * axis) < 1e-3
 
 
-def test_a_ball_joint_to_the_static_environment_keeps_the_anchor_fixed(make_sim) -> None:
-    sim = make_sim(PENDULUM.format(joint="BallJoint", params="BallJointParameters { anchor 0.05 0 0.1 }"), PENDULUM_INFO)
+@pytest.mark.parametrize(("joint", "params"), [
+    ("BallJoint", "BallJointParameters { anchor 0.05 0 0.1 }"),  # with a device: three hinges (Webots' Euler axes)
+    ("BallJoint", "BallJointParameters { anchor 0.05 0 0.1 } device [ ]"),  # no device, no stops: a MuJoCo ball
+    ("Hinge2Joint", "HingeJointParameters { axis 0 1 0 anchor 0.05 0 0.1 } jointParameters2 JointParameters { "
+                    "axis 1 0 0 }"),  # a universal joint
+])
+def test_ball_and_hinge2_joints_to_the_static_environment_keep_the_anchor_fixed(make_sim, joint, params) -> None:
+    text = PENDULUM.format(joint=joint, params=params)
+    if "device [ ]" in params:
+        text = text.replace('device [ PositionSensor { name "sensor" } ]', "")
+    sim = make_sim(text, PENDULUM_INFO)
+    assert sim.model.neq == 1
     bob = sim.bindings.solid(sim.node("BOB")).body_id
     pivot = np.array([0.05, 0.0, 1.1])
     xs = []
