@@ -49,7 +49,8 @@ def four_bar(crank_devices: str = "", closing_devices: str = "", damping: float 
     closing = "axis 0 -1 0"  # no damping there: see docs/closed_loops.md (MuJoCo's implicit damping lags it)
 
     def bar(length: float) -> str:
-        return (f"Pose {{ translation {length / 2} 0 0 children [ Shape {{ geometry Box {{ size {length} {SIDE} {SIDE} }} }} ] }}")
+        box = f"Box {{ size {length} {SIDE} {SIDE} }}"
+        return f"Pose {{ translation {length / 2} 0 0 children [ Shape {{ geometry {box} }} ] }}"
 
     return f"""
 WorldInfo {{ basicTimeStep 8 {info} }}
