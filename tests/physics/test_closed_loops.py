@@ -42,14 +42,17 @@ def closure(theta: float) -> tuple[float, float]:
     return math.atan2(e[1] - c[1], e[0] - c[0]), math.atan2(e[1], e[0] - G)
 
 
-def four_bar(crank_devices: str = "", closing_devices: str = "", damping: float = 0.0, info: str = "") -> str:
+def four_bar(crank_devices: str = "", closing_devices: str = "", damping: float = 0.0, info: str = "",
+             closing_params: str = "") -> str:
     """The crank-rocker world; devices are inserted in the crank's and the closing joint's ``device`` fields."""
     phi0, psi0 = closure(THETA0)
     params = f"axis 0 -1 0 dampingConstant {damping}"
-    closing = "axis 0 -1 0"  # no damping there: see docs/closed_loops.md (MuJoCo's implicit damping lags it)
+    # No damping on the closing joint: see docs/closed_loops.md (MuJoCo's implicit damping lags it).
+    closing = f"axis 0 -1 0 {closing_params}".strip()
 
     def bar(length: float) -> str:
-        return (f"Pose {{ translation {length / 2} 0 0 children [ Shape {{ geometry Box {{ size {length} {SIDE} {SIDE} }} }} ] }}")
+        box = f"Box {{ size {length} {SIDE} {SIDE} }}"
+        return f"Pose {{ translation {length / 2} 0 0 children [ Shape {{ geometry {box} }} ] }}"
 
     return f"""
 WorldInfo {{ basicTimeStep 8 {info} }}
@@ -210,6 +213,20 @@ def test_a_motor_on_the_closing_joint_moves_the_whole_loop(project, load) -> Non
     assert float(weld_gaps(sim).max()) < 1e-6
 
 
+def test_stops_on_the_closing_joint_hold_the_loop(project, load) -> None:
+    sim = load(project(four_bar(closing_params="minStop -0.05 maxStop 0.05")))
+    robot = sim.robot("robot")
+    devices = sensors(robot)
+    closing = []
+    for _ in range(250):
+        robot.step(8)
+        closing.append(devices["closing sensor"].getValue())
+    # Free, the passive swing turns the closing joint by 0.77 rad within 2 s; the stops hold it at +-0.05 rad up to
+    # MuJoCo's soft joint limit (measured 0.064 rad; the same stops on the rocker, a tree joint: 0.077 rad).
+    assert 0.05 < max(np.abs(closing[1:])) < 0.07
+    assert float(weld_gaps(sim).max()) < 1e-4
+
+
 def test_runs_are_bit_identical_also_after_reset(project, load) -> None:
     first, *_ = driven_run(project, load, 4.0, seconds=0.5, name="a.wbt")
     second, *_ = driven_run(project, load, 4.0, seconds=0.5, name="b.wbt")
@@ -294,8 +311,18 @@ def test_a_slider_to_the_static_environment_lets_the_body_fall_along_its_axis_on
     assert np.linalg.norm(moved - (moved @ axis) * axis) < 1e-3
 
 
-def test_a_ball_joint_to_the_static_environment_keeps_the_anchor_fixed(make_sim) -> None:
-    sim = make_sim(PENDULUM.format(joint="BallJoint", params="BallJointParameters { anchor 0.05 0 0.1 }"), PENDULUM_INFO)
+@pytest.mark.parametrize(("joint", "params"), [
+    ("BallJoint", "BallJointParameters { anchor 0.05 0 0.1 }"),  # with a device: three hinges (Webots' Euler axes)
+    ("BallJoint", "BallJointParameters { anchor 0.05 0 0.1 } device [ ]"),  # no device, no stops: a MuJoCo ball
+    ("Hinge2Joint", "HingeJointParameters { axis 0 1 0 anchor 0.05 0 0.1 } jointParameters2 JointParameters { "
+                    "axis 1 0 0 }"),  # a universal joint
+])
+def test_ball_and_hinge2_joints_to_the_static_environment_keep_the_anchor_fixed(make_sim, joint, params) -> None:
+    text = PENDULUM.format(joint=joint, params=params)
+    if "device [ ]" in params:
+        text = text.replace('device [ PositionSensor { name "sensor" } ]', "")
+    sim = make_sim(text, PENDULUM_INFO)
+    assert sim.model.neq == 1
     bob = sim.bindings.solid(sim.node("BOB")).body_id
     pivot = np.array([0.05, 0.0, 1.1])
     xs = []
@@ -422,16 +449,16 @@ def test_coupled_motors_on_a_tree_joint_and_on_the_closing_joint_move_together(p
     # In the four-bar finger (a parallelogram) the closing joint turns exactly as the distal joint: two coupled
     # motors, one on each, drive the distal link together; motor 1 holds the proximal link and the crank is free.
     text = FINGER.read_text(encoding="utf-8")
-    text = text.replace('RotationalMotor { name "motor 2" maxTorque 5 }', "").replace(
-        'device [ PositionSensor { name "joint 2 sensor" } ]',
-        'device [ RotationalMotor { name "pair::distal" maxTorque 5 } PositionSensor { name "joint 2 sensor" } ]'
+    text = text.replace('RotationalMotor { name "motor 2" maxTorque 5 controlPID 50 0 0 }', "").replace(
+        'device [ PositionSensor { name "distal joint" } ]',
+        'device [ RotationalMotor { name "pair::distal" maxTorque 5 } PositionSensor { name "distal joint" } ]'
     ).replace(
-        'device [ PositionSensor { name "closing joint sensor" } ]',
-        'device [ RotationalMotor { name "pair::closing" maxTorque 5 } PositionSensor { name "closing joint sensor" } ]'
+        'device [ PositionSensor { name "closing joint" } ]',
+        'device [ RotationalMotor { name "pair::closing" maxTorque 5 } PositionSensor { name "closing joint" } ]'
     ).replace('controller "four_bar_finger"', 'controller "<extern>"')
     assert text.count("pair::") == 2 and '"motor 2"' not in text
     robot = load(project(text)).robot("four bar finger")
-    names = ("joint 1 sensor", "joint 2 sensor", "motor 2 sensor", "closing joint sensor")
+    names = ("motor 1 sensor", "distal joint", "motor 2 sensor", "closing joint")
     devices = {name: robot.getDevice(name) for name in names}
     for device in devices.values():
         device.enable(8)
@@ -440,6 +467,6 @@ def test_coupled_motors_on_a_tree_joint_and_on_the_closing_joint_move_together(p
     for _ in range(250):
         robot.step(8)
     assert robot.getDevice("pair::closing").getTargetPosition() == 0.4
-    assert devices["joint 1 sensor"].getValue() == pytest.approx(0.0, abs=1e-4)
-    for name in ("joint 2 sensor", "closing joint sensor", "motor 2 sensor"):  # the crank follows: a1 = j2 + a0
+    assert devices["motor 1 sensor"].getValue() == pytest.approx(0.0, abs=1e-4)
+    for name in ("distal joint", "closing joint", "motor 2 sensor"):  # the crank follows: a1 = j2 + a0
         assert devices[name].getValue() == pytest.approx(0.4, abs=1e-4), name

@@ -1,15 +1,19 @@
-"""Move the four-bar finger in joint space for 10 s: two sine waves, mapped to the two base motors.
+"""Move the four-bar finger in joint space for 10 s through its ros2_control transmission.
 
-The finger's joints are commanded in joint space; ros2_control's FourBarLinkageTransmission (unit reductions, the
-map the world's parallelogram realises exactly, see four_bar_finger.wbt) turns them into motor positions.
-A plain Webots Python controller plus wbsim's transmission library (``pip install wbsim`` next to Webots).
+``four_bar_finger.urdf`` declares ros2_control's FourBarLinkageTransmission between the two base motors and the
+finger's two joints (unit reductions: the map the world's parallelogram realises exactly, see
+four_bar_finger.wbt). ``attach_transmissions`` binds it to this robot like a ros2_control hardware component:
+``command`` + ``write`` send joint-space targets to the motors, ``read`` + ``state`` give joint-space positions
+from the motor encoders. The controller checks them against the distal joint's own position sensor.
+A plain Webots Python controller plus wbsim's transmission library.
 """
 
 import math
+from pathlib import Path
 
 from controller import Robot
 
-from wbsim.transmission import FourBarLinkageTransmission
+from wbsim.transmission import attach_transmissions
 
 DURATION_S = 10.0
 
@@ -21,20 +25,18 @@ def joint_targets(t: float) -> tuple[float, float]:
 
 robot = Robot()
 timestep = int(robot.getBasicTimeStep())
-motors = [robot.getDevice("motor 1"), robot.getDevice("motor 2")]
-sensors = {name: robot.getDevice(name) for name in ("joint 1 sensor", "joint 2 sensor", "motor 2 sensor",
-                                                    "closing joint sensor")}
-for sensor in sensors.values():
-    sensor.enable(timestep)
-transmission = FourBarLinkageTransmission((1.0, 1.0), (1.0, 1.0))
+hw = attach_transmissions(robot, Path(__file__).with_name("four_bar_finger.urdf"))
+distal = robot.getDevice("distal joint")  # the physical joint's own sensor, outside the transmission
+distal.enable(timestep)
+robot.getDevice("closing joint").enable(timestep)  # the joint closing the loop: it turns with the distal joint
 
 worst = 0.0
-while robot.step(timestep) != -1 and robot.getTime() < DURATION_S:
-    t = robot.getTime()
-    for motor, target in zip(motors, transmission.joint_to_actuator_values("position", joint_targets(t))):
-        motor.setPosition(float(target))
-    # What the transmission predicts for joint 2 from the motor encoders, against its own position sensor.
-    actuators = (sensors["joint 1 sensor"].getValue(), sensors["motor 2 sensor"].getValue())
-    predicted = transmission.actuator_to_joint_values("position", actuators)
-    worst = max(worst, abs(float(predicted[1]) - sensors["joint 2 sensor"].getValue()))
+while robot.getTime() < DURATION_S:
+    for joint, target in zip(hw.joint_names, joint_targets(robot.getTime())):
+        hw.command(joint, "position", target)
+    hw.write()
+    if robot.step(timestep) == -1:
+        break
+    hw.read()
+    worst = max(worst, abs(hw.state("distal joint", "position") - distal.getValue()))
 print(f"four-bar finger: joint 2 agrees with the transmission within {worst:.2e} rad over {DURATION_S:g} s")

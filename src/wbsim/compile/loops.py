@@ -9,7 +9,8 @@ Webots' rules (``WbSolidReference``, ``WbBasicJoint::setJoint``):
 - ``"<static environment>"`` links the joint's upper Solid to the static world instead.
 - An unknown name, or the closest upper Solid's name, makes Webots warn ``SolidReference has an invalid
   '<name>' name or refers to its closest upper solid, which is prohibited.``; an empty name, or a Solid without
-  Physics, leaves the joint detached without a message. The world loads either way and the loop stays open.
+  Physics, leaves the joint detached without a message (wbsim warns). The world loads either way and the loop
+  stays open.
 
 How wbsim builds a loop (see ``docs/closed_loops.md``): the closing joint is a real MuJoCo joint on an
 auxiliary body of negligible mass (:data:`AUX_MASS`, no geoms) hanging from the joint's parent body at the
@@ -242,16 +243,21 @@ def closing_dofs(model: mujoco.MjModel) -> dict[int, float]:
     BallJoint's intermediate bodies), so MuJoCo's own estimate of their inertia (``dof_M0``) is that of nothing;
     through the loop they move real links. Each one stands for the largest inertia of a Solid's degree of freedom
     in the kinematic trees the joint links (its parent's and the referenced Solid's): the scale motors, stops and
-    friction on the joint must be stiff against.
+    friction on the joint must be stiff against. Linear in the model's size.
     """
+    chains = list(_closing_chains(model))
+    if not chains:
+        return {}
+    solid_body = np.array([_is_solid_body(model, b) for b in range(model.nbody)], dtype=bool)
+    real = solid_body[model.dof_bodyid] & (model.dof_treeid >= 0)
+    largest = np.zeros(max(int(model.ntree), 1))
+    np.maximum.at(largest, model.dof_treeid[real], model.dof_M0[real])
     result: dict[int, float] = {}
-    for chain, upper, target in _closing_chains(model):
-        trees = {int(model.body_treeid[b]) for b in (upper, target) if b > 0 and model.body_treeid[b] >= 0}
-        real = [d for d in range(model.nv) if int(model.dof_treeid[d]) in trees
-                and _is_solid_body(model, int(model.dof_bodyid[d]))]
-        if not real:
+    for chain, upper, target in chains:
+        trees = [int(model.body_treeid[b]) for b in (upper, target) if b > 0 and model.body_treeid[b] >= 0]
+        inertia = max((float(largest[t]) for t in trees), default=0.0)
+        if inertia <= 0.0:
             continue
-        inertia = float(model.dof_M0[real].max())
         for body in chain:
             for joint in range(int(model.body_jntadr[body]), int(model.body_jntadr[body] + model.body_jntnum[body])):
                 first = int(model.jnt_dofadr[joint])

@@ -18,7 +18,8 @@ Robot {{
   name "top"
   physics Physics {{ }}
   children [
-    Pose {{ children [ Solid {{ name "twin" physics Physics {{ }} children [ Solid {{ name "deep" physics Physics {{ }} }} Solid {{ name "bare" }} ] }} ] }}
+    Pose {{ children [ Solid {{ name "twin" physics Physics {{ }}
+      children [ Solid {{ name "deep" physics Physics {{ }} }} Solid {{ name "bare" }} ] }} ] }}
     HingeJoint {{
       endPoint DEF UPPER Solid {{
         name "{upper}"
