@@ -239,13 +239,13 @@ def test_differential_stage_joint_effort_commands_hold_the_load(project, load) -
 FINGER_URDF = """<robot name="four bar finger">
   <ros2_control name="Finger" type="system">
     <joint name="motor 1"><command_interface name="position"/><state_interface name="position"/></joint>
-    <joint name="joint 2 sensor"><command_interface name="position"/><state_interface name="position"/></joint>
+    <joint name="distal joint"><command_interface name="position"/><state_interface name="position"/></joint>
     <transmission name="finger">
       <plugin>transmission_interface/FourBarLinkageTransmission</plugin>
       <actuator name="motor 1" role="actuator1"/>
       <actuator name="motor 2" role="actuator2"/>
       <joint name="motor 1" role="joint1"/>
-      <joint name="joint 2 sensor" role="joint2"/>
+      <joint name="distal joint" role="joint2"/>
     </transmission>
   </ros2_control>
 </robot>"""
@@ -260,23 +260,23 @@ def test_four_bar_finger_demo_commanded_in_joint_space_through_attached_transmis
     sim = load(project(world.replace('controller "four_bar_finger"', 'controller "<extern>"')))
     robot = sim.robot("four bar finger")
     hw = attach_transmissions(robot, FINGER_URDF)
-    assert hw.joint_names == ["motor 1", "joint 2 sensor"]
-    distal = robot.getDevice("joint 2 sensor")
+    assert hw.joint_names == ["motor 1", "distal joint"]
+    distal = robot.getDevice("distal joint")
     distal.enable(8)
     worst = 0.0
     for k in range(1250):  # 10 s
         t = k * 0.008
         hw.command("motor 1", "position", 0.5 * np.sin(2 * np.pi * 0.3 * t))
-        hw.command("joint 2 sensor", "position", 0.6 * np.sin(2 * np.pi * 0.45 * t))
+        hw.command("distal joint", "position", 0.6 * np.sin(2 * np.pi * 0.45 * t))
         hw.write()
         robot.step(8)
         hw.read()
         if k:
-            worst = max(worst, abs(distal.getValue() - hw.state("joint 2 sensor", "position")))
+            worst = max(worst, abs(distal.getValue() - hw.state("distal joint", "position")))
     print(f"four-bar finger: distal sensor against the transmission of the motors over 10 s: {worst:.2e} rad")
     assert worst < 1e-3
     hw.command("motor 1", "position", 0.2)
-    hw.command("joint 2 sensor", "position", -0.4)
+    hw.command("distal joint", "position", -0.4)
     hw.write()
     for _ in range(250):
         robot.step(8)
