@@ -345,7 +345,7 @@ class BounceTable:
               pairs: Iterable[tuple[str, str, ContactParams]]) -> BounceTable:
         """The table of a compiled model from the parameters given to its named geoms and explicit pairs
         (geoms not listed, e.g. devices' own, never switch)."""
-        geom_rest = np.array(model.geom_solref, dtype=float).reshape(model.ngeom, -1)[:, :2].copy()
+        geom_rest = np.array(model.geom_solref, dtype=float).reshape(-1, 2)
         geom_velocity = np.zeros(model.ngeom)
         geom_switches = np.zeros(model.ngeom, dtype=bool)
         for name, params in geoms:

@@ -9,9 +9,12 @@ direction* gets the resting solref: an impact keeps its bouncy spring while it c
 rebounds, and a resting contact (a stack, a box on the floor) is the critically damped spring ODE has there.
 
 The edit works on all contacts at once: the normal velocity is the contact's first constraint row
-(``efc_vel``, elliptic cones), and the resting stiffness and damping are written into ``efc_KBIP`` with
-MuJoCo's own formulas (``k = 1 / (dmax^2 tc^2 zeta^2)``, ``b = 2 / (dmax tc)``, ``tc >= 2 h`` with
-``refsafe``); the caller then recomputes the reference accelerations (``mj_referenceConstraint``).
+(``efc_vel``, elliptic cones), and the resting stiffness and damping of that row are written into
+``efc_KBIP`` with MuJoCo's own formulas (``k = 1 / (dmax^2 tc^2 zeta^2)``, ``b = 2 / (dmax tc)``,
+``tc >= 2 h`` with ``refsafe``); the caller then recomputes the reference accelerations
+(``mj_referenceConstraint``). Friction rows are left as they were (ODE's bounce acts on the normal row only):
+the contact's ``solref`` becomes the resting one and its ``solreffriction`` the bouncy one, which is what
+MuJoCo would compute for such a contact.
 """
 
 from __future__ import annotations
@@ -41,6 +44,24 @@ class BounceThreshold:
         refsafe = not (int(model.opt.disableflags) & int(mujoco.mjtDisableBit.mjDSBL_REFSAFE))
         self._min_timeconst = 2.0 * float(model.opt.timestep) if refsafe else 0.0
         self._has_pairs = len(table.pair_keys) > 0
+        self._uniform = self._uniform_rows(table, model)
+
+    def _uniform_rows(self, table: BounceTable, model: mujoco.MjModel) -> tuple | None:
+        """(threshold, resting solref, K, B, bouncy solref) if every colliding geom switches alike (one surface, no pairs:
+        the usual world), so that a step's edit needs no per-contact lookup; else None."""
+        colliding = np.flatnonzero((model.geom_contype != 0) | (model.geom_conaffinity != 0))
+        if self._has_pairs or len(colliding) == 0 or not table.geom_switches[colliding].all():
+            return None
+        rest = table.geom_rest[colliding]
+        velocity = table.geom_velocity[colliding]
+        dmax = model.geom_solimp[colliding, 1]
+        bouncy = model.geom_solref[colliding]
+        if not ((rest == rest[0]).all() and (velocity == velocity[0]).all() and (dmax == dmax[0]).all()
+                and (bouncy == bouncy[0]).all()):
+            return None
+        timeconst = max(float(rest[0, 0]), self._min_timeconst)
+        stiffness = 1.0 / (float(dmax[0]) * timeconst * float(rest[0, 1])) ** 2
+        return float(velocity[0]), rest[0].copy(), stiffness, 2.0 / (float(dmax[0]) * timeconst), bouncy[0].copy()
 
     def edit(self, model: mujoco.MjModel, data: mujoco.MjData) -> bool:
         """After collision detection in a physics step: give the slow contacts their resting solref (in
@@ -52,8 +73,10 @@ class BounceThreshold:
         n = data.ncon
         if n == 0:
             return False
-        table = self.table
         contact = data.contact
+        if self._uniform is not None:
+            return self._edit_uniform(contact, data, n)
+        table = self.table
         geom = contact.geom[:n]
         g0, g1 = geom[:, 0], geom[:, 1]
         p0, p1 = self._priority[g0], self._priority[g1]
@@ -97,17 +120,29 @@ class BounceThreshold:
             from_pair = np.flatnonzero(in_pair[chosen])
             if len(from_pair):
                 rest[from_pair] = table.pair_rest[at[chosen[from_pair]]]
+        # The friction rows keep the bouncy solref (as solreffriction: what MuJoCo would then compute).
+        contact.solreffriction[chosen] = contact.solref[chosen]
         contact.solref[chosen] = rest
         timeconst = np.maximum(rest[:, 0], self._min_timeconst)
         dmax = contact.solimp[chosen, 1]
         kbip = data.efc_KBIP
         kbip[rows, 0] = 1.0 / (dmax * timeconst * rest[:, 1]) ** 2
-        damping = 2.0 / (dmax * timeconst)
+        kbip[rows, 1] = 2.0 / (dmax * timeconst)
+        return True
+
+    def _edit_uniform(self, contact: mujoco._structs._MjContactList, data: mujoco.MjData, n: int) -> bool:
+        """:meth:`edit` for a world of one bouncy surface: the same threshold and rows for every contact."""
+        velocity, rest, stiffness, damping, bouncy = self._uniform  # type: ignore[misc]
+        address = contact.efc_address[:n]
+        if data.nefc == 0:
+            return False
+        slow = np.flatnonzero((np.abs(data.efc_vel[address]) <= velocity) & (address >= 0))
+        if len(slow) == 0:
+            return False
+        rows = address[slow]
+        contact.solreffriction[slow] = bouncy
+        contact.solref[slow] = rest
+        kbip = data.efc_KBIP
+        kbip[rows, 0] = stiffness
         kbip[rows, 1] = damping
-        # Friction rows of an elliptic cone follow the normal row; their damping comes from the same solref
-        # (wbsim's contacts leave solreffriction at 0).
-        dim = contact.dim[chosen]
-        for k in range(1, int(dim.max())):
-            has = dim > k
-            kbip[rows[has] + k, 1] = damping[has]
         return True

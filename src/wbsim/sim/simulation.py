@@ -435,9 +435,8 @@ class Simulation:
         mujoco.set_mju_user_warning(self._on_mujoco_warning)
         try:
             editing = [b for b in self._substep_capable if b.edits_contacts]
-            # Bouncy surfaces: slow contacts get their resting solref (sim/bounce.py). Checked once per basic
-            # step: a contact that appears within it is an impact, which keeps its bouncy spring anyway.
-            bounce = self._bounce if self._bounce is not None and data.ncon else None
+            # Bouncy surfaces: slow contacts get their resting solref in every physics step (sim/bounce.py).
+            bounce = self._bounce
             if split or substepping or editing or bounce is not None:  # contacts are edited, or a bank
                 # must see every physics step. With a plugin's contact joints, the plugin's step runs the
                 # bounce threshold on MuJoCo's own contacts before it adds its joints (their surfaces differ).
