@@ -40,11 +40,11 @@ class BounceThreshold:
             raise ValueError("the bounce threshold needs elliptic friction cones (one normal row per contact)")
         self.table = table
         self._ngeom = int(model.ngeom)
-        self._priority = np.asarray(model.geom_priority, dtype=np.int64).copy()
         refsafe = not (int(model.opt.disableflags) & int(mujoco.mjtDisableBit.mjDSBL_REFSAFE))
         self._min_timeconst = 2.0 * float(model.opt.timestep) if refsafe else 0.0
         self._has_pairs = len(table.pair_keys) > 0
         self._uniform = self._uniform_rows(table, model)
+        self._entries(table, model)
 
     def _uniform_rows(self, table: BounceTable, model: mujoco.MjModel) -> tuple | None:
         """(threshold, resting solref, K, B, bouncy solref) if every colliding geom switches alike (one surface, no pairs:
@@ -59,83 +59,103 @@ class BounceThreshold:
         if not ((rest == rest[0]).all() and (velocity == velocity[0]).all() and (dmax == dmax[0]).all()
                 and (bouncy == bouncy[0]).all()):
             return None
+        condim = model.geom_condim[colliding]
+        if not (condim == condim[0]).all():
+            return None
+        self._friction_dims = int(condim[0])
         timeconst = max(float(rest[0, 0]), self._min_timeconst)
         stiffness = 1.0 / (float(dmax[0]) * timeconst * float(rest[0, 1])) ** 2
         return float(velocity[0]), rest[0].copy(), stiffness, 2.0 / (float(dmax[0]) * timeconst), bouncy[0].copy()
 
     def edit(self, model: mujoco.MjModel, data: mujoco.MjData) -> bool:
         """After collision detection in a physics step: give the slow contacts their resting solref (in
-        ``data.contact.solref`` and the stiffness and damping of their constraint rows).
+        ``data.contact.solref`` and the stiffness and damping of their normal constraint rows).
 
         Returns:
             True if a constraint row changed (the caller must then call ``mj_referenceConstraint``).
         """
         n = data.ncon
-        if n == 0:
+        if n == 0 or data.nefc == 0:
             return False
         contact = data.contact
         if self._uniform is not None:
             return self._edit_uniform(contact, data, n)
-        table = self.table
-        geom = contact.geom[:n]
-        g0, g1 = geom[:, 0], geom[:, 1]
-        p0, p1 = self._priority[g0], self._priority[g1]
-        # MuJoCo's per-geom rule: the higher priority's parameters, else the two mixed (mean solref).
-        first = p0 > p1
-        second = p1 > p0
-        switches = np.where(first, table.geom_switches[g0],
-                            np.where(second, table.geom_switches[g1],
-                                     table.geom_switches[g0] | table.geom_switches[g1]))
-        velocity = np.where(first, table.geom_velocity[g0],
-                            np.where(second, table.geom_velocity[g1],
-                                     np.maximum(table.geom_velocity[g0], table.geom_velocity[g1])))
-        pair = None
+        # Contact fields are strided views into MuJoCo's contact structs, slow to index: copied once each.
+        geom = np.array(contact.geom[:n], dtype=np.intp)
+        entry = self._class[geom[:, 0]] * self._nclass + self._class[geom[:, 1]]
         if self._has_pairs:
-            keys = np.minimum(g0, g1) * self._ngeom + np.maximum(g0, g1)
-            at = np.searchsorted(table.pair_keys, keys)
-            at[at >= len(table.pair_keys)] = 0
-            pair = np.flatnonzero(table.pair_keys[at] == keys)
-            if len(pair):
-                switches[pair] = table.pair_switches[at[pair]]
-                velocity[pair] = table.pair_velocity[at[pair]]
-        if not switches.any():
+            keys = np.minimum(geom[:, 0], geom[:, 1]) * self._ngeom + np.maximum(geom[:, 0], geom[:, 1])
+            pair_keys = self.table.pair_keys
+            at = np.minimum(np.searchsorted(pair_keys, keys), len(pair_keys) - 1)
+            hit = pair_keys[at] == keys
+            entry[hit] = self._nclass * self._nclass + at[hit]
+        address = np.array(contact.efc_address[:n], dtype=np.intp)
+        slow = np.flatnonzero(self._switches[entry] & (address >= 0)
+                              & (np.abs(data.efc_vel[address]) <= self._velocity[entry]))
+        if len(slow) == 0:
             return False
-        address = contact.efc_address[:n]
-        candidates = np.flatnonzero(switches & (address >= 0))
-        if len(candidates) == 0:
-            return False
-        rows = address[candidates]
-        slow = np.abs(data.efc_vel[rows]) <= velocity[candidates]
-        chosen = candidates[slow]
-        if len(chosen) == 0:
-            return False
-        rows = rows[slow]
-        c0, c1 = g0[chosen], g1[chosen]
-        rest0, rest1 = table.geom_rest[c0], table.geom_rest[c1]
-        rest = np.where(first[chosen, None], rest0,
-                        np.where(second[chosen, None], rest1, 0.5 * (rest0 + rest1)))
-        if pair is not None and len(pair):
-            in_pair = np.zeros(n, dtype=bool)
-            in_pair[pair] = True
-            from_pair = np.flatnonzero(in_pair[chosen])
-            if len(from_pair):
-                rest[from_pair] = table.pair_rest[at[chosen[from_pair]]]
+        entry, rows = entry[slow], address[slow]
         # The friction rows keep the bouncy solref (as solreffriction: what MuJoCo would then compute).
-        contact.solreffriction[chosen] = contact.solref[chosen]
-        contact.solref[chosen] = rest
-        timeconst = np.maximum(rest[:, 0], self._min_timeconst)
-        dmax = contact.solimp[chosen, 1]
+        contact.solreffriction[slow] = self._bouncy[entry]
+        contact.solref[slow] = self._rest[entry]
         kbip = data.efc_KBIP
-        kbip[rows, 0] = 1.0 / (dmax * timeconst * rest[:, 1]) ** 2
-        kbip[rows, 1] = 2.0 / (dmax * timeconst)
+        damping = self._damping[entry]
+        kbip[rows, 0] = self._stiffness[entry]
+        kbip[rows, 1] = damping
+        dims = self._dims[entry]
+        if dims.max() > 1:
+            self._stick(data, rows, dims, damping, self._velocity[entry])
         return True
+
+    def _entries(self, table: BounceTable, model: mujoco.MjModel) -> None:
+        """Per geom class pair (then per explicit pair): whether contacts switch, the threshold, the bouncy
+        and resting solref and the resting rows' K and B, resolved once with MuJoCo's mixing rules (the
+        higher priority's parameters, else solref and solimp averaged, solmix 1)."""
+        dmax_of = model.geom_solimp[:, 1]
+        keys = [(int(model.geom_priority[g]), bool(table.geom_switches[g]), float(table.geom_velocity[g]),
+                 *map(float, table.geom_rest[g]), *map(float, model.geom_solref[g, :2]), float(dmax_of[g]),
+                 int(model.geom_condim[g]))
+                for g in range(model.ngeom)]
+        classes = sorted(set(keys))
+        index = {key: i for i, key in enumerate(classes)}
+        self._class = np.array([index[key] for key in keys], dtype=np.intp)
+        self._nclass = c = max(len(classes), 1)
+        rows: list[tuple[bool, float, tuple[float, float], tuple[float, float], float, int]] = []
+        for a in classes:
+            for b in classes:
+                dim = max(a[8], b[8])  # MuJoCo: the larger condim, whatever the priorities
+                if a[0] != b[0]:
+                    w = a if a[0] > b[0] else b
+                    rows.append((w[1], w[2], (w[3], w[4]), (w[5], w[6]), w[7], dim))
+                else:
+                    rows.append((a[1] or b[1], max(a[2], b[2]), (0.5 * (a[3] + b[3]), 0.5 * (a[4] + b[4])),
+                                 (0.5 * (a[5] + b[5]), 0.5 * (a[6] + b[6])), 0.5 * (a[7] + b[7]), dim))
+        if not classes:
+            rows.append((False, 0.0, (0.02, 1.0), (0.02, 1.0), 0.95, 1))
+        pair_of_key = {}
+        for p in range(model.npair):
+            g1, g2 = int(model.pair_geom1[p]), int(model.pair_geom2[p])
+            pair_of_key[min(g1, g2) * model.ngeom + max(g1, g2)] = p
+        for k, key in enumerate(table.pair_keys.tolist()):
+            p = pair_of_key[key]
+            rows.append((bool(table.pair_switches[k]), float(table.pair_velocity[k]), tuple(table.pair_rest[k]),
+                         tuple(float(v) for v in model.pair_solref[p, :2]), float(model.pair_solimp[p, 1]),
+                         int(model.pair_dim[p])))
+        self._switches = np.array([r[0] for r in rows], dtype=bool)
+        self._velocity = np.array([r[1] for r in rows])
+        self._rest = np.array([r[2] for r in rows], dtype=float).reshape(-1, 2)
+        self._bouncy = np.array([r[3] for r in rows], dtype=float).reshape(-1, 2)
+        dmax = np.array([r[4] for r in rows])
+        self._dims = np.array([r[5] for r in rows], dtype=np.intp)
+        timeconst = np.maximum(self._rest[:, 0], self._min_timeconst)
+        self._stiffness = 1.0 / (dmax * timeconst * self._rest[:, 1]) ** 2
+        self._damping = 2.0 / (dmax * timeconst)
 
     def _edit_uniform(self, contact: mujoco._structs._MjContactList, data: mujoco.MjData, n: int) -> bool:
         """:meth:`edit` for a world of one bouncy surface: the same threshold and rows for every contact."""
         velocity, rest, stiffness, damping, bouncy = self._uniform  # type: ignore[misc]
-        address = contact.efc_address[:n]
-        if data.nefc == 0:
-            return False
+        # Contact fields are strided views into MuJoCo's contact structs, slow to index: copied once.
+        address = np.array(contact.efc_address[:n], dtype=np.intp)
         slow = np.flatnonzero((np.abs(data.efc_vel[address]) <= velocity) & (address >= 0))
         if len(slow) == 0:
             return False
@@ -145,4 +165,23 @@ class BounceThreshold:
         kbip = data.efc_KBIP
         kbip[rows, 0] = stiffness
         kbip[rows, 1] = damping
+        if self._friction_dims > 1:
+            self._stick(data, rows, np.full(len(rows), self._friction_dims), damping, velocity)
         return True
+
+    def _stick(self, data: mujoco.MjData, rows: np.ndarray, dims: np.ndarray, damping: np.ndarray | float,
+               velocity: np.ndarray | float) -> None:
+        """Friction rows of the slow contacts that also stick (sliding at most ``velocity``): the resting
+        damping too, so that a resting pile holds as ODE's hard friction does (see the module docstring)."""
+        with_friction = dims >= 3
+        rows = rows[with_friction]
+        slide = np.hypot(data.efc_vel[rows + 1], data.efc_vel[rows + 2])
+        sticking = slide <= (velocity if np.isscalar(velocity) else velocity[with_friction])
+        if not sticking.any():
+            return
+        rows, dims = rows[sticking], dims[with_friction][sticking]
+        value = damping if np.isscalar(damping) else damping[with_friction][sticking]
+        kbip = data.efc_KBIP
+        for k in range(1, int(dims.max())):
+            has = dims > k
+            kbip[rows[has] + k, 1] = value if np.isscalar(value) else value[has]

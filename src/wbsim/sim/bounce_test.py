@@ -14,12 +14,12 @@ from wbsim.world.loader import load_world_model_from_string
 HEADER = "#VRML_SIM R2023b utf8\n"
 
 
-def ball_world(speed: float, contact: str = "", shape: str = "Sphere { radius 0.05 }") -> Simulation:
-    """A 1 kg ball touching the floor (1 mm deep) and moving down at ``speed`` m/s."""
+def ball_world(speed: float, contact: str = "", shape: str = "Sphere { radius 0.05 }", slide: float = 0.0) -> Simulation:
+    """A 1 kg ball touching the floor (1 mm deep), moving down at ``speed`` m/s and along x at ``slide`` m/s."""
     text = HEADER + f"""WorldInfo {{ basicTimeStep 4 physicsDisableTime 0 contactProperties [ ContactProperties {{ {contact} }} ] }}
     Solid {{ boundingObject Plane {{ }} }}
     DEF BALL Solid {{ translation 0 0 0.049 physics Physics {{ density -1 mass 1 }} boundingObject {shape}
-      linearVelocity 0 0 {-speed} }}"""
+      linearVelocity {slide} 0 {-speed} }}"""
     return Simulation(compile_world(load_world_model_from_string(text, "b.wbt")))
 
 
@@ -32,10 +32,12 @@ def rows_after_step1(sim: Simulation) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize("rolling", ["", "rollingFriction 0.01 0.01 0.01"])
-def test_slow_contact_gets_the_rows_mujoco_makes_for_the_resting_solref(rolling: str) -> None:
-    """The edited stiffness and damping of the normal row equal what MuJoCo computes for a contact compiled
-    with the resting solref; the friction rows (solreffriction: the bouncy solref) are unchanged."""
-    sim = ball_world(0.005, rolling)
+@pytest.mark.parametrize("slide", [0.0, 0.5])
+def test_slow_contact_gets_the_rows_mujoco_makes_for_the_resting_solref(rolling: str, slide: float) -> None:
+    """The edited normal row equals what MuJoCo computes for a contact compiled with the resting solref; so do
+    the friction rows of a sticking contact, while a sliding one keeps its friction rows (the bouncy solref,
+    given as solreffriction)."""
+    sim = ball_world(0.005, rolling, slide=slide)
     bounce = sim._bounce
     assert isinstance(bounce, BounceThreshold)
     k_before, b_before = rows_after_step1(sim)
@@ -45,15 +47,18 @@ def test_slow_contact_gets_the_rows_mujoco_makes_for_the_resting_solref(rolling:
     edited_k, edited_b = sim.data.efc_KBIP[rows, 0].copy(), sim.data.efc_KBIP[rows, 1].copy()
     rest = sim.data.contact.solref[0].copy()
     assert rest[1] == 1.0 and edited_k[0] < k_before[0]
+    np.testing.assert_array_equal(sim.data.contact.solreffriction[0], sim.model.geom_solref[0])
     # The same contact compiled with the resting solref: MuJoCo's own rows.
-    reference = ball_world(0.005, rolling)
+    reference = ball_world(0.005, rolling, slide=slide)
     reference.model.geom_solref[:] = rest
     k_ref, b_ref = rows_after_step1(reference)
     np.testing.assert_allclose(edited_k[0], k_ref[0], rtol=1e-12)
     np.testing.assert_allclose(edited_b[0], b_ref[0], rtol=1e-12)
-    np.testing.assert_array_equal(edited_k[1:], k_before[1:])
-    np.testing.assert_array_equal(edited_b[1:], b_before[1:])
-    np.testing.assert_array_equal(sim.data.contact.solreffriction[0], sim.model.geom_solref[0])
+    np.testing.assert_array_equal(edited_k[1:], k_before[1:])  # friction rows have no stiffness
+    if slide == 0.0:
+        np.testing.assert_allclose(edited_b[1:], b_ref[1:], rtol=1e-12)
+    else:
+        np.testing.assert_array_equal(edited_b[1:], b_before[1:])
 
 
 @pytest.mark.parametrize(("speed", "resting"), [(0.005, True), (0.02, False), (0.5, False)])
