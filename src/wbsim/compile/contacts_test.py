@@ -348,3 +348,23 @@ def test_per_geom_material_parameters_give_the_all_pairs_physics(monkeypatch) ->
     assert slid["ICE"] > slid["PLAIN"] and slid["ICE2"] > slid["WHEEL"]
     for name, mass in (("WHEEL", 3.0), ("PLAIN", 1.5), ("DROP", 1.0)):
         assert old_loads[name] == pytest.approx(mass * 9.81, rel=1e-3), name
+
+
+@pytest.mark.parametrize(("fields", "dt"), [("", DT), ("softCFM 0.0004", DT), ("softCFM 0.0004", 0.002),
+                                             ("bounce 0.9", DT), ("softERP 0", DT)])
+def test_resting_solref_is_critically_damped_and_at_most_1_7_times_softer(fields: str, dt: float) -> None:
+    """Slow contacts (wbsim.sim.bounce): the surface without bounce, but never softer than 1.7 times the bouncy
+    stiffness (MuJoCo's stiffness is 1 / (timeconst * zeta)^2)."""
+    bouncy = contact_params(contact_node(fields), dt)
+    without = contact_params(contact_node(fields + " bounce 0"), dt)
+    assert bouncy.bounce_velocity == 0.01 and bouncy.rest_solref is not None
+    tc, zeta = bouncy.rest_solref
+    assert zeta == 1.0
+    assert tc == pytest.approx(min(without.solref[0], 1.3 * bouncy.solref[0] * bouncy.solref[1]))
+    assert (bouncy.solref[0] * bouncy.solref[1] / tc) ** 2 >= 1 / 1.3**2 - 1e-12
+
+
+def test_no_bounce_means_no_resting_solref_and_bounce_velocity_is_read() -> None:
+    assert contact_params(contact_node("bounce 0"), DT).rest_solref is None
+    assert contact_params(contact_node("bounceVelocity 0.3"), DT).bounce_velocity == 0.3
+    assert contact_params(None, DT).bounce_velocity == 0.01
