@@ -350,13 +350,14 @@ def test_per_geom_material_parameters_give_the_all_pairs_physics(monkeypatch) ->
         assert old_loads[name] == pytest.approx(mass * 9.81, rel=1e-3), name
 
 
-@pytest.mark.parametrize(("fields", "dt"), [("", DT), ("softCFM 0.0004", DT), ("softCFM 0.0004", 0.002),
-                                             ("bounce 0.9", DT), ("softERP 0", DT)])
+@pytest.mark.parametrize(("fields", "dt"), [("bounce 0.5", DT), ("softCFM 0.0004 bounce 0.5", DT),
+                                             ("softCFM 0.0004 bounce 0.5", 0.002), ("bounce 0.9", DT),
+                                             ("softERP 0 bounce 0.5", DT)])
 def test_resting_solref_is_critically_damped_and_at_most_1_7_times_softer(fields: str, dt: float) -> None:
     """Slow contacts (wbsim.sim.bounce): the surface without bounce, but never softer than 1.7 times the bouncy
     stiffness (MuJoCo's stiffness is 1 / (timeconst * zeta)^2)."""
     bouncy = contact_params(contact_node(fields), dt)
-    without = contact_params(contact_node(fields + " bounce 0"), dt)
+    without = contact_params(contact_node(fields.replace("bounce 0.5", "").replace("bounce 0.9", "") + " bounce 0"), dt)
     assert bouncy.bounce_velocity == 0.01 and bouncy.rest_solref is not None
     tc, zeta = bouncy.rest_solref
     assert zeta == 1.0
