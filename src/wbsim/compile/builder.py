@@ -41,7 +41,8 @@ import numpy as np
 
 from wbsim.compile import inertia
 from wbsim.compile.bindings import Bindings, JointBinding, RobotBinding, RobotDevice, SolidBinding
-from wbsim.compile.contacts import CONE_IMPRATIO, MAX_TIMECONST, BounceTable, ContactParams, MaterialPlan, too_soft
+from wbsim.compile.contacts import (CONE_IMPRATIO, MAX_TIMECONST, BounceTable, ContactParams, MaterialPlan,
+                                    too_soft)
 from wbsim.compile.context import CompileContext
 from wbsim.compile.damping import DampedBody, add_damping_actuators, allow_sleep_of_damped_trees
 from wbsim.compile.frames import Frame, quat_from_axis_angle, quat_to_matrix
