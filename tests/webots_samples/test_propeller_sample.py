@@ -194,4 +194,7 @@ def test_propeller_sample_helicopters_do_what_the_documentation_says(project, lo
     # only says it 'eventually falls'.)
     assert yaw_rate[(t > 20.0) & (t < 21.0), blue].max() < yaw_rate[(t > 15.0) & (t < 16.0), blue].min()
     # ... and eventually falls down.
-    assert z[-1, blue] < 0.5 and z[-1, blue] < 0.25 * z[hovering, blue].max()
+    print(f"blue: highest after 25 s {z[hovering, blue].max():.3f} m, at the end {z[-1, blue]:.3f} m, up {up[-1, blue]:.3f}")
+    # It ends lying on the floor, tipped over (measured: 0.096 m, up -0.46, with and without ODE's bounce
+    # threshold; its highest hop after 25 s was 0.42 m before and 0.35 m with it).
+    assert z[-1, blue] < 0.15 and up[-1, blue] < 0.5 and z[-1, blue] < 0.5 * z[hovering, blue].max()

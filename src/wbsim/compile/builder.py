@@ -45,7 +45,8 @@ import numpy as np
 
 from wbsim.compile import inertia
 from wbsim.compile.bindings import Bindings, JointBinding, RobotBinding, RobotDevice, SolidBinding
-from wbsim.compile.contacts import CONE_IMPRATIO, MAX_TIMECONST, ContactParams, MaterialPlan, too_soft
+from wbsim.compile.contacts import (CONE_IMPRATIO, MAX_TIMECONST, BounceTable, ContactParams, MaterialPlan,
+                                    too_soft)
 from wbsim.compile.context import CompileContext
 from wbsim.compile.damping import DampedBody, add_damping_actuators, allow_sleep_of_damped_trees
 from wbsim.compile.frames import Frame, quat_from_axis_angle, quat_to_matrix
@@ -170,6 +171,7 @@ class CompiledWorld:
         substeps: physics steps per basic time step.
         warnings: compile-time warnings.
         body_names: MuJoCo body name to the node path it came from (for diagnostics).
+        bounce: where contacts switch to their resting solref below ``bounceVelocity`` (None: built without).
     """
 
     world: WorldModel
@@ -180,6 +182,7 @@ class CompiledWorld:
     substeps: int
     warnings: tuple[WorldWarning, ...]
     body_names: dict[str, str] = field(default_factory=dict)
+    bounce: BounceTable | None = None
 
     @property
     def physics_step_s(self) -> float:
@@ -268,6 +271,9 @@ class _Builder:
         # Webots uses the first ContactProperties matching both materials, else its built-in surface: a
         # "default"/"default" node applies only between two "default" geoms.
         self.contact_plan = MaterialPlan(self.contact_nodes, self.dt_s)
+        # The parameters given to each named geom and explicit pair, for the bounce threshold (BounceTable).
+        self.geom_contacts: list[tuple[str, ContactParams]] = []
+        self.pair_contacts: list[tuple[str, str, ContactParams]] = []
         self.counter = 0
         self.solids: list[SolidSlot] = []
         self.joints: list[JointSlot] = []
@@ -567,7 +573,9 @@ class _Builder:
             # Per-geom parameters (see compile/contacts.py, material_plan): "default" geoms carry the
             # default/default surface, other materials their surface against "default" with a higher
             # priority, so MuJoCo uses it unmixed; the material pairs this misses get explicit pairs.
-            self._apply_contact(geom, self.contact_plan.geom_params(material))
+            params = self.contact_plan.geom_params(material)
+            self._apply_contact(geom, params)
+            self.geom_contacts.append((gname, params))
             geom.priority = self.contact_plan.priority(material)
             result.append((gname, material))
             self._geom_descriptions[gname] = description
@@ -1298,6 +1306,7 @@ class _Builder:
                 pair.friction = list(params.friction)
                 pair.solref = list(params.solref)
                 pair.solimp = list(params.solimp)
+                self.pair_contacts.append((key[0], key[1], params))
 
     def _kinematic_exclusions(self, excluded: set[frozenset[str]]) -> None:
         """No contact between a kinematic body and a static or another kinematic body.
@@ -1459,6 +1468,7 @@ def compile_world(world: WorldModel, options: CompileOptions | None = None) -> C
         substeps=builder.substeps,
         warnings=tuple(builder.warnings),
         body_names=builder.body_paths,
+        bounce=BounceTable.build(model, builder.geom_contacts, builder.pair_contacts),
     )
 
 

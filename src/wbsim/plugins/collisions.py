@@ -46,6 +46,7 @@ from wbsim.plugins.ode_types import (
 
 if TYPE_CHECKING:
     from wbsim.plugins.bodies import Body
+    from wbsim.sim.bounce import BounceThreshold
     from wbsim.plugins.scene import PluginScene
 
 __all__ = ["ContactJoint", "JointGroup", "World", "Collisions", "HANDLED"]
@@ -498,10 +499,14 @@ class Collisions:
         return c
 
     def split_step(self, model: mujoco.MjModel, data: mujoco.MjData,
-                   edit: Callable[[mujoco.MjModel, mujoco.MjData], None] | None = None) -> None:
-        """One MuJoCo step with the suppressed pairs removed and the contact joints added; ``edit`` then sees
-        the final contacts and constraints (before the solver)."""
+                   edit: Callable[[mujoco.MjModel, mujoco.MjData], None] | None = None,
+                   bounce: BounceThreshold | None = None) -> None:
+        """One MuJoCo step with the suppressed pairs removed and the contact joints added; ``bounce`` first
+        gives MuJoCo's own slow contacts their resting solref (the contact joints keep their own surfaces),
+        ``edit`` then sees the final contacts and constraints (before the solver)."""
         mujoco.mj_step1(model, data)
+        # It edits the contacts' solref and their constraint rows: rebuilding the constraints below keeps it.
+        rested = bounce.edit(model, data) if bounce is not None else False
         edited = False
         if len(self._handled) and data.ncon:
             geoms = data.contact.geom[: data.ncon]
@@ -519,6 +524,8 @@ class Collisions:
             mujoco.mj_makeConstraint(model, data)
             mujoco.mj_island(model, data)
             mujoco.mj_projectConstraint(model, data)
+            mujoco.mj_referenceConstraint(model, data)
+        elif rested:
             mujoco.mj_referenceConstraint(model, data)
         if edit is not None:
             edit(model, data)

@@ -39,6 +39,7 @@ from wbsim.plugins.loader import MANDATORY, PluginFile, find_plugin
 from wbsim.plugins.scene import PluginScene
 
 if TYPE_CHECKING:
+    from wbsim.sim.bounce import BounceThreshold
     from wbsim.sim.simulation import Simulation
 
 __all__ = ["PluginRuntime", "current_plugin"]
@@ -214,10 +215,12 @@ class PluginRuntime:
         return self._split
 
     def physics_step(self, model: mujoco.MjModel, data: mujoco.MjData,
-                     edit: Callable[[mujoco.MjModel, mujoco.MjData], None] | None = None) -> None:
-        """One MuJoCo step honouring the suppressed pairs and contact joints; ``edit`` (device banks' contact
-        edits) runs once the contacts and constraints are final, before the solver."""
-        self.collisions.split_step(model, data, edit)
+                     edit: Callable[[mujoco.MjModel, mujoco.MjData], None] | None = None,
+                     bounce: BounceThreshold | None = None) -> None:
+        """One MuJoCo step honouring the suppressed pairs and contact joints; ``bounce`` (the bounce threshold)
+        edits MuJoCo's own contacts first, ``edit`` (device banks' contact edits) runs once the contacts and
+        constraints are final, before the solver."""
+        self.collisions.split_step(model, data, edit, bounce)
 
     def after_physics(self, data: mujoco.MjData) -> None:
         """Remove the forces (they act for one basic step, as ODE's accumulators)."""

@@ -9,8 +9,11 @@ import pytest
 
 from wbsim.errors import SimulationError
 
+# Bodies stay awake: a recompilation gives MuJoCo a fresh MjData, whose trees are all awake (MuJoCo has no
+# public call to put a tree back to sleep), so a body asleep before an import would wake up after it; the
+# walker comes to rest and sleeps before the removal since resting contacts are critically damped.
 WORLD = """
-WorldInfo { basicTimeStep 4 }
+WorldInfo { basicTimeStep 4 physicsDisableTime 0 }
 DEF FLOOR Solid { boundingObject Plane { size 200 200 } }
 DEF BOSS Robot { name "boss" controller "<extern>" supervisor TRUE }
 DEF WALKER Robot {

@@ -38,6 +38,7 @@ from wbsim.sim.robot import RobotRuntime
 from wbsim.sim.supervision import Supervision
 from wbsim.world.loader import load_world_model
 from wbsim.sim.battery import Batteries
+from wbsim.sim.bounce import BounceThreshold
 from wbsim.world.model import WbNode, WorldModel, WorldWarning
 
 if TYPE_CHECKING:
@@ -92,10 +93,12 @@ def _remove_finder(finder: ControllerFinder) -> None:
         pass
 
 
-def _edit_contacts(banks: list[DeviceBank], model: mujoco.MjModel, data: mujoco.MjData) -> None:
-    """Inside one physics step, after collision detection: let ``banks`` edit the contacts, then recompute the
-    constraint references from the edited contacts (what ``mj_step2``'s solver reads)."""
-    edited = False
+def _edit_contacts(banks: list[DeviceBank], bounce: BounceThreshold | None, model: mujoco.MjModel,
+                   data: mujoco.MjData) -> None:
+    """Inside one physics step, after collision detection: the bounce threshold (slow contacts get their
+    resting solref), then ``banks`` edit the contacts; then recompute the constraint references from the
+    edited contacts (what ``mj_step2``'s solver reads)."""
+    edited = bounce.edit(model, data) if bounce is not None else False
     for bank in banks:
         edited = bank.edit_contacts(model, data) or edited
     if edited:
@@ -227,6 +230,8 @@ class Simulation:
             kind.name: kind.bank(self.compiled.bindings.devices[kind.name], context) for kind in device_kinds()
         }
         # Only banks with devices and work in a phase run in it (registry order).
+        table = self.compiled.bounce
+        self._bounce = BounceThreshold(table, self.model) if table is not None and table.active else None
         self._actuating = tuple(b for b in self.banks.values() if b.n and b.actuates)
         self._sampling = tuple(b for b in self.banks.values() if b.n and b.samples)
         # Banks that may watch substeps; whether they do is read every step (a bank may need it only at times).
@@ -491,11 +496,17 @@ class Simulation:
         mujoco.set_mju_user_warning(self._on_mujoco_warning)
         try:
             editing = [b for b in self._substep_capable if b.edits_contacts]
-            if split or substepping or editing:  # contacts are edited, or a bank must see every physics step
-                edit = functools.partial(_edit_contacts, editing) if editing else None
+            # Bouncy surfaces: slow contacts get their resting solref in every physics step (sim/bounce.py).
+            bounce = self._bounce
+            if split or substepping or editing or bounce is not None:  # contacts are edited, or a bank
+                # must see every physics step. With a plugin's contact joints, the plugin's step runs the
+                # bounce threshold on MuJoCo's own contacts before it adds its joints (their surfaces differ).
+                own_bounce = None if split else bounce
+                edit = (functools.partial(_edit_contacts, editing, own_bounce)
+                        if editing or own_bounce is not None else None)
                 for _ in range(self.substeps):
                     if split:
-                        plugin.physics_step(self.model, data, edit)  # type: ignore[union-attr]
+                        plugin.physics_step(self.model, data, edit, bounce)  # type: ignore[union-attr]
                     elif edit is not None:
                         mujoco.mj_step1(self.model, data)
                         edit(self.model, data)

@@ -528,9 +528,11 @@ def test_an_arena_too_small_for_the_contacts_stops_instead_of_dropping_them(proj
     sim.close()
     # With the arena wbsim sizes, the boxes land and rest on the floor.
     with Simulation(_with_arena(path, -1)) as sim:
+        most = 0
         for _ in range(20):
             sim.step()
-        assert sim.data.ncon >= 4 * 40 and (sim.data.qpos[2::7] > 0.04).all()
+            most = max(most, sim.data.ncon)  # once resting, the boxes may fall asleep (no contacts listed)
+        assert most >= 4 * 40 and (sim.data.qpos[2::7] > 0.04).all()
 
 
 def test_a_fatal_mujoco_error_at_load_is_a_simulation_error(project):
@@ -552,6 +554,7 @@ def test_a_fatal_mujoco_error_in_a_step_is_a_simulation_error(project, load, mon
         raise mujoco.FatalError("mj_stackAlloc: out of memory")
 
     monkeypatch.setattr(mujoco, "mj_step", fails)  # MuJoCo raises FatalError from inside mj_step
+    monkeypatch.setattr(mujoco, "mj_step1", fails)  # (split steps: the bounce threshold of bouncy worlds)
     with pytest.raises(SimulationError, match=r"MuJoCo failed in the step ending at t = 0\.032 s of .*test\.wbt: "
                                               "mj_stackAlloc: out of memory"):
         sim.step()

@@ -1,0 +1,190 @@
+"""ODE's bounce threshold inside MuJoCo's step: slow contacts get their surface's resting (no-bounce) solref.
+
+ODE applies a contact's ``bounce`` only when the contact approaches faster than ``bounce_vel`` (Webots'
+``bounceVelocity``, 0.01 m/s by default); slower contacts are its plain ERP/CFM spring-damper. wbsim maps a
+bounce to the damping ratio of MuJoCo's contact spring (compile/contacts.py), which acts over the few steps
+a contact lasts rather than as ODE's one-step impulse. So, in every physics step, after MuJoCo's collision
+detection and before its solver, each contact whose normal velocity is at most the threshold *in either
+direction* gets the resting solref: an impact keeps its bouncy spring while it compresses and while it
+rebounds, and a resting contact (a stack, a box on the floor) is the critically damped spring ODE has there.
+
+The edit works on all contacts at once: the normal velocity is the contact's first constraint row
+(``efc_vel``, elliptic cones), and the resting stiffness and damping of that row are written into
+``efc_KBIP`` with MuJoCo's own formulas (``k = 1 / (dmax^2 tc^2 zeta^2)``, ``b = 2 / (dmax tc)``,
+``tc >= 2 h`` with ``refsafe``); the caller then recomputes the reference accelerations
+(``mj_referenceConstraint``). The contact's ``solref`` becomes the resting one and its ``solreffriction``
+the bouncy one. MuJoCo derives the friction rows' damping from the same time constant, which the bouncy
+mapping inflates (``2 dt / zeta``) for the normal row's sake; a slow contact that also sticks (slides at most
+the threshold) gets the resting damping on its friction rows too, so that a resting pile holds (the ten-log
+cylinder pyramid crept 4.5 mm in 10 s and fell without it), while sliding contacts keep theirs (changing
+them for every slow contact changed how wheels and tracks grip, docs/differences.md).
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+
+from wbsim.compile.contacts import BounceTable
+
+__all__ = ["BounceThreshold"]
+
+
+class BounceThreshold:
+    """The per-step contact edit of a model whose surfaces bounce (see the module docstring).
+
+    Args:
+        table: the compiled world's :class:`~wbsim.compile.contacts.BounceTable` (``table.active``).
+        model: the compiled model (geom priorities, time step, cone and flags are read once).
+    """
+
+    def __init__(self, table: BounceTable, model: mujoco.MjModel) -> None:
+        if model.opt.cone != mujoco.mjtCone.mjCONE_ELLIPTIC:
+            raise ValueError("the bounce threshold needs elliptic friction cones (one normal row per contact)")
+        self.table = table
+        self._ngeom = int(model.ngeom)
+        refsafe = not (int(model.opt.disableflags) & int(mujoco.mjtDisableBit.mjDSBL_REFSAFE))
+        self._min_timeconst = 2.0 * float(model.opt.timestep) if refsafe else 0.0
+        self._has_pairs = len(table.pair_keys) > 0
+        self._uniform = self._uniform_rows(table, model)
+        self._entries(table, model)
+
+    def _uniform_rows(self, table: BounceTable, model: mujoco.MjModel) -> tuple | None:
+        """(threshold, resting solref, K, B, bouncy solref) if every colliding geom switches alike (one surface,
+        no pairs: the usual world), so that a step's edit needs no per-contact lookup; else None."""
+        colliding = np.flatnonzero((model.geom_contype != 0) | (model.geom_conaffinity != 0))
+        if self._has_pairs or len(colliding) == 0 or not table.geom_switches[colliding].all():
+            return None
+        rest = table.geom_rest[colliding]
+        velocity = table.geom_velocity[colliding]
+        dmax = model.geom_solimp[colliding, 1]
+        bouncy = model.geom_solref[colliding]
+        if not ((rest == rest[0]).all() and (velocity == velocity[0]).all() and (dmax == dmax[0]).all()
+                and (bouncy == bouncy[0]).all()):
+            return None
+        condim = model.geom_condim[colliding]
+        if not (condim == condim[0]).all():
+            return None
+        self._friction_dims = int(condim[0])
+        timeconst = max(float(rest[0, 0]), self._min_timeconst)
+        stiffness = 1.0 / (float(dmax[0]) * timeconst * float(rest[0, 1])) ** 2
+        return float(velocity[0]), rest[0].copy(), stiffness, 2.0 / (float(dmax[0]) * timeconst), bouncy[0].copy()
+
+    def edit(self, model: mujoco.MjModel, data: mujoco.MjData) -> bool:
+        """After collision detection in a physics step: give the slow contacts their resting solref (in
+        ``data.contact.solref`` and the stiffness and damping of their normal constraint rows).
+
+        Returns:
+            True if a constraint row changed (the caller must then call ``mj_referenceConstraint``).
+        """
+        n = data.ncon
+        if n == 0 or data.nefc == 0:
+            return False
+        contact = data.contact
+        if self._uniform is not None:
+            return self._edit_uniform(contact, data, n)
+        # Contact fields are strided views into MuJoCo's contact structs, slow to index: copied once each.
+        geom = np.array(contact.geom[:n], dtype=np.intp)
+        entry = self._class[geom[:, 0]] * self._nclass + self._class[geom[:, 1]]
+        if self._has_pairs:
+            keys = np.minimum(geom[:, 0], geom[:, 1]) * self._ngeom + np.maximum(geom[:, 0], geom[:, 1])
+            pair_keys = self.table.pair_keys
+            at = np.minimum(np.searchsorted(pair_keys, keys), len(pair_keys) - 1)
+            hit = pair_keys[at] == keys
+            entry[hit] = self._nclass * self._nclass + at[hit]
+        address = np.array(contact.efc_address[:n], dtype=np.intp)
+        slow = np.flatnonzero(self._switches[entry] & (address >= 0)
+                              & (np.abs(data.efc_vel[address]) <= self._velocity[entry]))
+        if len(slow) == 0:
+            return False
+        entry, rows = entry[slow], address[slow]
+        # The friction rows keep the bouncy solref (as solreffriction: what MuJoCo would then compute).
+        contact.solreffriction[slow] = self._bouncy[entry]
+        contact.solref[slow] = self._rest[entry]
+        kbip = data.efc_KBIP
+        damping = self._damping[entry]
+        kbip[rows, 0] = self._stiffness[entry]
+        kbip[rows, 1] = damping
+        dims = self._dims[entry]
+        if dims.max() > 1:
+            self._stick(data, rows, dims, damping, self._velocity[entry])
+        return True
+
+    def _entries(self, table: BounceTable, model: mujoco.MjModel) -> None:
+        """Per geom class pair (then per explicit pair): whether contacts switch, the threshold, the bouncy
+        and resting solref and the resting rows' K and B, resolved once with MuJoCo's mixing rules (the
+        higher priority's parameters, else solref and solimp averaged, solmix 1)."""
+        dmax_of = model.geom_solimp[:, 1]
+        keys = [(int(model.geom_priority[g]), bool(table.geom_switches[g]), float(table.geom_velocity[g]),
+                 *map(float, table.geom_rest[g]), *map(float, model.geom_solref[g, :2]), float(dmax_of[g]),
+                 int(model.geom_condim[g]))
+                for g in range(model.ngeom)]
+        classes = sorted(set(keys))
+        index = {key: i for i, key in enumerate(classes)}
+        self._class = np.array([index[key] for key in keys], dtype=np.intp)
+        self._nclass = c = max(len(classes), 1)
+        rows: list[tuple[bool, float, tuple[float, float], tuple[float, float], float, int]] = []
+        for a in classes:
+            for b in classes:
+                dim = max(a[8], b[8])  # MuJoCo: the larger condim, whatever the priorities
+                if a[0] != b[0]:
+                    w = a if a[0] > b[0] else b
+                    rows.append((w[1], w[2], (w[3], w[4]), (w[5], w[6]), w[7], dim))
+                else:
+                    rows.append((a[1] or b[1], max(a[2], b[2]), (0.5 * (a[3] + b[3]), 0.5 * (a[4] + b[4])),
+                                 (0.5 * (a[5] + b[5]), 0.5 * (a[6] + b[6])), 0.5 * (a[7] + b[7]), dim))
+        if not classes:
+            rows.append((False, 0.0, (0.02, 1.0), (0.02, 1.0), 0.95, 1))
+        pair_of_key = {}
+        for p in range(model.npair):
+            g1, g2 = int(model.pair_geom1[p]), int(model.pair_geom2[p])
+            pair_of_key[min(g1, g2) * model.ngeom + max(g1, g2)] = p
+        for k, key in enumerate(table.pair_keys.tolist()):
+            p = pair_of_key[key]
+            rows.append((bool(table.pair_switches[k]), float(table.pair_velocity[k]), tuple(table.pair_rest[k]),
+                         tuple(float(v) for v in model.pair_solref[p, :2]), float(model.pair_solimp[p, 1]),
+                         int(model.pair_dim[p])))
+        self._switches = np.array([r[0] for r in rows], dtype=bool)
+        self._velocity = np.array([r[1] for r in rows])
+        self._rest = np.array([r[2] for r in rows], dtype=float).reshape(-1, 2)
+        self._bouncy = np.array([r[3] for r in rows], dtype=float).reshape(-1, 2)
+        dmax = np.array([r[4] for r in rows])
+        self._dims = np.array([r[5] for r in rows], dtype=np.intp)
+        timeconst = np.maximum(self._rest[:, 0], self._min_timeconst)
+        self._stiffness = 1.0 / (dmax * timeconst * self._rest[:, 1]) ** 2
+        self._damping = 2.0 / (dmax * timeconst)
+
+    def _edit_uniform(self, contact: mujoco._structs._MjContactList, data: mujoco.MjData, n: int) -> bool:
+        """:meth:`edit` for a world of one bouncy surface: the same threshold and rows for every contact."""
+        velocity, rest, stiffness, damping, bouncy = self._uniform  # type: ignore[misc]
+        # Contact fields are strided views into MuJoCo's contact structs, slow to index: copied once.
+        address = np.array(contact.efc_address[:n], dtype=np.intp)
+        slow = np.flatnonzero((np.abs(data.efc_vel[address]) <= velocity) & (address >= 0))
+        if len(slow) == 0:
+            return False
+        rows = address[slow]
+        contact.solreffriction[slow] = bouncy
+        contact.solref[slow] = rest
+        kbip = data.efc_KBIP
+        kbip[rows, 0] = stiffness
+        kbip[rows, 1] = damping
+        if self._friction_dims > 1:
+            self._stick(data, rows, np.full(len(rows), self._friction_dims), damping, velocity)
+        return True
+
+    def _stick(self, data: mujoco.MjData, rows: np.ndarray, dims: np.ndarray, damping: np.ndarray | float,
+               velocity: np.ndarray | float) -> None:
+        """Friction rows of the slow contacts that also stick (sliding at most ``velocity``): the resting
+        damping too, so that a resting pile holds as ODE's hard friction does (see the module docstring)."""
+        with_friction = dims >= 3
+        rows = rows[with_friction]
+        slide = np.hypot(data.efc_vel[rows + 1], data.efc_vel[rows + 2])
+        sticking = slide <= (velocity if np.isscalar(velocity) else velocity[with_friction])
+        if not sticking.any():
+            return
+        rows, dims = rows[sticking], dims[with_friction][sticking]
+        value = damping if np.isscalar(damping) else damping[with_friction][sticking]
+        kbip = data.efc_KBIP
+        for k in range(1, int(dims.max())):
+            has = dims > k
+            kbip[rows[has] + k, 1] = value if np.isscalar(value) else value[has]
