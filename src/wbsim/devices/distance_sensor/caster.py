@@ -202,6 +202,13 @@ class RayHits:
 
 # -- exact intersections in the geom frame ------------------------------------------------------------
 # Arrays are (3, n): one row per coordinate (numpy reduces long rows much faster than (n, 3) rows of 3).
+def _numba_installed() -> bool:
+    """numba can be imported (without importing it: that takes about a second)."""
+    import importlib.util
+
+    return importlib.util.find_spec("numba") is not None
+
+
 def primitive_interval(p: np.ndarray, v: np.ndarray, half: np.ndarray, quadric: np.ndarray, radius2: np.ndarray,
                        normals: bool) -> tuple[np.ndarray, ...]:
     """The ray parameters ``t_in <= t_out`` inside convex primitives centred at the origin, each the
@@ -407,13 +414,18 @@ class _Candidates:
 class _Static:
     """Per batch: (plane target, may each ray hit it (None: all)), which bounded geoms each cluster may see
     (c, b), the longest ray (m), whether its sensors use both hit rules, and the current candidate pairs
-    (None until the first cast)."""
+    (None until the first cast); for the compiled cast, the planes' MuJoCo geoms, targets and allowed rays
+    ((P,), (P,), (P, r)) and the rays' local directions, (r, 3)."""
 
     planes: tuple[tuple[int, np.ndarray | None], ...]
     seen: np.ndarray
     reach: float
     mixed_rendering: bool
     candidates: _Candidates | None = None
+    plane_geom: np.ndarray | None = None
+    plane_target: np.ndarray | None = None
+    plane_allowed: np.ndarray | None = None
+    local: np.ndarray | None = None
 
 
 class RayCaster:
@@ -425,10 +437,16 @@ class RayCaster:
         margin: how far (a fraction of the largest cluster radius of a batch) the broad phase looks beyond the
             bounding spheres, so that its pairs serve the following casts until something moves that far
             (0: a broad phase at every cast whose poses differ). The hits do not depend on it, only the cost.
+        compiled: cast with the compiled loop of :mod:`.kernel` (numba; compiled at the first cast, or read
+            from numba's cache) instead of numpy operations; the broad phase is numpy either way. None: compiled
+            if numba is installed. The hits are the same (the tests compare the two).
     """
 
-    def __init__(self, model: mujoco.MjModel, targets: RayTargets, margin: float = 0.1) -> None:
+    def __init__(self, model: mujoco.MjModel, targets: RayTargets, margin: float = 0.1,
+                 compiled: bool | None = None) -> None:
         self.margin = margin
+        self.compiled = _numba_installed() if compiled is None else compiled
+        self._kernel = None  # the compiled cast, imported at the first cast
         self.broad_phases = 0  # how many broad phases ran (the others reused their pairs)
         kinds = np.array([_KIND_OF.get(int(model.geom_type[g]), -1) for g in targets.geom_ids], dtype=np.int64)
         keep = kinds >= 0  # other geom types (none from boundingObjects) are not seen
@@ -479,9 +497,10 @@ class RayCaster:
             corners.append(tri)
             total += len(tri)
         tris = np.concatenate(corners) if corners else np.zeros((0, 3, 3))
-        self._tri_a = tris[:, 0]
+        self._tri_a = np.ascontiguousarray(tris[:, 0])
         self._tri_e1 = tris[:, 1] - tris[:, 0]
         self._tri_e2 = tris[:, 2] - tris[:, 0]
+        self._bounded_gid = np.ascontiguousarray(self._bounded_gid)
 
     def _triangles(self, model: mujoco.MjModel, geom: int, index: int) -> np.ndarray:
         """The triangles of a mesh or height field geom in its frame, (f, 3 vertices, 3)."""
@@ -522,6 +541,8 @@ class RayCaster:
         static = self._static.get(batch)
         if static is None:
             static = self._static[batch] = self._prepare(batch)
+        if self.compiled:
+            return self._cast_compiled(data, batch, static, normals)
         origins = data.site_xpos[batch.sites]  # (s, 3)
         origin = origins.T  # (3, s)
         frames = data.site_xmat[batch.sites]  # (s, 9): rows of each sensor's rotation
@@ -539,6 +560,71 @@ class RayCaster:
             if len(self._bounded):
                 self._cast_bounded(data, origins, frames, direction, batch, static, distance, target, normal, normals)
         return RayHits(distance, target, normal.T, direction.T)
+
+    def _cast_compiled(self, data: mujoco.MjData, batch: RayBatch, static: _Static, normals: bool) -> RayHits:
+        """:meth:`cast` with the compiled loop (:func:`.kernel.cast_rays`); the broad phase stays numpy."""
+        kernel = self._kernel
+        if kernel is None:
+            from wbsim.devices.distance_sensor.kernel import cast_rays  # imports numba: only when rays are cast
+
+            kernel = self._kernel = cast_rays
+        if static.local is None:
+            planes = [index for index, _ in static.planes]
+            static.plane_geom = self.geom_ids[planes].astype(np.int64)
+            static.plane_target = np.array(planes, dtype=np.int64)
+            static.plane_allowed = np.ones((len(planes), len(batch.ray_sensor)), dtype=bool)
+            for k, (_, allowed) in enumerate(static.planes):
+                if allowed is not None:
+                    static.plane_allowed[k] = allowed
+            static.local = np.ascontiguousarray(batch.directions, dtype=float)
+        n_rays = len(batch.ray_sensor)
+        distance = np.empty(n_rays)
+        target = np.empty(n_rays, dtype=np.int64)
+        normal = np.empty((n_rays, 3))
+        direction = np.empty((n_rays, 3))
+        site_xpos, site_xmat, geom_xpos, geom_xmat = data.site_xpos, data.site_xmat, data.geom_xpos, data.geom_xmat
+
+        def run(found: _Candidates | None, check: bool) -> bool:
+            pairs = found if found is not None else self._no_pairs
+            return kernel(site_xpos, site_xmat, geom_xpos, geom_xmat, batch.sites, batch.ray_sensor, static.local,
+                          batch.ray_length, batch.rendering, batch.any_rendering, static.plane_geom,
+                          static.plane_target, static.plane_allowed, self.plane_half, self.kind, self._half,
+                          self._quadric, self._radius2, self._capsule_size, self._tri_start, self._tri_count,
+                          self._tri_a, self._tri_e1, self._tri_e2, self._grid_nrow, self._grid_ncol, self._grid_sx,
+                          self._grid_sy, self._bounded_gid, pairs.ray, pairs.geom, pairs.target, pairs.radius2,
+                          pairs.origins, pairs.frames, pairs.centres, pairs.margin, static.reach, check, normals,
+                          distance, target, normal, direction)
+
+        if not len(self._bounded):
+            run(None, False)
+        elif static.candidates is None or not run(static.candidates, True):
+            # Something moved by the margin (or the first cast): a new broad phase, then the cast.
+            if static.candidates is None:
+                run(self._stale_pairs(batch), True)  # only the directions: these pairs are never valid
+            static.candidates = self._broad_phase(
+                data, site_xpos[batch.sites], site_xmat[batch.sites], np.ascontiguousarray(direction.T), batch,
+                static, geom_xpos[self._bounded_gid])
+            run(static.candidates, False)
+        return RayHits(distance, target, normal, direction)
+
+    @property
+    def _no_pairs(self) -> _Candidates:
+        """No (ray, geom) pairs (for worlds without bounded geoms)."""
+        empty = np.zeros(0, dtype=np.int64)
+        return _Candidates(ray=empty, geom=empty, sensor=empty, target=empty, geom_id=empty,
+                           centre_at=np.zeros((3, 0), dtype=np.int64), origin_at=np.zeros((3, 0), dtype=np.int64),
+                           length=np.zeros(0), radius2=np.zeros(0), rendering=np.zeros(0, dtype=bool),
+                           primitive=True, origins=np.zeros((0, 3)), frames=np.zeros((0, 9)),
+                           centres=np.zeros((0, 3)), margin=0.0)
+
+    def _stale_pairs(self, batch: RayBatch) -> _Candidates:
+        """No pairs, with a negative margin: the compiled cast's check fails after writing the directions."""
+        pairs = self._no_pairs
+        pairs.origins = np.zeros((len(batch.sites), 3))
+        pairs.frames = np.zeros((len(batch.sites), 9))
+        pairs.centres = np.zeros((len(self._bounded), 3))
+        pairs.margin = -1.0
+        return pairs
 
     def _prepare(self, batch: RayBatch) -> _Static:
         """What never changes for a batch: which rays may hit each plane, which geoms each cluster may see."""
