@@ -414,18 +414,16 @@ class _Candidates:
 class _Static:
     """Per batch: (plane target, may each ray hit it (None: all)), which bounded geoms each cluster may see
     (c, b), the longest ray (m), whether its sensors use both hit rules, and the current candidate pairs
-    (None until the first cast); for the compiled cast, the planes' MuJoCo geoms, targets and allowed rays
-    ((P,), (P,), (P, r)) and the rays' local directions, (r, 3)."""
+    (None until the first cast); for the compiled cast, its arguments for the batch (``head``) and for the
+    current pairs (``pairs``)."""
 
     planes: tuple[tuple[int, np.ndarray | None], ...]
     seen: np.ndarray
     reach: float
     mixed_rendering: bool
     candidates: _Candidates | None = None
-    plane_geom: np.ndarray | None = None
-    plane_target: np.ndarray | None = None
-    plane_allowed: np.ndarray | None = None
-    local: np.ndarray | None = None
+    head: tuple | None = None
+    pairs: tuple | None = None
 
 
 class RayCaster:
@@ -446,7 +444,9 @@ class RayCaster:
                  compiled: bool | None = None) -> None:
         self.margin = margin
         self.compiled = _numba_installed() if compiled is None else compiled
-        self._kernel = None  # the compiled cast, imported at the first cast
+        self._kernel = None  # the compiled cast and broad phase, imported at the first cast
+        self._broad_pairs = None
+        self._views: tuple | None = None  # (data, its pose arrays, its body positions) for the compiled cast
         self.broad_phases = 0  # how many broad phases ran (the others reused their pairs)
         kinds = np.array([_KIND_OF.get(int(model.geom_type[g]), -1) for g in targets.geom_ids], dtype=np.int64)
         keep = kinds >= 0  # other geom types (none from boundingObjects) are not seen
@@ -562,69 +562,73 @@ class RayCaster:
         return RayHits(distance, target, normal.T, direction.T)
 
     def _cast_compiled(self, data: mujoco.MjData, batch: RayBatch, static: _Static, normals: bool) -> RayHits:
-        """:meth:`cast` with the compiled loop (:func:`.kernel.cast_rays`); the broad phase stays numpy."""
-        kernel = self._kernel
-        if kernel is None:
-            from wbsim.devices.distance_sensor.kernel import cast_rays  # imports numba: only when rays are cast
+        """:meth:`cast` with the compiled loops (:func:`.kernel.cast_rays`, :func:`.kernel.broad_pairs`)."""
+        if self._kernel is None:
+            from wbsim.devices.distance_sensor import kernel as compiled  # imports numba: only when rays are cast
 
-            kernel = self._kernel = cast_rays
-        if static.local is None:
-            planes = [index for index, _ in static.planes]
-            static.plane_geom = self.geom_ids[planes].astype(np.int64)
-            static.plane_target = np.array(planes, dtype=np.int64)
-            static.plane_allowed = np.ones((len(planes), len(batch.ray_sensor)), dtype=bool)
-            for k, (_, allowed) in enumerate(static.planes):
-                if allowed is not None:
-                    static.plane_allowed[k] = allowed
-            static.local = np.ascontiguousarray(batch.directions, dtype=float)
+            self._kernel, self._broad_pairs = compiled.cast_rays, compiled.broad_pairs
+        if static.head is None:
+            self._prepare_compiled(batch, static)
+        views = self._views
+        if views is None or views[0] is not data:  # MjData's arrays, made once (a property access builds a view)
+            views = self._views = (data, (data.site_xpos, data.site_xmat, data.geom_xpos, data.geom_xmat), data.xpos)
         n_rays = len(batch.ray_sensor)
-        distance = np.empty(n_rays)
-        target = np.empty(n_rays, dtype=np.int64)
-        normal = np.empty((n_rays, 3))
-        direction = np.empty((n_rays, 3))
-        site_xpos, site_xmat, geom_xpos, geom_xmat = data.site_xpos, data.site_xmat, data.geom_xpos, data.geom_xmat
-
-        def run(found: _Candidates | None, check: bool) -> bool:
-            pairs = found if found is not None else self._no_pairs
-            return kernel(site_xpos, site_xmat, geom_xpos, geom_xmat, batch.sites, batch.ray_sensor, static.local,
-                          batch.ray_length, batch.rendering, batch.any_rendering, static.plane_geom,
-                          static.plane_target, static.plane_allowed, self.plane_half, self.kind, self._half,
-                          self._quadric, self._radius2, self._capsule_size, self._tri_start, self._tri_count,
-                          self._tri_a, self._tri_e1, self._tri_e2, self._grid_nrow, self._grid_ncol, self._grid_sx,
-                          self._grid_sy, self._bounded_gid, pairs.ray, pairs.geom, pairs.target, pairs.radius2,
-                          pairs.origins, pairs.frames, pairs.centres, pairs.margin, static.reach, check, normals,
-                          distance, target, normal, direction)
-
+        out = (np.empty(n_rays), np.empty(n_rays, dtype=np.int64), np.empty((n_rays, 3)), np.empty((n_rays, 3)))
+        kernel = self._kernel
+        if static.pairs is not None and kernel(*views[1], *static.head, *static.pairs, True, normals, *out):
+            return RayHits(*out)
+        # Something moved by the margin (or the first cast): a new broad phase, then the cast.
         if not len(self._bounded):
-            run(None, False)
-        elif static.candidates is None or not run(static.candidates, True):
-            # Something moved by the margin (or the first cast): a new broad phase, then the cast.
-            if static.candidates is None:
-                run(self._stale_pairs(batch), True)  # only the directions: these pairs are never valid
-            static.candidates = self._broad_phase(
-                data, site_xpos[batch.sites], site_xmat[batch.sites], np.ascontiguousarray(direction.T), batch,
-                static, geom_xpos[self._bounded_gid])
-            run(static.candidates, False)
-        return RayHits(distance, target, normal, direction)
+            static.pairs = self._pair_args(self._no_pairs(batch, 0.0), static)
+        else:
+            if static.pairs is None:  # only the directions: these pairs are never valid
+                kernel(*views[1], *static.head, *self._pair_args(self._no_pairs(batch, -1.0), static), True, normals,
+                       *out)
+            self.broad_phases += 1
+            margin = self.margin * float(batch.cluster_radius.max(initial=0.0))
+            site_xpos, site_xmat, geom_xpos, _ = views[1]
+            ray, geom = self._broad_pairs(
+                site_xpos, site_xmat, geom_xpos, views[2], batch.sites, batch.lengths, batch.exclude,
+                batch.skip_transparent, batch.cone_cos, batch.cone_sin, batch.ray_start, batch.ray_count,
+                batch.cluster_body, batch.cluster_start, batch.cluster_count, batch.cluster_members, static.seen,
+                batch.mixed_exclusion or self.any_transparent, self._bounded_gid, self._bounded_rb,
+                self._bounded_robot, self._bounded_transparent, margin, batch.ray_length, out[3])
+            static.candidates = self._candidates(ray, geom, batch, site_xpos[batch.sites], site_xmat[batch.sites],
+                                                 geom_xpos[self._bounded_gid], margin)
+            static.pairs = self._pair_args(static.candidates, static)
+        kernel(*views[1], *static.head, *static.pairs, False, normals, *out)
+        return RayHits(*out)
 
-    @property
-    def _no_pairs(self) -> _Candidates:
-        """No (ray, geom) pairs (for worlds without bounded geoms)."""
+    def _prepare_compiled(self, batch: RayBatch, static: _Static) -> None:
+        """The compiled cast's arguments that never change for ``batch`` (:attr:`_Static.head`)."""
+        planes = [index for index, _ in static.planes]
+        allowed = np.ones((len(planes), len(batch.ray_sensor)), dtype=bool)
+        for k, (_, rays) in enumerate(static.planes):
+            if rays is not None:
+                allowed[k] = rays
+        static.head = (batch.sites, batch.ray_sensor, np.ascontiguousarray(batch.directions, dtype=float),
+                       batch.ray_length, batch.rendering, batch.any_rendering, self.geom_ids[planes].astype(np.int64),
+                       np.array(planes, dtype=np.int64), allowed, self.plane_half, self.kind, self._half,
+                       self._quadric, self._radius2, self._capsule_size, self._tri_start, self._tri_count, self._tri_a,
+                       self._tri_e1, self._tri_e2, self._grid_nrow, self._grid_ncol, self._grid_sx, self._grid_sy,
+                       self._bounded_gid)
+
+    @staticmethod
+    def _pair_args(found: _Candidates, static: _Static) -> tuple:
+        """The compiled cast's arguments for the pairs ``found``."""
+        return (found.ray, found.geom, found.target, found.radius2, found.origins, found.frames, found.centres,
+                found.margin, static.reach)
+
+    def _no_pairs(self, batch: RayBatch, margin: float) -> _Candidates:
+        """No (ray, geom) pairs: for worlds without bounded geoms (``margin`` 0), or (``margin`` -1) pairs the
+        compiled cast's check rejects after writing the rays' directions."""
         empty = np.zeros(0, dtype=np.int64)
         return _Candidates(ray=empty, geom=empty, sensor=empty, target=empty, geom_id=empty,
                            centre_at=np.zeros((3, 0), dtype=np.int64), origin_at=np.zeros((3, 0), dtype=np.int64),
                            length=np.zeros(0), radius2=np.zeros(0), rendering=np.zeros(0, dtype=bool),
-                           primitive=True, origins=np.zeros((0, 3)), frames=np.zeros((0, 9)),
-                           centres=np.zeros((0, 3)), margin=0.0)
-
-    def _stale_pairs(self, batch: RayBatch) -> _Candidates:
-        """No pairs, with a negative margin: the compiled cast's check fails after writing the directions."""
-        pairs = self._no_pairs
-        pairs.origins = np.zeros((len(batch.sites), 3))
-        pairs.frames = np.zeros((len(batch.sites), 9))
-        pairs.centres = np.zeros((len(self._bounded), 3))
-        pairs.margin = -1.0
-        return pairs
+                           primitive=True, origins=np.zeros((len(batch.sites), 3)),
+                           frames=np.zeros((len(batch.sites), 9)), centres=np.zeros((len(self._bounded), 3)),
+                           margin=margin)
 
     def _prepare(self, batch: RayBatch) -> _Static:
         """What never changes for a batch: which rays may hit each plane, which geoms each cluster may see."""
@@ -768,7 +772,11 @@ class RayCaster:
         gap = to_centre - along * ray_dir
         radius = rb[geom]
         crossing = np.einsum("ij,ij->j", gap, gap) <= radius * radius
-        ray, geom = ray[crossing], geom[crossing]
+        return self._candidates(ray[crossing], geom[crossing], batch, origins, frames, centres, margin)
+
+    def _candidates(self, ray: np.ndarray, geom: np.ndarray, batch: RayBatch, origins: np.ndarray,
+                    frames: np.ndarray, centres: np.ndarray, margin: float) -> _Candidates:
+        """The broad phase's pairs (ray and bounded geom, (m,) each), with what the casts gather for them."""
         sensor = batch.ray_sensor[ray]
         index = self._bounded[geom]
         xyz = np.arange(3)[:, None]

@@ -24,7 +24,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["cast_rays"]
+__all__ = ["cast_rays", "broad_pairs"]
 
 _BOX, _SPHERE, _CAPSULE, _CYLINDER, _PLANE, _MESH, _HFIELD = range(7)  # caster's target kinds
 _SLACK = 1e-9  # the caster's broad-phase tolerance (m)
@@ -32,26 +32,27 @@ _JIT = numba.njit(cache=True, error_model="numpy", nogil=True)
 
 
 @_JIT
+def _slab(h: float, p: float, v: float) -> tuple[float, float]:
+    """The ray parameters (low, high) bounding ``|p + t v| <= h`` (one slab of ``primitive_interval``)."""
+    t1 = (-h - p) / v
+    t2 = (h - p) / v
+    if v == 0.0:  # parallel to the slab: 0 / 0 (on a face) is inside
+        if math.isnan(t1):
+            t1 = -np.inf
+        if math.isnan(t2):
+            t2 = np.inf
+    return np.fmin(t1, t2), np.fmax(t1, t2)
+
+
+@_JIT
 def _interval(p0: float, p1: float, p2: float, v0: float, v1: float, v2: float, h0: float, h1: float, h2: float,
               c0: float, c1: float, c2: float, radius2: float, normals: bool, out: np.ndarray) -> None:
     """``primitive_interval`` for one ray: writes (t_in, t_out, ok, n_in (3), n_out (3)) into ``out`` (9,)."""
-    p = (p0, p1, p2)
-    v = (v0, v1, v2)
-    h = (h0, h1, h2)
-    lo = np.empty(3)
-    hi = np.empty(3)
-    for k in range(3):
-        t1 = (-h[k] - p[k]) / v[k]
-        t2 = (h[k] - p[k]) / v[k]
-        if v[k] == 0.0:  # parallel to the slab: 0 / 0 (on a face) is inside
-            if math.isnan(t1):
-                t1 = -np.inf
-            if math.isnan(t2):
-                t2 = np.inf
-        lo[k] = np.fmin(t1, t2)
-        hi[k] = np.fmax(t1, t2)
-    slab_in = np.maximum(np.maximum(lo[0], lo[1]), lo[2])
-    slab_out = np.minimum(np.minimum(hi[0], hi[1]), hi[2])
+    lo0, hi0 = _slab(h0, p0, v0)
+    lo1, hi1 = _slab(h1, p1, v1)
+    lo2, hi2 = _slab(h2, p2, v2)
+    slab_in = np.maximum(np.maximum(lo0, lo1), lo2)
+    slab_out = np.minimum(np.minimum(hi0, hi1), hi2)
     a = (c0 * v0) * v0 + (c1 * v1) * v1 + (c2 * v2) * v2
     b = (c0 * v0) * p0 + (c1 * v1) * p1 + (c2 * v2) * p2
     c = ((c0 * p0) * p0 + (c1 * p1) * p1 + (c2 * p2) * p2) - radius2
@@ -73,32 +74,25 @@ def _interval(p0: float, p1: float, p2: float, v0: float, v1: float, v2: float, 
     if not normals:
         return
     radius = math.sqrt(radius2 if radius2 > 0.0 else 1.0)
-    cs = (c0, c1, c2)
-    # Entry: the slab bounds the interval there, or the quadric does.
+    # Entry: the slab bounds the interval there (the first axis of the largest low end), or the quadric does.
     if slab_in >= q_in:
-        axis = 0
-        for j in range(1, 3):
-            if lo[j] > lo[axis]:
-                axis = j
-        for j in range(3):
-            out[3 + j] = 0.0
-        out[3 + axis] = -np.sign(v[axis])
+        axis = 0 if lo0 >= lo1 and lo0 >= lo2 else (1 if lo1 >= lo2 else 2)
+        out[3] = out[4] = out[5] = 0.0
+        out[3 + axis] = -np.sign(v0 if axis == 0 else (v1 if axis == 1 else v2))
     else:
         t = t_in if math.isfinite(t_in) else 0.0
-        for j in range(3):
-            out[3 + j] = cs[j] * (p[j] + t * v[j]) / radius
+        out[3] = c0 * (p0 + t * v0) / radius
+        out[4] = c1 * (p1 + t * v1) / radius
+        out[5] = c2 * (p2 + t * v2) / radius
     if -slab_out >= -q_out:
-        axis = 0
-        for j in range(1, 3):
-            if hi[j] < hi[axis]:
-                axis = j
-        for j in range(3):
-            out[6 + j] = 0.0
-        out[6 + axis] = np.sign(v[axis])
+        axis = 0 if hi0 <= hi1 and hi0 <= hi2 else (1 if hi1 <= hi2 else 2)
+        out[6] = out[7] = out[8] = 0.0
+        out[6 + axis] = np.sign(v0 if axis == 0 else (v1 if axis == 1 else v2))
     else:
         t = t_out if math.isfinite(t_out) else 0.0
-        for j in range(3):
-            out[6 + j] = cs[j] * (p[j] + t * v[j]) / radius
+        out[6] = c0 * (p0 + t * v0) / radius
+        out[7] = c1 * (p1 + t * v1) / radius
+        out[8] = c2 * (p2 + t * v2) / radius
 
 
 @_JIT
@@ -362,3 +356,87 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
             for i in range(3):
                 normal[r, i] = x[3 * i] * n_local[0] + x[3 * i + 1] * n_local[1] + x[3 * i + 2] * n_local[2]
     return True
+
+
+@_JIT
+def _grow(array: np.ndarray, size: int) -> np.ndarray:
+    """``array`` with room for at least ``size`` items (doubling), its first items kept."""
+    if size <= len(array):
+        return array
+    bigger = np.empty(max(size, 2 * len(array)), dtype=array.dtype)
+    bigger[: len(array)] = array
+    return bigger
+
+
+@_JIT
+def broad_pairs(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarray, body_xpos: np.ndarray,
+                sites: np.ndarray, lengths: np.ndarray, exclude: np.ndarray, skip_transparent: np.ndarray,
+                cone_cos: np.ndarray, cone_sin: np.ndarray, ray_start: np.ndarray, ray_count: np.ndarray,
+                cluster_body: np.ndarray, cluster_start: np.ndarray, cluster_count: np.ndarray,
+                cluster_members: np.ndarray, seen: np.ndarray, filter_sensors: bool, bounded_gid: np.ndarray,
+                bounded_rb: np.ndarray, bounded_robot: np.ndarray, bounded_transparent: np.ndarray,
+                margin: float, ray_length: np.ndarray, direction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The caster's broad phase (its numpy ``_broad_phase``, compiled): the (ray, bounded geom) pairs whose ray
+    segment passes within ``margin`` (m) of the geom's bounding sphere, in (cluster, geom, sensor, ray) order.
+
+    Clusters (the sensors of one body) are tested against every bounded geom, then their sensors' ray cones,
+    then the rays' segments, with the numpy path's tests. Arrays as in ``RayBatch`` and the caster;
+    ``direction`` is each ray's world direction, (r, 3); ``filter_sensors``: some sensor of a cluster ignores
+    other geoms than its cluster's (mixed exclusions, or transparent geoms and lasers).
+
+    Returns:
+        (ray, bounded geom index) of each pair, (m,) each.
+    """
+    n_clusters = len(cluster_body)
+    n_bounded = len(bounded_gid)
+    rays = np.empty(64, dtype=np.int64)
+    geoms = np.empty(64, dtype=np.int64)
+    m = 0
+    for c in range(n_clusters):
+        body = body_xpos[cluster_body[c]]
+        # The cluster's radius from where its sensors are now (a supervisor may move one on its body).
+        radius = 0.0
+        for k in range(cluster_count[c]):
+            s = cluster_members[cluster_start[c] + k]
+            o = site_xpos[sites[s]]
+            d0, d1, d2 = o[0] - body[0], o[1] - body[1], o[2] - body[2]
+            radius = np.maximum(radius, math.sqrt(d0 * d0 + d1 * d1 + d2 * d2) + lengths[s])
+        for b in range(n_bounded):
+            if not seen[c, b]:
+                continue
+            centre = geom_xpos[bounded_gid[b]]
+            rb = bounded_rb[b] + (_SLACK + margin)
+            d0, d1, d2 = centre[0] - body[0], centre[1] - body[1], centre[2] - body[2]
+            reach = radius + rb
+            if not d0 * d0 + d1 * d1 + d2 * d2 <= reach * reach:
+                continue
+            for k in range(cluster_count[c]):
+                s = cluster_members[cluster_start[c] + k]
+                if filter_sensors and (bounded_robot[b] == exclude[s]
+                                       or (bounded_transparent[b] and skip_transparent[s])):
+                    continue
+                o = site_xpos[sites[s]]
+                x = site_xmat[sites[s]]
+                t0, t1, t2 = centre[0] - o[0], centre[1] - o[1], centre[2] - o[2]
+                along = t0 * x[0] + t1 * x[3] + t2 * x[6]
+                square = t0 * t0 + t1 * t1 + t2 * t2
+                across = math.sqrt(np.maximum(square - along * along, 0.0))
+                cos, sin = cone_cos[s], cone_sin[s]
+                span = lengths[s] + rb
+                # The centre is in the cone's wedge, near its side, or near its apex; and within reach.
+                keep = (along >= math.sqrt(square) * cos
+                        or (across * cos - along * sin <= rb and along * cos + across * sin >= 0.0)
+                        or square <= rb * rb)
+                if not (keep and square <= span * span):
+                    continue
+                for r in range(ray_start[s], ray_start[s] + ray_count[s]):
+                    e0, e1, e2 = direction[r, 0], direction[r, 1], direction[r, 2]
+                    a = np.minimum(np.maximum(t0 * e0 + t1 * e1 + t2 * e2, 0.0), ray_length[r])
+                    g0, g1, g2 = t0 - a * e0, t1 - a * e1, t2 - a * e2
+                    if g0 * g0 + g1 * g1 + g2 * g2 <= rb * rb:
+                        rays = _grow(rays, m + 1)
+                        geoms = _grow(geoms, m + 1)
+                        rays[m] = r
+                        geoms[m] = b
+                        m += 1
+    return rays[:m].copy(), geoms[:m].copy()
