@@ -418,16 +418,17 @@ def broad_pairs(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndar
                 o = site_xpos[sites[s]]
                 x = site_xmat[sites[s]]
                 t0, t1, t2 = centre[0] - o[0], centre[1] - o[1], centre[2] - o[2]
-                along = t0 * x[0] + t1 * x[3] + t2 * x[6]
                 square = t0 * t0 + t1 * t1 + t2 * t2
+                span = lengths[s] + rb
+                if not square <= span * span:  # out of reach (the cheaper test first)
+                    continue
+                along = t0 * x[0] + t1 * x[3] + t2 * x[6]
                 across = math.sqrt(np.maximum(square - along * along, 0.0))
                 cos, sin = cone_cos[s], cone_sin[s]
-                span = lengths[s] + rb
-                # The centre is in the cone's wedge, near its side, or near its apex; and within reach.
-                keep = (along >= math.sqrt(square) * cos
+                # The centre is in the cone's wedge, near its side, or near its apex.
+                if not (along >= math.sqrt(square) * cos
                         or (across * cos - along * sin <= rb and along * cos + across * sin >= 0.0)
-                        or square <= rb * rb)
-                if not (keep and square <= span * span):
+                        or square <= rb * rb):
                     continue
                 for r in range(ray_start[s], ray_start[s] + ray_count[s]):
                     e0, e1, e2 = direction[r, 0], direction[r, 1], direction[r, 2]
