@@ -280,6 +280,9 @@ class DistanceSensorBank(SampledBank):
             self._measure(data, casts)
         rng = None
         for plan in plans:
+            if self.caster is not None and self.caster.compiled and not plan.lookups.noisy:
+                self._lookup_compiled(plan)
+                continue
             distance = self.distance[plan.rows]
             if plan.lookups.noisy and rng is None:
                 rng = self.context.rng()
@@ -292,6 +295,26 @@ class DistanceSensorBank(SampledBank):
             self.values[plan.rows] = values
         self.value_list[:] = self.values.tolist()
 
+    def _lookup_compiled(self, plan: _Plan) -> None:
+        """The sample of ``plan`` without noise, its lookups compiled (:func:`.kernel.lookup_values`): the same
+        values as the numpy path."""
+        look = plan.lookups
+        self._kernels().lookup_values(self.distance, plan.rows, look.linear, look.increasing, look.steps,
+                                      look.first_input, look.last_input, look.first_output, look.last_output,
+                                      look.span, look.inputs, look.outputs, look.counted, look.last, look.empty,
+                                      self.values)
+        if plan.quantized:
+            self.values[plan.rows] = quantize(self.values[plan.rows], plan.resolution)
+        if plan.any_empty:
+            self.values[plan.rows[plan.empty]] = 0.0  # Webots: no table, no value
+            self.distance[plan.rows[plan.empty]] = math.inf
+
+    def _kernels(self):  # noqa: ANN202 (the module)
+        """The compiled kernels (:mod:`.kernel`, importing numba: only for worlds whose sensors sample)."""
+        from wbsim.devices.distance_sensor import kernel
+
+        return kernel
+
     def _measure(self, data: mujoco.MjData, casts: list[_Cast]) -> None:
         """Cast ``casts`` together and store each sensor's combined distance in :attr:`distance`."""
         assert self.caster is not None
@@ -299,15 +322,29 @@ class DistanceSensorBank(SampledBank):
                                                                             [c.batch for c in casts])
         hits = self.caster.cast(data, batch, normals=any(c.normals for c in casts))
         if len(casts) == 1:
-            self.distance[casts[0].rows] = self._combine(casts[0], hits)
+            if self.caster.compiled:
+                self._combine_compiled(casts[0], hits)
+            else:
+                self.distance[casts[0].rows] = self._combine(casts[0], hits)
             return
         start = 0
         for cast in casts:
             count = len(cast.batch.ray_sensor)
             part = RayHits(hits.distance[start : start + count], hits.target[start : start + count],
                            hits.normal[start : start + count], hits.direction[start : start + count])
-            self.distance[cast.rows] = self._combine(cast, part)
+            if self.caster.compiled:
+                self._combine_compiled(cast, part)
+            else:
+                self.distance[cast.rows] = self._combine(cast, part)
             start += count
+
+    def _combine_compiled(self, cast: _Cast, hits: RayHits) -> None:
+        """:meth:`_combine` compiled (:func:`.kernel.combine_rays`), written to :attr:`distance`."""
+        assert self.caster is not None
+        self._kernels().combine_rays(hits.distance, hits.target, hits.normal, hits.direction, cast.batch.ray_start,
+                                     cast.batch.ray_count, cast.weights, cast.ray_lengths, cast.kind,
+                                     cast.sensitivity, cast.batch.lengths, self.caster.infra_red, cast.rendering,
+                                     cast.normals, cast.laser, cast.rows, self.distance)
 
     def _combine(self, cast: _Cast, hits: RayHits) -> np.ndarray:
         """Webots' distance of each sensor of ``cast`` from its rays' hits (see the module docstring)."""

@@ -24,7 +24,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["cast_rays", "broad_pairs"]
+__all__ = ["cast_rays", "broad_pairs", "combine_rays", "lookup_values"]
 
 _BOX, _SPHERE, _CAPSULE, _CYLINDER, _PLANE, _MESH, _HFIELD = range(7)  # caster's target kinds
 _SLACK = 1e-9  # the caster's broad-phase tolerance (m)
@@ -441,3 +441,123 @@ def broad_pairs(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndar
                         geoms[m] = b
                         m += 1
     return rays[:m].copy(), geoms[:m].copy()
+
+
+@_JIT
+def _pairwise(x: np.ndarray, start: int, n: int) -> float:
+    """numpy's pairwise sum of ``x[start:start + n]`` (its order of additions, so the same bits)."""
+    if n < 8:
+        total = 0.0
+        for i in range(start, start + n):
+            total += x[i]
+        return total
+    if n <= 128:
+        r = x[start : start + 8].copy()
+        i = 8
+        while i < n - n % 8:
+            for j in range(8):
+                r[j] += x[start + i + j]
+            i += 8
+        total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        while i < n:
+            total += x[start + i]
+            i += 1
+        return total
+    half = n // 2
+    half -= half % 8
+    return _pairwise(x, start, half) + _pairwise(x, start + half, n - half)
+
+
+@_JIT
+def _segment_sum(x: np.ndarray, start: int, count: int) -> float:
+    """``np.add.reduceat``'s sum of one segment: its first item plus numpy's pairwise sum of the others."""
+    return x[start] + _pairwise(x, start + 1, count - 1)
+
+
+@_JIT
+def combine_rays(distance: np.ndarray, target: np.ndarray, normal: np.ndarray, direction: np.ndarray,
+                 ray_start: np.ndarray, ray_count: np.ndarray, weights: np.ndarray, ray_lengths: np.ndarray,
+                 kind: np.ndarray, sensitivity: np.ndarray, lengths: np.ndarray, infra_red: np.ndarray,
+                 rendering: bool, sonar: bool, laser: bool, rows: np.ndarray, out: np.ndarray) -> None:
+    """Webots' distance of each sensor from its rays' hits (the bank's numpy ``_combine``, compiled), written
+    to ``out[rows[i]]``.
+
+    Args:
+        distance, target, normal, direction: the hits of the rays (m, target index, world normal, world
+            direction), (r,), (r,), (r, 3), (r, 3).
+        ray_start, ray_count: each sensor's rays, (s,); weights, ray_lengths: per ray, (r,).
+        kind: the sensors' type codes, (s,) (2 sonar, 3 laser); sensitivity: ``redColorSensitivity``, (s,);
+            lengths: the sensors' ray length (m), (s,); infra_red: every target's reflection factor, (T,).
+        rendering, sonar, laser: the sensors are infra-red / some are sonars / some are lasers.
+        rows: the bank row of each sensor, (s,); out: the bank's distances.
+    """
+    n_rays = len(distance)
+    t = np.empty(n_rays)
+    for r in range(n_rays):
+        t[r] = np.minimum(distance[r], ray_lengths[r]) * weights[r]
+    factor = np.empty(n_rays if rendering else 0)
+    if rendering:
+        for r in range(n_rays):
+            hit = math.isfinite(distance[r])
+            factor[r] = weights[r] * (infra_red[np.maximum(target[r], 0)] if hit else 1.0)
+    for s in range(len(rows)):
+        start, count = ray_start[s], ray_count[s]
+        result = _segment_sum(t, start, count)
+        if rendering:
+            reflection = _segment_sum(factor, start, count)
+            result = result + (result / reflection - result) * sensitivity[s]
+        if sonar and kind[s] == 2:  # the nearest echo within the reflection cone
+            nearest = np.inf
+            for r in range(start, start + count):
+                cosine = -(normal[r, 0] * direction[r, 0] + normal[r, 1] * direction[r, 1]
+                           + normal[r, 2] * direction[r, 2])
+                echo = math.isfinite(distance[r]) and np.arccos(np.minimum(np.maximum(cosine, -1.0), 1.0)) < 0.392699082
+                nearest = np.minimum(nearest, distance[r] if echo else np.inf)
+            result = np.minimum(nearest, lengths[s])
+        if laser and kind[s] == 3:
+            result = np.minimum(distance[start], ray_lengths[start])
+        out[rows[s]] = result
+
+
+@_JIT
+def lookup_values(distance: np.ndarray, rows: np.ndarray, linear: bool, increasing: bool, steps: int,
+                  first_input: np.ndarray, last_input: np.ndarray, first_output: np.ndarray,
+                  last_output: np.ndarray, span: np.ndarray, inputs: np.ndarray, outputs: np.ndarray,
+                  counted: np.ndarray, last: np.ndarray, empty: np.ndarray, values: np.ndarray) -> None:
+    """Webots' lookup tables without noise (``LookupPlan.lookup`` with no generator, compiled):
+    ``values[rows[i]]`` = the table output of ``distance[rows[i]]``; the arrays are the plan's."""
+    for i in range(len(rows)):
+        v = distance[rows[i]]
+        low = v <= first_input[i]
+        high = v >= last_input[i]
+        if linear:
+            inner = first_input[i] if low or high else v
+            u = 0.0 if low else (1.0 if high else (inner - first_input[i]) / span[i])
+            out = (1.0 - u) * first_output[i] + u * last_output[i]
+        else:
+            if increasing:
+                mini = 0
+                for j in range(counted.shape[1]):
+                    if v >= counted[i, j]:
+                        mini += 1
+                maxi = min(mini + 1, last[i])
+            else:  # Webots' bisection
+                mini, maxi = 0, last[i]
+                k = maxi // 2
+                for _ in range(steps):
+                    if not mini + 1 < maxi:
+                        break
+                    if v < inputs[i, k]:
+                        maxi = k
+                    else:
+                        mini = k
+                    k = (mini + maxi) // 2
+            low_input = inputs[i, mini]
+            inner = low_input if low or high else v
+            u = (inner - low_input) / (inputs[i, maxi] - low_input)
+            out = (1 - u) * outputs[i, mini] + u * outputs[i, maxi]
+        if low:
+            out = first_output[i]
+        elif high:
+            out = last_output[i]
+        values[rows[i]] = v if empty[i] else out
