@@ -447,6 +447,8 @@ class RayCaster:
         self._kernel = None  # the compiled cast and broad phase, imported at the first cast
         self._broad_pairs = None
         self._views: tuple | None = None  # (data, its pose arrays, its body positions) for the compiled cast
+        self._scratch = np.zeros((7, 9))  # the compiled cast's work space, and room for the broad phase's pairs
+        self._pair_room = np.empty((2, 1024), dtype=np.int64)
         self.broad_phases = 0  # how many broad phases ran (the others reused their pairs)
         kinds = np.array([_KIND_OF.get(int(model.geom_type[g]), -1) for g in targets.geom_ids], dtype=np.int64)
         keep = kinds >= 0  # other geom types (none from boundingObjects) are not seen
@@ -573,10 +575,11 @@ class RayCaster:
         if views is None or views[0] is not data:  # MjData's arrays, made once (a property access builds a view)
             views = self._views = (data, (data.site_xpos, data.site_xmat, data.geom_xpos, data.geom_xmat), data.xpos)
         n_rays = len(batch.ray_sensor)
-        out = (np.empty(n_rays), np.empty(n_rays, dtype=np.int64), np.empty((n_rays, 3)), np.empty((n_rays, 3)))
+        out = (np.empty(n_rays), np.empty(n_rays, dtype=np.int64), np.empty((n_rays, 3)), np.empty((n_rays, 3)),
+               self._scratch)
         kernel = self._kernel
         if static.pairs is not None and kernel(*views[1], *static.head, *static.pairs, True, normals, *out):
-            return RayHits(*out)
+            return RayHits(*out[:4])
         # Something moved by the margin (or the first cast): a new broad phase, then the cast.
         if not len(self._bounded):
             static.pairs = self._pair_args(self._no_pairs(batch, 0.0), static)
@@ -587,17 +590,23 @@ class RayCaster:
             self.broad_phases += 1
             margin = self.margin * float(batch.cluster_radius.max(initial=0.0))
             site_xpos, site_xmat, geom_xpos, _ = views[1]
-            ray, geom = self._broad_pairs(
-                site_xpos, site_xmat, geom_xpos, views[2], batch.sites, batch.lengths, batch.exclude,
-                batch.skip_transparent, batch.cone_cos, batch.cone_sin, batch.ray_start, batch.ray_count,
-                batch.cluster_body, batch.cluster_start, batch.cluster_count, batch.cluster_members, static.seen,
-                batch.mixed_exclusion or self.any_transparent, self._bounded_gid, self._bounded_rb,
-                self._bounded_robot, self._bounded_transparent, margin, batch.ray_length, out[3])
+            arguments = (site_xpos, site_xmat, geom_xpos, views[2], batch.sites, batch.lengths, batch.exclude,
+                         batch.skip_transparent, batch.cone_cos, batch.cone_sin, batch.ray_start, batch.ray_count,
+                         batch.cluster_body, batch.cluster_start, batch.cluster_count, batch.cluster_members,
+                         static.seen, batch.mixed_exclusion or self.any_transparent, self._bounded_gid,
+                         self._bounded_rb, self._bounded_robot, self._bounded_transparent, margin, batch.ray_length,
+                         out[3])
+            room = self._pair_room
+            found = self._broad_pairs(*arguments, room[0], room[1])
+            if found > len(room[0]):  # not enough room: again with enough
+                room = self._pair_room = np.empty((2, 2 * found), dtype=np.int64)
+                self._broad_pairs(*arguments, room[0], room[1])
+            ray, geom = room[0, :found].copy(), room[1, :found].copy()
             static.candidates = self._candidates(ray, geom, batch, site_xpos[batch.sites], site_xmat[batch.sites],
                                                  geom_xpos[self._bounded_gid], margin)
             static.pairs = self._pair_args(static.candidates, static)
         kernel(*views[1], *static.head, *static.pairs, False, normals, *out)
-        return RayHits(*out)
+        return RayHits(*out[:4])
 
     def _prepare_compiled(self, batch: RayBatch, static: _Static) -> None:
         """The compiled cast's arguments that never change for ``batch`` (:attr:`_Static.head`)."""

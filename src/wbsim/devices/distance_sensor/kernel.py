@@ -24,11 +24,50 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["cast_rays", "broad_pairs", "combine_rays", "lookup_values"]
+__all__ = ["cast_rays", "broad_pairs", "combine_rays", "lookup_values", "MAX_RAYS"]
 
 _BOX, _SPHERE, _CAPSULE, _CYLINDER, _PLANE, _MESH, _HFIELD = range(7)  # caster's target kinds
 _SLACK = 1e-9  # the caster's broad-phase tolerance (m)
 _JIT = numba.njit(cache=True, error_model="numpy", nogil=True)
+
+
+# numpy's scalar functions, written out: numba compiles each numpy ufunc it meets slowly (seconds each).
+@_JIT
+def _max(a: float, b: float) -> float:
+    """``np.maximum`` (NaN propagates)."""
+    return a if a >= b or a != a else b
+
+
+@_JIT
+def _min(a: float, b: float) -> float:
+    """``np.minimum`` (NaN propagates)."""
+    return a if a <= b or a != a else b
+
+
+@_JIT
+def _fmin(a: float, b: float) -> float:
+    """``np.fmin`` (NaN ignored)."""
+    return a if a <= b or b != b else b
+
+
+@_JIT
+def _fmax(a: float, b: float) -> float:
+    """``np.fmax`` (NaN ignored)."""
+    return a if a >= b or b != b else b
+
+
+@_JIT
+def _sign(x: float) -> float:
+    """``np.sign``."""
+    return 1.0 if x > 0.0 else (-1.0 if x < 0.0 else x)
+
+
+@_JIT
+def _cell(x: float, top: int) -> int:
+    """``int(np.clip(np.floor(x), 0, top))`` (0 for NaN)."""
+    if not x > 0.0:
+        return 0
+    return top if x >= top else int(x)
 
 
 @_JIT
@@ -41,7 +80,7 @@ def _slab(h: float, p: float, v: float) -> tuple[float, float]:
             t1 = -np.inf
         if math.isnan(t2):
             t2 = np.inf
-    return np.fmin(t1, t2), np.fmax(t1, t2)
+    return _fmin(t1, t2), _fmax(t1, t2)
 
 
 @_JIT
@@ -51,14 +90,14 @@ def _interval(p0: float, p1: float, p2: float, v0: float, v1: float, v2: float, 
     lo0, hi0 = _slab(h0, p0, v0)
     lo1, hi1 = _slab(h1, p1, v1)
     lo2, hi2 = _slab(h2, p2, v2)
-    slab_in = np.maximum(np.maximum(lo0, lo1), lo2)
-    slab_out = np.minimum(np.minimum(hi0, hi1), hi2)
+    slab_in = _max(_max(lo0, lo1), lo2)
+    slab_out = _min(_min(hi0, hi1), hi2)
     a = (c0 * v0) * v0 + (c1 * v1) * v1 + (c2 * v2) * v2
     b = (c0 * v0) * p0 + (c1 * v1) * p1 + (c2 * v2) * p2
     c = ((c0 * p0) * p0 + (c1 * p1) * p1 + (c2 * p2) * p2) - radius2
     k = b * b - a * c
     moving = a > 1e-18
-    root = math.sqrt(np.maximum(k, 0.0))
+    root = math.sqrt(_max(k, 0.0))
     still = -np.inf if c <= 0.0 else np.inf
     if moving:
         q_in = (-b - root) / a
@@ -66,8 +105,8 @@ def _interval(p0: float, p1: float, p2: float, v0: float, v1: float, v2: float, 
     else:
         q_in = still
         q_out = -still
-    t_in = np.maximum(slab_in, q_in)
-    t_out = np.minimum(slab_out, q_out)
+    t_in = _max(slab_in, q_in)
+    t_out = _min(slab_out, q_out)
     out[0] = t_in
     out[1] = t_out
     out[2] = 1.0 if ((not moving) or k >= 0.0) and t_in <= t_out else 0.0
@@ -78,7 +117,7 @@ def _interval(p0: float, p1: float, p2: float, v0: float, v1: float, v2: float, 
     if slab_in >= q_in:
         axis = 0 if lo0 >= lo1 and lo0 >= lo2 else (1 if lo1 >= lo2 else 2)
         out[3] = out[4] = out[5] = 0.0
-        out[3 + axis] = -np.sign(v0 if axis == 0 else (v1 if axis == 1 else v2))
+        out[3 + axis] = -_sign(v0 if axis == 0 else (v1 if axis == 1 else v2))
     else:
         t = t_in if math.isfinite(t_in) else 0.0
         out[3] = c0 * (p0 + t * v0) / radius
@@ -87,7 +126,7 @@ def _interval(p0: float, p1: float, p2: float, v0: float, v1: float, v2: float, 
     if -slab_out >= -q_out:
         axis = 0 if hi0 <= hi1 and hi0 <= hi2 else (1 if hi1 <= hi2 else 2)
         out[6] = out[7] = out[8] = 0.0
-        out[6 + axis] = np.sign(v0 if axis == 0 else (v1 if axis == 1 else v2))
+        out[6 + axis] = _sign(v0 if axis == 0 else (v1 if axis == 1 else v2))
     else:
         t = t_out if math.isfinite(t_out) else 0.0
         out[6] = c0 * (p0 + t * v0) / radius
@@ -98,32 +137,27 @@ def _interval(p0: float, p1: float, p2: float, v0: float, v1: float, v2: float, 
 @_JIT
 def _capsule(p: np.ndarray, v: np.ndarray, radius: float, half_height: float, normals: bool, out: np.ndarray,
              part: np.ndarray) -> None:
-    """``capsule_interval`` for one ray (the two balls, then the cylinder): ``out`` as :func:`_interval`."""
+    """``capsule_interval`` for one ray (the two balls, then the cylinder): ``out`` as :func:`_interval`;
+    ``part`` is scratch space, (3, 9)."""
     inf = np.inf
     r2 = radius * radius
+    _interval(p[0], p[1], p[2] - half_height, v[0], v[1], v[2], inf, inf, inf, 1.0, 1.0, 1.0, r2, normals, part[0])
+    _interval(p[0], p[1], p[2] + half_height, v[0], v[1], v[2], inf, inf, inf, 1.0, 1.0, 1.0, r2, normals, part[1])
+    _interval(p[0], p[1], p[2], v[0], v[1], v[2], inf, inf, half_height, 1.0, 1.0, 0.0, r2, normals, part[2])
     best_in, best_out = 0, 0
-    t_in = np.empty(3)
-    t_out = np.empty(3)
+    low, high = inf, -inf
     hit = False
-    for j in range(3):
-        if j == 0:
-            _interval(p[0], p[1], p[2] - half_height, v[0], v[1], v[2], inf, inf, inf, 1.0, 1.0, 1.0, r2, normals,
-                      part[j])
-        elif j == 1:
-            _interval(p[0], p[1], p[2] + half_height, v[0], v[1], v[2], inf, inf, inf, 1.0, 1.0, 1.0, r2, normals,
-                      part[j])
-        else:
-            _interval(p[0], p[1], p[2], v[0], v[1], v[2], inf, inf, half_height, 1.0, 1.0, 0.0, r2, normals, part[j])
+    for j in range(3):  # the earliest entry and the latest exit (first parts win ties: balls first)
         ok = part[j, 2] != 0.0
         hit = hit or ok
-        t_in[j] = part[j, 0] if ok else inf
-        t_out[j] = part[j, 1] if ok else -inf
-        if t_in[j] < t_in[best_in]:
-            best_in = j
-        if t_out[j] > t_out[best_out]:
-            best_out = j
-    out[0] = t_in[best_in]
-    out[1] = t_out[best_out]
+        t_in = part[j, 0] if ok else inf
+        t_out = part[j, 1] if ok else -inf
+        if j == 0 or t_in < low:
+            best_in, low = j, t_in
+        if j == 0 or t_out > high:
+            best_out, high = j, t_out
+    out[0] = low
+    out[1] = high
     out[2] = 1.0 if hit else 0.0
     for j in range(3):
         out[3 + j] = part[best_in, 3 + j]
@@ -183,7 +217,8 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
               pair_ray: np.ndarray, pair_geom: np.ndarray, pair_target: np.ndarray, pair_radius2: np.ndarray,
               found_origins: np.ndarray, found_frames: np.ndarray, found_centres: np.ndarray, margin: float,
               reach: float, check: bool, normals: bool,
-              distance: np.ndarray, target: np.ndarray, normal: np.ndarray, direction: np.ndarray) -> bool:
+              distance: np.ndarray, target: np.ndarray, normal: np.ndarray, direction: np.ndarray,
+              scratch: np.ndarray) -> bool:
     """Cast every ray of a batch (the caster's numpy ``cast``, compiled); see the module docstring.
 
     Args:
@@ -201,6 +236,7 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
         margin: the pairs' margin (m); reach: the longest ray (m); check: test the pairs' validity first.
         normals: also compute the hit normals.
         distance, target, normal, direction: outputs, (r,), (r,), (r, 3), (r, 3) (world frame).
+        scratch: work space, (7, 9) (numba compiles allocations slowly: the caller makes it).
 
     Returns:
         False (with only ``direction`` written) when ``check`` found that something moved by the margin
@@ -278,14 +314,10 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
                 distance[r] = t
                 target[r] = index
                 if normals:
-                    sign = -np.sign(rise)
+                    sign = -_sign(rise)
                     normal[r, 0], normal[r, 1], normal[r, 2] = x[2] * sign, x[5] * sign, x[8] * sign
     # The pairs whose segment crosses the bounding sphere now, exact tests in the geom frame, nearest hit.
-    out = np.empty(9)
-    part = np.empty((3, 9))
-    p = np.empty(3)
-    v = np.empty(3)
-    n_local = np.zeros(3)
+    out, part, p, v, n_local = scratch[0], scratch[1:4], scratch[4, :3], scratch[5, :3], scratch[6, :3]
     for j in range(len(pair_ray)):
         r = pair_ray[j]
         s = ray_sensor[r]
@@ -295,7 +327,7 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
         tc0, tc1, tc2 = c[0] - o[0], c[1] - o[1], c[2] - o[2]
         d0, d1, d2 = direction[r, 0], direction[r, 1], direction[r, 2]
         limit = ray_length[r]
-        along = np.minimum(np.maximum(tc0 * d0 + tc1 * d1 + tc2 * d2, 0.0), limit)
+        along = _min(_max(tc0 * d0 + tc1 * d1 + tc2 * d2, 0.0), limit)
         g0, g1, g2 = tc0 - along * d0, tc1 - along * d1, tc2 - along * d2
         if not g0 * g0 + g1 * g1 + g2 * g2 <= pair_radius2[j]:
             continue
@@ -313,13 +345,13 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
             if grid:
                 nrow, sx, sy = grid_nrow[index], grid_sx[index], grid_sy[index]
                 e0, e1 = p[0] + limit * v[0], p[1] + limit * v[1]
-                lo0, hi0 = np.minimum(p[0], e0), np.maximum(p[0], e0)
-                lo1, hi1 = np.minimum(p[1], e1), np.maximum(p[1], e1)
+                lo0, hi0 = _min(p[0], e0), _max(p[0], e0)
+                lo1, hi1 = _min(p[1], e1), _max(p[1], e1)
                 dx, dy = 2.0 * sx / (ncol - 1), 2.0 * sy / (nrow - 1)
-                col0 = int(np.minimum(np.maximum(np.floor((lo0 + sx) / dx), 0), ncol - 2))
-                col1 = int(np.minimum(np.maximum(np.floor((hi0 + sx) / dx), 0), ncol - 2))
-                row0 = int(np.minimum(np.maximum(np.floor((lo1 + sy) / dy), 0), nrow - 2))
-                row1 = int(np.minimum(np.maximum(np.floor((hi1 + sy) / dy), 0), nrow - 2))
+                col0 = _cell((lo0 + sx) / dx, ncol - 2)
+                col1 = _cell((hi0 + sx) / dx, ncol - 2)
+                row0 = _cell((lo1 + sy) / dy, nrow - 2)
+                row1 = _cell((hi1 + sy) / dy, nrow - 2)
                 width = col1 - col0 + 1
                 outside = hi0 < -sx or lo0 > sx or hi1 < -sy or lo1 > sy
                 count = 0 if outside else 2 * (row1 - row0 + 1) * width
@@ -359,23 +391,14 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
 
 
 @_JIT
-def _grow(array: np.ndarray, size: int) -> np.ndarray:
-    """``array`` with room for at least ``size`` items (doubling), its first items kept."""
-    if size <= len(array):
-        return array
-    bigger = np.empty(max(size, 2 * len(array)), dtype=array.dtype)
-    bigger[: len(array)] = array
-    return bigger
-
-
-@_JIT
 def broad_pairs(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarray, body_xpos: np.ndarray,
                 sites: np.ndarray, lengths: np.ndarray, exclude: np.ndarray, skip_transparent: np.ndarray,
                 cone_cos: np.ndarray, cone_sin: np.ndarray, ray_start: np.ndarray, ray_count: np.ndarray,
                 cluster_body: np.ndarray, cluster_start: np.ndarray, cluster_count: np.ndarray,
                 cluster_members: np.ndarray, seen: np.ndarray, filter_sensors: bool, bounded_gid: np.ndarray,
                 bounded_rb: np.ndarray, bounded_robot: np.ndarray, bounded_transparent: np.ndarray,
-                margin: float, ray_length: np.ndarray, direction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                margin: float, ray_length: np.ndarray, direction: np.ndarray, rays: np.ndarray,
+                geoms: np.ndarray) -> int:
     """The caster's broad phase (its numpy ``_broad_phase``, compiled): the (ray, bounded geom) pairs whose ray
     segment passes within ``margin`` (m) of the geom's bounding sphere, in (cluster, geom, sensor, ray) order.
 
@@ -385,12 +408,11 @@ def broad_pairs(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndar
     other geoms than its cluster's (mixed exclusions, or transparent geoms and lasers).
 
     Returns:
-        (ray, bounded geom index) of each pair, (m,) each.
+        The number of pairs ``m``; the first ``min(m, len(rays))`` are written to ``rays`` and ``geoms`` (ray,
+        bounded geom index): the caller calls again with room for ``m`` if there was not enough.
     """
     n_clusters = len(cluster_body)
     n_bounded = len(bounded_gid)
-    rays = np.empty(64, dtype=np.int64)
-    geoms = np.empty(64, dtype=np.int64)
     m = 0
     for c in range(n_clusters):
         body = body_xpos[cluster_body[c]]
@@ -400,7 +422,7 @@ def broad_pairs(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndar
             s = cluster_members[cluster_start[c] + k]
             o = site_xpos[sites[s]]
             d0, d1, d2 = o[0] - body[0], o[1] - body[1], o[2] - body[2]
-            radius = np.maximum(radius, math.sqrt(d0 * d0 + d1 * d1 + d2 * d2) + lengths[s])
+            radius = _max(radius, math.sqrt(d0 * d0 + d1 * d1 + d2 * d2) + lengths[s])
         for b in range(n_bounded):
             if not seen[c, b]:
                 continue
@@ -423,7 +445,7 @@ def broad_pairs(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndar
                 if not square <= span * span:  # out of reach (the cheaper test first)
                     continue
                 along = t0 * x[0] + t1 * x[3] + t2 * x[6]
-                across = math.sqrt(np.maximum(square - along * along, 0.0))
+                across = math.sqrt(_max(square - along * along, 0.0))
                 cos, sin = cone_cos[s], cone_sin[s]
                 # The centre is in the cone's wedge, near its side, or near its apex.
                 if not (along >= math.sqrt(square) * cos
@@ -432,40 +454,42 @@ def broad_pairs(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndar
                     continue
                 for r in range(ray_start[s], ray_start[s] + ray_count[s]):
                     e0, e1, e2 = direction[r, 0], direction[r, 1], direction[r, 2]
-                    a = np.minimum(np.maximum(t0 * e0 + t1 * e1 + t2 * e2, 0.0), ray_length[r])
+                    a = _min(_max(t0 * e0 + t1 * e1 + t2 * e2, 0.0), ray_length[r])
                     g0, g1, g2 = t0 - a * e0, t1 - a * e1, t2 - a * e2
                     if g0 * g0 + g1 * g1 + g2 * g2 <= rb * rb:
-                        rays = _grow(rays, m + 1)
-                        geoms = _grow(geoms, m + 1)
-                        rays[m] = r
-                        geoms[m] = b
+                        if m < len(rays):
+                            rays[m] = r
+                            geoms[m] = b
                         m += 1
-    return rays[:m].copy(), geoms[:m].copy()
+    return m
+
+
+MAX_RAYS = 129
+"""The most rays of a sensor :func:`combine_rays` sums as numpy does (numpy splits longer sums in halves)."""
 
 
 @_JIT
 def _pairwise(x: np.ndarray, start: int, n: int) -> float:
-    """numpy's pairwise sum of ``x[start:start + n]`` (its order of additions, so the same bits)."""
+    """numpy's pairwise sum of ``x[start:start + n]`` for ``n <= 128``, in its order of additions (the same
+    bits); numpy splits longer sums in halves, recursively (numba compiles recursion slowly)."""
     if n < 8:
         total = 0.0
         for i in range(start, start + n):
             total += x[i]
         return total
-    if n <= 128:
-        r = x[start : start + 8].copy()
-        i = 8
-        while i < n - n % 8:
-            for j in range(8):
-                r[j] += x[start + i + j]
-            i += 8
-        total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-        while i < n:
-            total += x[start + i]
-            i += 1
-        return total
-    half = n // 2
-    half -= half % 8
-    return _pairwise(x, start, half) + _pairwise(x, start + half, n - half)
+    r0, r1, r2, r3 = x[start], x[start + 1], x[start + 2], x[start + 3]
+    r4, r5, r6, r7 = x[start + 4], x[start + 5], x[start + 6], x[start + 7]
+    i = 8
+    while i < n - n % 8:
+        k = start + i
+        r0, r1, r2, r3 = r0 + x[k], r1 + x[k + 1], r2 + x[k + 2], r3 + x[k + 3]
+        r4, r5, r6, r7 = r4 + x[k + 4], r5 + x[k + 5], r6 + x[k + 6], r7 + x[k + 7]
+        i += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        total += x[start + i]
+        i += 1
+    return total
 
 
 @_JIT
@@ -478,9 +502,10 @@ def _segment_sum(x: np.ndarray, start: int, count: int) -> float:
 def combine_rays(distance: np.ndarray, target: np.ndarray, normal: np.ndarray, direction: np.ndarray,
                  ray_start: np.ndarray, ray_count: np.ndarray, weights: np.ndarray, ray_lengths: np.ndarray,
                  kind: np.ndarray, sensitivity: np.ndarray, lengths: np.ndarray, infra_red: np.ndarray,
-                 rendering: bool, sonar: bool, laser: bool, rows: np.ndarray, out: np.ndarray) -> None:
+                 rendering: bool, sonar: bool, laser: bool, rows: np.ndarray, out: np.ndarray,
+                 work: np.ndarray) -> None:
     """Webots' distance of each sensor from its rays' hits (the bank's numpy ``_combine``, compiled), written
-    to ``out[rows[i]]``.
+    to ``out[rows[i]]``; for sensors of at most :data:`MAX_RAYS` rays.
 
     Args:
         distance, target, normal, direction: the hits of the rays (m, target index, world normal, world
@@ -489,17 +514,16 @@ def combine_rays(distance: np.ndarray, target: np.ndarray, normal: np.ndarray, d
         kind: the sensors' type codes, (s,) (2 sonar, 3 laser); sensitivity: ``redColorSensitivity``, (s,);
             lengths: the sensors' ray length (m), (s,); infra_red: every target's reflection factor, (T,).
         rendering, sonar, laser: the sensors are infra-red / some are sonars / some are lasers.
-        rows: the bank row of each sensor, (s,); out: the bank's distances.
+        rows: the bank row of each sensor, (s,); out: the bank's distances; work: work space, (2, r).
     """
     n_rays = len(distance)
-    t = np.empty(n_rays)
+    t, factor = work[0], work[1]
     for r in range(n_rays):
-        t[r] = np.minimum(distance[r], ray_lengths[r]) * weights[r]
-    factor = np.empty(n_rays if rendering else 0)
+        t[r] = _min(distance[r], ray_lengths[r]) * weights[r]
     if rendering:
         for r in range(n_rays):
             hit = math.isfinite(distance[r])
-            factor[r] = weights[r] * (infra_red[np.maximum(target[r], 0)] if hit else 1.0)
+            factor[r] = weights[r] * (infra_red[max(target[r], 0)] if hit else 1.0)
     for s in range(len(rows)):
         start, count = ray_start[s], ray_count[s]
         result = _segment_sum(t, start, count)
@@ -511,11 +535,11 @@ def combine_rays(distance: np.ndarray, target: np.ndarray, normal: np.ndarray, d
             for r in range(start, start + count):
                 cosine = -(normal[r, 0] * direction[r, 0] + normal[r, 1] * direction[r, 1]
                            + normal[r, 2] * direction[r, 2])
-                echo = math.isfinite(distance[r]) and np.arccos(np.minimum(np.maximum(cosine, -1.0), 1.0)) < 0.392699082
-                nearest = np.minimum(nearest, distance[r] if echo else np.inf)
-            result = np.minimum(nearest, lengths[s])
+                echo = math.isfinite(distance[r]) and math.acos(_min(_max(cosine, -1.0), 1.0)) < 0.392699082
+                nearest = _min(nearest, distance[r] if echo else np.inf)
+            result = _min(nearest, lengths[s])
         if laser and kind[s] == 3:
-            result = np.minimum(distance[start], ray_lengths[start])
+            result = _min(distance[start], ray_lengths[start])
         out[rows[s]] = result
 
 

@@ -113,7 +113,7 @@ def test_compiled_broad_phase_finds_the_numpy_pairs_in_their_order():
     assert found > 100
 
 
-@pytest.mark.parametrize("count", [1, 2, 3, 7, 8, 9, 10, 16, 17, 100, 128, 129, 130, 300, 1000])
+@pytest.mark.parametrize("count", [1, 2, 3, 7, 8, 9, 10, 16, 17, 100, 128, kernel.MAX_RAYS])
 def test_segment_sums_are_numpys_reduceat_bit_for_bit(count):
     rng = np.random.default_rng(count)
     x = rng.normal(size=count + 5) * 10.0 ** rng.integers(-8, 8, count + 5)
@@ -146,3 +146,9 @@ def test_importing_wbsim_does_not_import_numba():
             "print('numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_bank_knows_the_compiled_combinations_ray_limit():
+    from wbsim.devices.distance_sensor import bank
+
+    assert bank._MAX_COMPILED_RAYS == kernel.MAX_RAYS
