@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import ModuleType
 
 import mujoco
 import numpy as np
@@ -133,6 +134,7 @@ class DistanceSensorBank(SampledBank):
         self.value_list: list[float] = [math.nan] * n
         self.period_list: list[int] = [0] * n
         self._cast_for = -1  # the step whose ODE rays were cast before its physics
+        self._kernel_module: ModuleType | None = None  # .kernel, imported at the first compiled sample
         self._restore_fields()
 
     def core(self, row: int) -> DistanceSensor:
@@ -311,11 +313,13 @@ class DistanceSensorBank(SampledBank):
             self.values[plan.rows[plan.empty]] = 0.0  # Webots: no table, no value
             self.distance[plan.rows[plan.empty]] = math.inf
 
-    def _kernels(self):  # noqa: ANN202 (the module)
+    def _kernels(self) -> ModuleType:
         """The compiled kernels (:mod:`.kernel`, importing numba: only for worlds whose sensors sample)."""
-        from wbsim.devices.distance_sensor import kernel
+        if self._kernel_module is None:
+            from wbsim.devices.distance_sensor import kernel
 
-        return kernel
+            self._kernel_module = kernel
+        return self._kernel_module
 
     def _measure(self, data: mujoco.MjData, casts: list[_Cast]) -> None:
         """Cast ``casts`` together and store each sensor's combined distance in :attr:`distance`."""
