@@ -4,12 +4,13 @@
 about a hundred numpy operations on small arrays: it checks that the broad phase's (ray, geom) pairs are
 still valid, turns the rays into the world frame, intersects them with the planes and with the geoms of the
 pairs whose segment crosses the bounding sphere (boxes, spheres, cylinders, capsules, meshes, height fields),
-and keeps each ray's nearest hit. The broad phase itself (rare: it runs when something moved by its margin)
-stays numpy.
+and keeps each ray's nearest hit; :func:`broad_pairs` is the broad phase (rare: it runs when something moved
+by its margin), :func:`combine_rays` and :func:`lookup_values` the bank's combination of rays into distances
+and its lookup tables.
 
-Each formula repeats the numpy path's (:mod:`.caster`), in the same order of operations, so the two agree
-to the last bits except where numpy's matrix products sum in another order (1e-16 relative; the tests
-compare them). Compiled with ``error_model="numpy"`` (IEEE infinities and NaN, as the numpy path under
+Each formula repeats the numpy path's (:mod:`.caster`, the bank), in the same order of operations, so the
+two agree to the last bits except where numpy's matrix products sum in another order (1e-16 relative; the
+tests compare them). Compiled with ``error_model="numpy"`` (IEEE infinities and NaN, as the numpy path under
 ``errstate``) and ``cache=True``: the machine code is stored next to this file (``__pycache__``), or in
 numba's user cache when that folder is not writable (``NUMBA_CACHE_DIR`` overrides both).
 
