@@ -48,7 +48,6 @@ PI_OVER_8 = 0.392699082
 """Webots' sonar reflection limit (its literal, rad): a ray hitting a surface at a larger incidence is lost."""
 
 _NONE = -2  # "no robot": a sensor excluding nothing
-_MAX_COMPILED_RAYS = 129  # kernel.MAX_RAYS (not imported here: the kernel module imports numba)
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,7 +67,6 @@ class _Cast:
     normals: bool
     rendering: bool
     laser: bool
-    few_rays: bool  # no sensor has more than kernel.MAX_RAYS rays (the compiled combination's limit)
 
 
 @dataclass(frozen=True, eq=False)
@@ -328,30 +326,15 @@ class DistanceSensorBank(SampledBank):
                                                                             [c.batch for c in casts])
         hits = self.caster.cast(data, batch, normals=any(c.normals for c in casts))
         if len(casts) == 1:
-            if self.caster.compiled and casts[0].few_rays:
-                self._combine_compiled(casts[0], hits)
-            else:
-                self.distance[casts[0].rows] = self._combine(casts[0], hits)
+            self.distance[casts[0].rows] = self._combine(casts[0], hits)
             return
         start = 0
         for cast in casts:
             count = len(cast.batch.ray_sensor)
             part = RayHits(hits.distance[start : start + count], hits.target[start : start + count],
                            hits.normal[start : start + count], hits.direction[start : start + count])
-            if self.caster.compiled and cast.few_rays:
-                self._combine_compiled(cast, part)
-            else:
-                self.distance[cast.rows] = self._combine(cast, part)
+            self.distance[cast.rows] = self._combine(cast, part)
             start += count
-
-    def _combine_compiled(self, cast: _Cast, hits: RayHits) -> None:
-        """:meth:`_combine` compiled (:func:`.kernel.combine_rays`), written to :attr:`distance`."""
-        assert self.caster is not None
-        self._kernels().combine_rays(hits.distance, hits.target, hits.normal, hits.direction, cast.batch.ray_start,
-                                     cast.batch.ray_count, cast.weights, cast.ray_lengths, cast.kind,
-                                     cast.sensitivity, cast.batch.lengths, self.caster.infra_red, cast.rendering,
-                                     cast.normals, cast.laser, cast.rows, self.distance,
-                                     np.empty((2, len(hits.distance))))
 
     def _combine(self, cast: _Cast, hits: RayHits) -> np.ndarray:
         """Webots' distance of each sensor of ``cast`` from its rays' hits (see the module docstring)."""
@@ -410,8 +393,7 @@ class DistanceSensorBank(SampledBank):
         return _Cast(rows=rows, batch=batch, weights=self.weights[rays],
                      ray_lengths=np.repeat(lengths, counts), kind=kind,
                      sensitivity=self.red_color_sensitivity[rows].copy(), normals=bool((kind == SONAR).any()),
-                     rendering=rendering, laser=bool((kind == LASER).any()),
-                     few_rays=bool(counts.max() <= _MAX_COMPILED_RAYS))
+                     rendering=rendering, laser=bool((kind == LASER).any()))
 
 
 @dataclass

@@ -396,7 +396,7 @@ _EVERY_TYPE = [
     ('laser', 1, "lookupTable [ 0 0 0, 0.8 800 0 ] resolution 7"),
     ('generic', 12, "lookupTable [ ]"),
     ('infra-red', 2, "lookupTable [ 0 0 0, 1 1000 0.05 ]"),  # noisy: the numpy lookup, drawing from the seed
-    ('generic', 140, "lookupTable [ 0 0 0, 0.8 0.8 0 ]"),  # beyond the compiled combination's 129 rays
+    ('generic', 140, "lookupTable [ 0 0 0, 0.8 0.8 0 ]"),
 ]
 
 

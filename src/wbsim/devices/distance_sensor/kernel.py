@@ -5,8 +5,7 @@ about a hundred numpy operations on small arrays: it checks that the broad phase
 still valid, turns the rays into the world frame, intersects them with the planes and with the geoms of the
 pairs whose segment crosses the bounding sphere (boxes, spheres, cylinders, capsules, meshes, height fields),
 and keeps each ray's nearest hit; :func:`broad_pairs` is the broad phase (rare: it runs when something moved
-by its margin), :func:`combine_rays` and :func:`lookup_values` the bank's combination of rays into distances
-and its lookup tables.
+by its margin), :func:`lookup_values` the bank's lookup tables.
 
 Each formula repeats the numpy path's (:mod:`.caster`, the bank), in the same order of operations, so the
 two agree to the last bits except where numpy's matrix products sum in another order (1e-16 relative; the
@@ -25,7 +24,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["cast_rays", "broad_pairs", "combine_rays", "lookup_values", "MAX_RAYS"]
+__all__ = ["cast_rays", "broad_pairs", "lookup_values"]
 
 _BOX, _SPHERE, _CAPSULE, _CYLINDER, _PLANE, _MESH, _HFIELD = range(7)  # caster's target kinds
 _SLACK = 1e-9  # the caster's broad-phase tolerance (m)
@@ -463,85 +462,6 @@ def broad_pairs(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndar
                             geoms[m] = b
                         m += 1
     return m
-
-
-MAX_RAYS = 129
-"""The most rays of a sensor :func:`combine_rays` sums as numpy does (numpy splits longer sums in halves)."""
-
-
-@_JIT
-def _pairwise(x: np.ndarray, start: int, n: int) -> float:
-    """numpy's pairwise sum of ``x[start:start + n]`` for ``n <= 128``, in its order of additions (the same
-    bits); numpy splits longer sums in halves, recursively (numba compiles recursion slowly)."""
-    if n < 8:
-        total = 0.0
-        for i in range(start, start + n):
-            total += x[i]
-        return total
-    r0, r1, r2, r3 = x[start], x[start + 1], x[start + 2], x[start + 3]
-    r4, r5, r6, r7 = x[start + 4], x[start + 5], x[start + 6], x[start + 7]
-    i = 8
-    while i < n - n % 8:
-        k = start + i
-        r0, r1, r2, r3 = r0 + x[k], r1 + x[k + 1], r2 + x[k + 2], r3 + x[k + 3]
-        r4, r5, r6, r7 = r4 + x[k + 4], r5 + x[k + 5], r6 + x[k + 6], r7 + x[k + 7]
-        i += 8
-    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        total += x[start + i]
-        i += 1
-    return total
-
-
-@_JIT
-def _segment_sum(x: np.ndarray, start: int, count: int) -> float:
-    """``np.add.reduceat``'s sum of one segment: its first item plus numpy's pairwise sum of the others."""
-    return x[start] + _pairwise(x, start + 1, count - 1)
-
-
-@_JIT
-def combine_rays(distance: np.ndarray, target: np.ndarray, normal: np.ndarray, direction: np.ndarray,
-                 ray_start: np.ndarray, ray_count: np.ndarray, weights: np.ndarray, ray_lengths: np.ndarray,
-                 kind: np.ndarray, sensitivity: np.ndarray, lengths: np.ndarray, infra_red: np.ndarray,
-                 rendering: bool, sonar: bool, laser: bool, rows: np.ndarray, out: np.ndarray,
-                 work: np.ndarray) -> None:
-    """Webots' distance of each sensor from its rays' hits (the bank's numpy ``_combine``, compiled), written
-    to ``out[rows[i]]``; for sensors of at most :data:`MAX_RAYS` rays.
-
-    Args:
-        distance, target, normal, direction: the hits of the rays (m, target index, world normal, world
-            direction), (r,), (r,), (r, 3), (r, 3).
-        ray_start, ray_count: each sensor's rays, (s,); weights, ray_lengths: per ray, (r,).
-        kind: the sensors' type codes, (s,) (2 sonar, 3 laser); sensitivity: ``redColorSensitivity``, (s,);
-            lengths: the sensors' ray length (m), (s,); infra_red: every target's reflection factor, (T,).
-        rendering, sonar, laser: the sensors are infra-red / some are sonars / some are lasers.
-        rows: the bank row of each sensor, (s,); out: the bank's distances; work: work space, (2, r).
-    """
-    n_rays = len(distance)
-    t, factor = work[0], work[1]
-    for r in range(n_rays):
-        t[r] = _min(distance[r], ray_lengths[r]) * weights[r]
-    if rendering:
-        for r in range(n_rays):
-            hit = math.isfinite(distance[r])
-            factor[r] = weights[r] * (infra_red[max(target[r], 0)] if hit else 1.0)
-    for s in range(len(rows)):
-        start, count = ray_start[s], ray_count[s]
-        result = _segment_sum(t, start, count)
-        if rendering:
-            reflection = _segment_sum(factor, start, count)
-            result = result + (result / reflection - result) * sensitivity[s]
-        if sonar and kind[s] == 2:  # the nearest echo within the reflection cone
-            nearest = np.inf
-            for r in range(start, start + count):
-                cosine = -(normal[r, 0] * direction[r, 0] + normal[r, 1] * direction[r, 1]
-                           + normal[r, 2] * direction[r, 2])
-                echo = math.isfinite(distance[r]) and math.acos(_min(_max(cosine, -1.0), 1.0)) < 0.392699082
-                nearest = _min(nearest, distance[r] if echo else np.inf)
-            result = _min(nearest, lengths[s])
-        if laser and kind[s] == 3:
-            result = _min(distance[start], ray_lengths[start])
-        out[rows[s]] = result
 
 
 @_JIT

@@ -1,4 +1,4 @@
-"""The compiled caster, broad phase, ray combination and lookups against the numpy path, bit for bit."""
+"""The compiled caster, broad phase and lookups against the numpy path, bit for bit."""
 
 from __future__ import annotations
 
@@ -113,13 +113,6 @@ def test_compiled_broad_phase_finds_the_numpy_pairs_in_their_order():
     assert found > 100
 
 
-@pytest.mark.parametrize("count", [1, 2, 3, 7, 8, 9, 10, 16, 17, 100, 128, kernel.MAX_RAYS])
-def test_segment_sums_are_numpys_reduceat_bit_for_bit(count):
-    rng = np.random.default_rng(count)
-    x = rng.normal(size=count + 5) * 10.0 ** rng.integers(-8, 8, count + 5)
-    assert kernel._segment_sum(x, 3, count) == np.add.reduceat(x[3 : 3 + count], [0])[0]
-
-
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.lists(st.tuples(st.floats(-5, 5), st.floats(-1e3, 1e3)), min_size=0, max_size=6), min_size=1,
                 max_size=6),
@@ -147,8 +140,3 @@ def test_importing_wbsim_does_not_import_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
-
-def test_the_bank_knows_the_compiled_combinations_ray_limit():
-    from wbsim.devices.distance_sensor import bank
-
-    assert bank._MAX_COMPILED_RAYS == kernel.MAX_RAYS
