@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import ModuleType
 
 import mujoco
 import numpy as np
@@ -133,6 +134,7 @@ class DistanceSensorBank(SampledBank):
         self.value_list: list[float] = [math.nan] * n
         self.period_list: list[int] = [0] * n
         self._cast_for = -1  # the step whose ODE rays were cast before its physics
+        self._kernel_module: ModuleType | None = None  # .kernel, imported at the first compiled sample
         self._restore_fields()
 
     def core(self, row: int) -> DistanceSensor:
@@ -282,6 +284,9 @@ class DistanceSensorBank(SampledBank):
             self._measure(data, casts)
         rng = None
         for plan in plans:
+            if self.caster is not None and self.caster.compiled and not plan.lookups.noisy:
+                self._lookup_compiled(plan)
+                continue
             distance = self.distance[plan.rows]
             if plan.lookups.noisy and rng is None:
                 rng = self.context.rng()
@@ -293,6 +298,28 @@ class DistanceSensorBank(SampledBank):
                 self.distance[plan.rows[plan.empty]] = math.inf
             self.values[plan.rows] = values
         self.value_list[:] = self.values.tolist()
+
+    def _lookup_compiled(self, plan: _Plan) -> None:
+        """The sample of ``plan`` without noise, its lookups compiled (:func:`.kernel.lookup_values`): the same
+        values as the numpy path."""
+        look = plan.lookups
+        self._kernels().lookup_values(self.distance, plan.rows, look.linear, look.increasing, look.steps,
+                                      look.first_input, look.last_input, look.first_output, look.last_output,
+                                      look.span, look.inputs, look.outputs, look.counted, look.last, look.empty,
+                                      self.values)
+        if plan.quantized:
+            self.values[plan.rows] = quantize(self.values[plan.rows], plan.resolution)
+        if plan.any_empty:
+            self.values[plan.rows[plan.empty]] = 0.0  # Webots: no table, no value
+            self.distance[plan.rows[plan.empty]] = math.inf
+
+    def _kernels(self) -> ModuleType:
+        """The compiled kernels (:mod:`.kernel`, importing numba: only for worlds whose sensors sample)."""
+        if self._kernel_module is None:
+            from wbsim.devices.distance_sensor import kernel
+
+            self._kernel_module = kernel
+        return self._kernel_module
 
     def _measure(self, data: mujoco.MjData, casts: list[_Cast]) -> None:
         """Cast ``casts`` together and store each sensor's combined distance in :attr:`distance`."""

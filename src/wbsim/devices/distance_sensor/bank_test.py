@@ -387,3 +387,54 @@ def test_reused_broad_phase_pairs_read_as_a_fresh_broad_phase_under_supervisor_w
     np.testing.assert_array_equal(reused, fresh)
     assert (reused < 0.79).sum() > 300  # many hits
     assert broad_phases < 0.8 * fresh_phases  # and the pairs were reused
+
+
+_EVERY_TYPE = [
+    ('generic', 3, "lookupTable [ 0 0 0, 0.8 0.8 0 ]"),
+    ('infra-red', 5, "lookupTable [ 0 1000 0, 0.2 600 0, 0.5 200 0, 0.9 0 0 ] redColorSensitivity 0.7"),
+    ('sonar', 4, "lookupTable [ 0.9 0 0, 0 1 0, 0.5 3 0 ]"),  # unsorted: Webots' bisection
+    ('laser', 1, "lookupTable [ 0 0 0, 0.8 800 0 ] resolution 7"),
+    ('generic', 12, "lookupTable [ ]"),
+    ('infra-red', 2, "lookupTable [ 0 0 0, 1 1000 0.05 ]"),  # noisy: the numpy lookup, drawing from the seed
+    ('generic', 140, "lookupTable [ 0 0 0, 0.8 0.8 0 ]"),
+]
+
+
+def _values_of_every_type(project, load, compiled: bool) -> tuple[np.ndarray, np.ndarray]:
+    """80 steps of sensors of every type and kind of table while a supervisor drives the robot and a box."""
+    sensors = " ".join(f'DistanceSensor {{ name "s{k}" rotation 0 0 1 {k * 1.1} type "{kind}" numberOfRays {rays} '
+                       f'aperture 0.6 {table} }}' for k, (kind, rays, table) in enumerate(_EVERY_TYPE))
+    scene = _FUZZ_SCENE + """
+Solid { translation 0 0.4 0.5 rotation 1 1 0 0.4 name "red" children [ Shape { appearance PBRAppearance {
+  baseColor 0.3 0.1 0.1 } geometry Box { size 0.2 0.1 1 } } ] boundingObject Box { size 0.2 0.1 1 } }
+Solid { name "floor" boundingObject Plane { size 3 3 } }
+"""
+    sim = load(project(_world(sensors, scene, robot="supervisor TRUE", translation="0 0 0.12")))
+    bank = sim.banks["distance_sensor"]
+    bank.caster.compiled = compiled
+    robot = sim.robot("r")
+    devices = [robot.getDevice(f"s{k}") for k in range(len(_EVERY_TYPE))]
+    for device in devices:
+        device.enable(16)
+    me, box = robot.getSelf(), robot.getFromDef("BOX")
+    rng = np.random.default_rng(5)
+    values, distances = [], []
+    for step in range(80):
+        me.getField("translation").setSFVec3f([*rng.uniform(-0.3, 0.3, 2), 0.12])
+        me.getField("rotation").setSFRotation([0.1, 0.2, 1, step * 0.3])
+        if step % 7 == 0:
+            box.getField("translation").setSFVec3f([*rng.uniform(-0.8, 0.8, 2), 0.5])
+        robot.step(16)
+        values.append([device.getValue() for device in devices])
+        distances.append(bank.distance.copy())
+    return np.array(values), np.array(distances)
+
+
+def test_compiled_sensors_read_as_the_numpy_path_for_every_type_and_table(project, load):
+    compiled, compiled_distances = _values_of_every_type(project, load, True)
+    reference, reference_distances = _values_of_every_type(project, load, False)
+    np.testing.assert_allclose(compiled_distances, reference_distances, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(compiled, reference, rtol=1e-12, atol=1e-12)
+    seen = reference_distances[:, :4] < np.array([0.8, 0.9, 0.9, 0.8])  # the rays hit something
+    assert seen.all(axis=0).any() and seen.sum() > 100
+    assert len({tuple(row) for row in np.round(reference, 6)}) > 60  # the values change as the robot moves

@@ -1,0 +1,142 @@
+"""The compiled caster, broad phase and lookups against the numpy path, bit for bit."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import mujoco
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("numba")
+
+from wbsim.devices.distance_sensor import kernel  # noqa: E402
+from wbsim.devices.distance_sensor.caster import RayBatch, RayCaster, RayTargets  # noqa: E402
+from wbsim.devices.distance_sensor.rays import ray_directions  # noqa: E402
+from wbsim.devices.lookup_table import LookupTables  # noqa: E402
+
+# Every kind of target: plane, box, sphere, cylinder, capsule, mesh, height field; a robot with 4 sensor sites.
+_SCENE = """
+<mujoco>
+  <asset><mesh name="tetra" vertex="0 0 0  0.3 0 0  0 0.3 0  0 0 0.3"/>
+    <hfield name="hills" nrow="5" ncol="6" size="0.6 0.5 0.2 0.05"
+            elevation="0 1 2 1 0 0  1 2 3 2 1 0  0 1 4 1 0 1  2 1 0 1 2 3  0 0 1 0 0 1"/></asset>
+  <worldbody>
+    <geom name="floor" type="plane" size="0 0 1"/>
+    <geom name="box" type="box" size="0.2 0.1 0.15" pos="0.8 0.1 0.3" euler="10 20 30"/>
+    <body name="mover" pos="-0.5 0.6 0.25"><geom name="ball" type="sphere" size="0.12"/></body>
+    <geom name="drum" type="cylinder" size="0.1 0.2" pos="0.2 -0.7 0.4" euler="80 0 15"/>
+    <geom name="pill" type="capsule" size="0.07 0.15" pos="-0.6 -0.4 0.3" euler="0 60 0"/>
+    <geom name="tetra" type="mesh" mesh="tetra" pos="0.1 0.7 0.1" euler="5 10 15"/>
+    <geom name="hills" type="hfield" hfield="hills" pos="0.9 -0.9 0.0" euler="0 0 20"/>
+    <body name="robot" pos="0 0 0.3"><freejoint/><geom name="hull" type="box" size="0.1 0.1 0.1"/>
+      <site name="s0" pos="0.05 0 0"/><site name="s1" pos="0 0.05 0" euler="0 0 90"/>
+      <site name="s2" pos="-0.05 0 0" euler="0 0 180"/><site name="s3" pos="0 0 0.05" euler="0 -60 0"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def _scene(transparent_ball: bool = False) -> tuple[mujoco.MjModel, mujoco.MjData, RayTargets]:
+    model = mujoco.MjModel.from_xml_string(_SCENE)
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    n = model.ngeom
+    targets = RayTargets(tuple(range(n)), tuple(0 if g == model.geom("hull").id else -1 for g in range(n)),
+                         tuple(transparent_ball and g == model.geom("ball").id for g in range(n)),
+                         tuple(0.2 + 0.1 * g for g in range(n)),
+                         tuple((0.8, 0.6) if model.geom_type[g] == mujoco.mjtGeom.mjGEOM_PLANE else (math.inf, math.inf)
+                               for g in range(n)))
+    return model, data, targets
+
+
+def _assert_same_hits(got, expected, context) -> None:
+    # The numpy path sums some dot products in matrix products: the last bit may differ there.
+    np.testing.assert_array_equal(got.target, expected.target, err_msg=str(context))
+    np.testing.assert_allclose(got.distance, expected.distance, rtol=1e-12, atol=1e-12, err_msg=str(context))
+    np.testing.assert_allclose(got.normal, expected.normal, rtol=1e-12, atol=1e-12, err_msg=str(context))
+    np.testing.assert_allclose(got.direction, expected.direction, rtol=0, atol=0, err_msg=str(context))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(1, 12), st.floats(0.0, 6.3), st.floats(0.05, 3.0),
+                          st.booleans(), st.booleans(), st.booleans()), min_size=1, max_size=6),
+       st.lists(st.tuples(st.floats(-1.0, 1.0), st.floats(-1.0, 1.0), st.floats(-math.pi, math.pi),
+                          st.floats(-0.6, 0.6)), min_size=1, max_size=6),
+       st.booleans(), st.booleans(), st.floats(0.0, 0.3))
+def test_compiled_casts_match_the_numpy_path(sensors, poses, normals, transparent_ball, margin):
+    # Sensors of every rule (ODE, rendering, laser, self-seeing) in one batch, the robot driven through poses
+    # (pairs reused or found again): the compiled cast gives the numpy cast's hits.
+    model, data, targets = _scene(transparent_ball)
+    compiled, numpy_caster = RayCaster(model, targets, margin, compiled=True), RayCaster(model, targets, margin,
+                                                                                        compiled=False)
+    local = [ray_directions(rays, aperture) for _, rays, aperture, _, _, _, _ in sensors]
+    batch = RayBatch.build(model, np.array([s[0] for s in sensors]), np.array([len(d) for d in local]),
+                           np.concatenate(local), np.array([s[3] for s in sensors]),
+                           np.array([-2 if s[4] else 0 for s in sensors]), np.array([s[5] for s in sensors]),
+                           np.array([s[6] for s in sensors]))
+    for x, y, yaw, pitch in poses:
+        data.qpos[:3] = [x, y, 0.3]
+        data.qpos[3:7] = [math.cos(yaw / 2), 0.0, math.sin(pitch / 2) * 0.3, math.sin(yaw / 2)]
+        data.qpos[3:7] /= np.linalg.norm(data.qpos[3:7])
+        mujoco.mj_kinematics(model, data)
+        _assert_same_hits(compiled.cast(data, batch, normals), numpy_caster.cast(data, batch, normals),
+                          (x, y, yaw, pitch))
+
+
+def test_compiled_broad_phase_finds_the_numpy_pairs_in_their_order():
+    model, data, targets = _scene()
+    rng = np.random.default_rng(3)
+    local = ray_directions(7, 2.0)
+    batch = RayBatch.build(model, np.arange(4), np.full(4, 7), np.tile(local, (4, 1)), np.full(4, 1.4),
+                           np.array([0, -2, 0, 0]), np.array([False, False, True, False]), np.zeros(4, dtype=bool))
+    compiled, numpy_caster = RayCaster(model, targets, compiled=True), RayCaster(model, targets, compiled=False)
+    found = 0
+    for _ in range(30):
+        data.qpos[:2] = rng.uniform(-0.8, 0.8, 2)
+        yaw = rng.uniform(-math.pi, math.pi)
+        data.qpos[3:7] = [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
+        mujoco.mj_kinematics(model, data)
+        compiled.cast(data, batch, True)
+        numpy_caster.cast(data, batch, True)
+        a = compiled._static[batch].candidates
+        b = numpy_caster._static[batch].candidates
+        np.testing.assert_array_equal(a.ray, b.ray)
+        np.testing.assert_array_equal(a.geom, b.geom)
+        found += len(a.ray)
+    assert compiled.broad_phases == numpy_caster.broad_phases >= 20
+    assert found > 100
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.floats(-5, 5), st.floats(-1e3, 1e3)), min_size=0, max_size=6), min_size=1,
+                max_size=6),
+       st.lists(st.one_of(st.floats(-6, 6), st.sampled_from([math.inf, -math.inf, math.nan])), min_size=6,
+                max_size=6),
+       st.booleans())
+def test_compiled_lookups_match_the_numpy_lookups(tables, values, sort):
+    # Empty, one-row, two-row (the linear path), increasing and unsorted tables (Webots' bisection), clamping.
+    tables = [sorted(t) if sort else t for t in tables]
+    lookup = LookupTables([[(i, o, 0.0) for i, o in t] for t in tables])
+    plan = lookup.prepare(np.arange(len(tables)))
+    distance = np.array(values[: len(tables)], dtype=float)
+    expected = plan.lookup(distance, None)
+    got = np.full(len(tables), -7.0)
+    kernel.lookup_values(distance, np.arange(len(tables)), plan.linear, plan.increasing, plan.steps,
+                         plan.first_input, plan.last_input, plan.first_output, plan.last_output, plan.span,
+                         plan.inputs, plan.outputs, plan.counted, plan.last, plan.empty, got)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_importing_wbsim_does_not_import_numba():
+    # import wbsim (and the distance-sensor package) never imports numba: it costs about a second.
+    code = ("import sys, wbsim, wbsim.devices.distance_sensor.bank, wbsim.sim.simulation\n"
+            "print('numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
