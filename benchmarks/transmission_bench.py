@@ -3,14 +3,17 @@
 Run from the repository root::
 
     python benchmarks/transmission_bench.py            # both parts
-    python benchmarks/transmission_bench.py --attached # only the simulated robots (``--quick``: fewer pairs)
+    python benchmarks/transmission_bench.py --attached # only the simulated robots (``--quick``: fewer pairs,
+                                                       # ``--differential``: differential wrists, not four-bars)
 
-**Attached** (``attach_transmissions``): a world of ``ROBOTS`` robots, each with two motorised hinges (motor and
-position sensor each) and a ``DifferentialTransmission`` wrist over them, every robot run by its own controller
-that, every basic step, reads the joint state, computes a joint-space position target and writes it
-(``hw.read()``, two ``hw.state``, two ``hw.command``, ``hw.write()``); against the same world whose
-controllers do the same in actuator space directly (two ``getValue``, two ``setPosition``), the targets
-mapped by hand with the same arithmetic. Both worlds run in the same process in short alternating blocks
+**Attached** (``attach_transmissions``): a world of ``ROBOTS`` robots, each the four-bar finger of
+``examples/worlds/four_bar_finger.wbt`` (two base motors driving a two-joint finger through a parallelogram closed
+with a SolidReference) with its ``FourBarLinkageTransmission`` from ``four_bar_finger.urdf``, every robot run by
+its own controller that, every basic step, reads the joint state, computes a joint-space position target and
+writes it (``hw.read()``, two ``hw.state``, two ``hw.command``, ``hw.write()``); against the same world whose
+controllers do the same in actuator space directly (two ``getValue``, two ``setPosition``), the targets mapped
+by hand with the same arithmetic. ``--differential`` runs the same comparison on two-hinge robots with a
+``DifferentialTransmission`` instead. Both worlds run in the same process in short alternating blocks
 (``paired.py``); reported: the median of the paired step-time ratios attached / direct with its 10th-90th
 percentile range, i.e. the cost of the transmission layer per step.
 
@@ -127,9 +130,10 @@ WRIST_URDF = """<robot name="wrist">
 </robot>
 """
 
-# Both controllers: joint-space targets pitch = 0.3 sin(t), roll = 0.2 cos(t) plus a correction from the
-# measured state (so the state is used); the transmission's joints are pitch = a1 + a2, roll = a1 - a2
-# (reductions 1 and 0.5), so the direct controller maps by hand: a1 = (pitch + roll) / 2, a2 = (pitch - roll) / 2.
+# Both controllers: joint-space targets j1 = 0.3 sin(t), j2 = 0.2 cos(t) plus a correction from the measured
+# state (so the state is used). Differential wrist: the transmission's joints are j1 = a1 + a2, j2 = a1 - a2
+# (reductions 1 and 0.5), so the direct controller maps a1 = (j1 + j2) / 2, a2 = (j1 - j2) / 2. Four-bar finger
+# (unit reductions, no offsets): j1 = a1, j2 = a2 - a1, so a1 = j1, a2 = j1 + j2.
 ATTACHED = """
 import math
 from controller import Robot
@@ -137,14 +141,15 @@ from wbsim.transmission import attach_transmissions
 robot = Robot()
 step = int(robot.getBasicTimeStep())
 hw = attach_transmissions(robot, {urdf!r})
+first, second = hw.joint_names
 while robot.step(step) != -1:
     hw.read()
     t = robot.getTime()
-    pitch, roll = hw.state("m1", "position"), hw.state("m2", "position")
-    if pitch != pitch:
-        pitch = roll = 0.0
-    hw.command("m1", "position", 0.3 * math.sin(t) + 0.01 * pitch)
-    hw.command("m2", "position", 0.2 * math.cos(t) + 0.01 * roll)
+    j1, j2 = hw.state(first, "position"), hw.state(second, "position")
+    if j1 != j1:
+        j1 = j2 = 0.0
+    hw.command(first, "position", 0.3 * math.sin(t) + 0.01 * j1)
+    hw.command(second, "position", 0.2 * math.cos(t) + 0.01 * j2)
     hw.write()
 """
 
@@ -153,20 +158,37 @@ import math
 from controller import Robot
 robot = Robot()
 step = int(robot.getBasicTimeStep())
-m1, m2 = robot.getDevice("m1"), robot.getDevice("m2")
+m1, m2 = robot.getDevice({motor1!r}), robot.getDevice({motor2!r})
 s1, s2 = m1.getPositionSensor(), m2.getPositionSensor()
 s1.enable(step); s2.enable(step)
 while robot.step(step) != -1:
     t = robot.getTime()
     a1, a2 = s1.getValue(), s2.getValue()
-    pitch, roll = a1 + a2, a1 - a2
-    if pitch != pitch:
-        pitch = roll = 0.0
-    p = 0.3 * math.sin(t) + 0.01 * pitch
-    r = 0.2 * math.cos(t) + 0.01 * roll
-    m1.setPosition((p + r) / 2)
-    m2.setPosition((p - r) / 2)
+    j1, j2 = {to_joints}
+    if j1 != j1:
+        j1 = j2 = 0.0
+    p = 0.3 * math.sin(t) + 0.01 * j1
+    r = 0.2 * math.cos(t) + 0.01 * j2
+    m1.setPosition({to_motor1})
+    m2.setPosition({to_motor2})
 """
+
+DIRECT_MAPS = {
+    "differential": dict(motor1="m1", motor2="m2", to_joints="a1 + a2, a1 - a2", to_motor1="(p + r) / 2",
+                         to_motor2="(p - r) / 2"),
+    "four-bar": dict(motor1="motor 1", motor2="motor 2", to_joints="a1, a2 - a1", to_motor1="p", to_motor2="p + r"),
+}
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _finger(index: int, controller: str) -> str:
+    """The demo's four-bar finger robot, moved to its place in a 10 x 10 grid and renamed."""
+    text = (EXAMPLES / "worlds" / "four_bar_finger.wbt").read_text()
+    robot = text[text.index("Robot {"):]
+    x, y = (index % 10) * 0.5, (index // 10) * 0.5
+    robot = robot.replace("translation 0 0 0.3", f"translation {x} {y} 0.3", 1)
+    robot = robot.replace('name "four bar finger"', f'name "finger {index}"', 1)
+    return robot.replace('controller "four_bar_finger"', f'controller "{controller}"', 1)
 
 
 def _robot(index: int, controller: str) -> str:
@@ -186,17 +208,24 @@ def _robot(index: int, controller: str) -> str:
 """
 
 
-def make_project(root: Path, robots: int, attached: bool) -> Path:
-    """A world of ``robots`` wrist robots whose controllers use the transmission layer or command directly."""
+def make_project(root: Path, robots: int, attached: bool, mechanism: str = "four-bar") -> Path:
+    """A world of ``robots`` robots (``mechanism``: "four-bar" fingers or "differential" wrists) whose controllers
+    use the transmission layer or command the motors directly."""
     controller = "bench_attached" if attached else "bench_direct"
     (root / "worlds").mkdir(parents=True, exist_ok=True)
     folder = root / "controllers" / controller
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "wrist.urdf").write_text(WRIST_URDF)
-    text = ATTACHED.format(urdf=str(folder / "wrist.urdf")) if attached else DIRECT
+    urdf = folder / "transmission.urdf"
+    if mechanism == "four-bar":
+        urdf.write_text((EXAMPLES / "controllers" / "four_bar_finger" / "four_bar_finger.urdf").read_text())
+        robot = _finger
+    else:
+        urdf.write_text(WRIST_URDF)
+        robot = _robot
+    text = ATTACHED.format(urdf=str(urdf)) if attached else DIRECT.format(**DIRECT_MAPS[mechanism])
     (folder / f"{controller}.py").write_text(text)
     world = root / "worlds" / f"{controller}.wbt"
-    world.write_text("#VRML_SIM R2023b utf8\nWorldInfo { basicTimeStep 8 }\n" + "".join(_robot(i, controller) for i in range(robots)))
+    world.write_text("#VRML_SIM R2023b utf8\nWorldInfo { basicTimeStep 8 }\n" + "".join(robot(i, controller) for i in range(robots)))
     return world
 
 
@@ -216,19 +245,19 @@ def sim_block(path: Path, steps: int) -> tuple[object, Callable[[], None]]:
     return sim, run
 
 
-def attached_main(pairs: int, robots: int = ROBOTS) -> None:
-    """Print the paired step-time ratio attached / direct for ``robots`` robots."""
+def attached_main(pairs: int, robots: int = ROBOTS, mechanism: str = "four-bar") -> None:
+    """Print the paired step-time ratio attached / direct for ``robots`` robots of ``mechanism``."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from paired import paired_ratios
 
     steps = max(3, 600 // (robots + 1))
     with tempfile.TemporaryDirectory() as tmp:
-        direct_sim, direct = sim_block(make_project(Path(tmp) / "direct", robots, False), steps)
-        attached_sim, attached = sim_block(make_project(Path(tmp) / "attached", robots, True), steps)
+        direct_sim, direct = sim_block(make_project(Path(tmp) / "direct", robots, False, mechanism), steps)
+        attached_sim, attached = sim_block(make_project(Path(tmp) / "attached", robots, True, mechanism), steps)
         result = paired_ratios(direct, attached, pairs)
         per_step_a = statistics.median(result.seconds_a) / steps
         per_step_b = statistics.median(result.seconds_b) / steps
-        print(f"{robots} wrist robots, {steps}-step blocks, {pairs} pairs: direct {per_step_a * 1e3:.3f} ms/step, "
+        print(f"{robots} {mechanism} robots, {steps}-step blocks, {pairs} pairs: direct {per_step_a * 1e3:.3f} ms/step, "
               f"attached {per_step_b * 1e3:.3f} ms/step; attached/direct {result.describe('ratio')}; "
               f"extra per robot and step {(per_step_b - per_step_a) / robots * 1e6:.1f} us")
         direct_sim.close()  # type: ignore[attr-defined]
@@ -239,8 +268,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--attached", action="store_true", help="only the simulated-robots part")
     parser.add_argument("--quick", action="store_true", help="fewer pairs of blocks")
+    parser.add_argument("--differential", action="store_true", help="differential wrists instead of four-bar fingers")
     args = parser.parse_args()
-    attached_main(30 if args.quick else 100)
+    attached_main(30 if args.quick else 100, mechanism="differential" if args.differential else "four-bar")
     if args.attached:
         return
     maps_main()

@@ -145,12 +145,14 @@ def test_recording_bench_world_records_every_rover_and_its_led(tmp_path):
 
 
 
-def test_transmission_bench_worlds_move_alike_with_and_without_the_transmission_layer(tmp_path):
-    direct_sim, direct = transmission_bench.sim_block(transmission_bench.make_project(tmp_path / "d", 2, False), 5)
-    attached_sim, attached = transmission_bench.sim_block(transmission_bench.make_project(tmp_path / "a", 2, True), 5)
+@pytest.mark.parametrize(("mechanism", "joints"), [("four-bar", 4), ("differential", 4)])
+def test_transmission_bench_worlds_move_alike_with_and_without_the_transmission_layer(tmp_path, mechanism, joints):
+    make = transmission_bench.make_project
+    direct_sim, direct = transmission_bench.sim_block(make(tmp_path / "d", 2, False, mechanism), 5)
+    attached_sim, attached = transmission_bench.sim_block(make(tmp_path / "a", 2, True, mechanism), 5)
     direct()
     attached()
-    assert attached_sim._transmission_pool.n_joints == 4  # both robots attached
+    assert attached_sim._transmission_pool.n_joints == joints  # both robots attached
     np.testing.assert_array_equal(attached_sim.data.qpos, direct_sim.data.qpos)  # the same commands
     assert np.abs(direct_sim.data.qpos).max() > 0.01  # and they move
     direct_sim.close()
