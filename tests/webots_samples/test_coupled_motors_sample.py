@@ -24,13 +24,14 @@ velocity rows push up to their 10 N m. But the box starts 10 mm towards the left
   of penetration, about 400 N/m per point where ODE's spring is 25,000 N/m.
 
 So the left pad pushes the box 6 mm with about 5 N, sinks into it and never squeezes it against the right
-pad. Tried (scratch patches, not in wbsim): giving the reference DOF back, every basic step, the velocity the
-reaction took centres the box (within 1 mm), but the pads then carry no grip force, and the run blew up at
-3.06 s; making the motor rows hard (``tendon_invweight0`` capped at 1e3 or 10) diverges within 1 s at 4 ms (one
-island holds inertias from 1e-6, the loops' auxiliary bodies, to 125 kg m^2, the slider's reference DOF); at
-1 ms, with both and the pads' contact ``R`` lowered to ODE's stiffness after collision detection, the box is
-gripped with about 5 N per side, rises 0.6 mm and slips out. Not the loops: their gap is 0.03 mm while the pad
-pushes.
+pad. Tried (scratch patches, not in wbsim), at 4 ms: giving the reference DOF back, every basic step, the
+velocity the reaction took centres the box (within 1 mm), but the pads then carry no grip force and the run
+blew up at 3.06 s; adding harder motor rows (``tendon_invweight0`` capped at 1e3) diverged at 0.97 s, and with
+the pads' contact ``R`` also lowered to ODE's stiffness after collision detection it ran without a grip; capped
+at 10 it diverged at 0.82 s (one island holds inertias from 1e-6, the loops' auxiliary bodies, to 125 kg m^2,
+the slider's reference DOF). At 1 ms, with all three, the box is gripped with about 5 N per side, rises 0.6 mm
+and slips out. Not the loops: their gap is 0.03 mm while the pad pushes. The same softness, isolated on one
+link pushed into a wall: ``tests/physics/test_motor_light_joints.py``.
 """
 
 from __future__ import annotations
