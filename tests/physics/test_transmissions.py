@@ -10,7 +10,9 @@ SliderJoint, so nothing turns and each loop-closure equation is linear, exactly 
   the motor reads 0.1);
 - a **differential stage** (DifferentialTransmission, the kinematics of a CoreXY belt drive): two LinearMotors
   slide blocks along x; one is joined to the carriage by a slider along (1, 0, -1), the other along (1, 0, 1), so
-  that ``a = x + z`` and ``b = x - z`` (x, z: the carriage's stage and lift sliders).
+  that ``a = x + z`` and ``b = x - z`` (x, z: the carriage's stage and lift sliders). It stands in for a
+  pitch/roll differential wrist, which Webots' joints cannot build exactly (no gears or rolling contacts; see
+  "Why no pitch/roll wrist" in docs/transmissions.md).
 
 The physical forces are those of rigid, frictionless links, so the effort maps hold as well as the position
 maps: a joint-space effort command holds a known load (the carriage's weight).

@@ -9,12 +9,29 @@ gears have no bounding object and zero density), the Table PROTO replaced by a s
 at z = 0, the sample's physics kept (densities 500, the slider body 10 g, finger boxes 40 x 5 x 10 mm).
 
 Coupling closes both fingers symmetrically, and the ``SolidReference`` loops (``docs/closed_loops.md``) keep
-each finger parallel. The box still stays on the table (expected failure below): the box starts 10 mm towards
-the left finger, which must push it 9 mm sideways against the table's friction (9.8 N) before the right finger
-touches it. The finger pads weigh 1 g, and MuJoCo scales a contact's stiffness with the mass it acts on: at the
-closed position the left pad sits 3 to 5 mm inside the box while pushing it with only about 5 N (measured, also
-with ``softCFM 1e-5``), so the box is pushed 4 to 8 mm and never squeezed. That is the contact model's softness
-for very light bodies, not the loops (their gap is 0.03 mm while the pad pushes, measured at 4 ms).
+each finger parallel. The box still stays on the table (expected failure below). At 0.42 rad the pads' inner
+faces are 23.5 mm apart, the box is 25 mm wide: in Webots each pad presses 0.75 mm into it with ODE's contact
+spring (``softERP / (softCFM * basicTimeStep)`` = 25,000 N/m per contact point) and the finger motors' hard
+velocity rows push up to their 10 N m. But the box starts 10 mm towards the left finger, which must first push it
+9 mm sideways against the table's friction (9.8 N), and in wbsim the finger parts are so light (0.12 g links,
+1 g pads, 2.7e-6 kg m^2 about the finger axis) that MuJoCo's mass-scaled softness takes over everywhere
+(measured at the default 4 ms step, ``docs/motors.md#very-light-joints``):
+
+- the finger motors push 0.15 to 0.27 N m, not 10 N m: their velocity-motor tendon row has ``R`` = 70 (its
+  softness scales with the finger's inverse inertia) and lags the commanded velocity by 0.04 rad/s, and the
+  reference DOF (armature 1e4 x the finger's inertia, 0.027 kg m^2) loses its velocity to the reaction;
+- the pads' contacts have ``R`` = 31 (the box's on the table: 0.9): 1.4 to 2.4 N per contact point at 4 to 5 mm
+  of penetration, about 400 N/m per point where ODE's spring is 25,000 N/m.
+
+So the left pad pushes the box 6 mm with about 5 N, sinks into it and never squeezes it against the right
+pad. Tried (scratch patches, not in wbsim), at 4 ms: giving the reference DOF back, every basic step, the
+velocity the reaction took centres the box (within 1 mm), but the pads then carry no grip force and the run
+blew up at 3.06 s; adding harder motor rows (``tendon_invweight0`` capped at 1e3) diverged at 0.97 s, and with
+the pads' contact ``R`` also lowered to ODE's stiffness after collision detection it ran without a grip; capped
+at 10 it diverged at 0.82 s (one island holds inertias from 1e-6, the loops' auxiliary bodies, to 125 kg m^2,
+the slider's reference DOF). At 1 ms, with all three, the box is gripped with about 5 N per side, rises 0.6 mm
+and slips out. Not the loops: their gap is 0.03 mm while the pad pushes. The same softness, isolated on one
+link pushed into a wall: ``tests/physics/test_motor_light_joints.py``.
 """
 
 from __future__ import annotations
@@ -176,8 +193,8 @@ def test_one_command_closes_both_fingers_symmetrically(gripper):
     assert joint_position(sim, "linear motor") == pytest.approx(0.08, abs=2e-3)  # 0.1 m/s for 0.8 s
 
 
-@pytest.mark.xfail(strict=True, reason="the 1 g finger pads' contacts are too soft to push the box against the table's "
-                   "friction into the other finger (MuJoCo scales contact stiffness with the mass; see the docstring)")
+@pytest.mark.xfail(strict=True, reason="on 1 g finger parts MuJoCo's mass-scaled softness leaves the finger motors "
+                   "0.15-0.27 N m of their 10 N m and the pads' contacts ~400 N/m: the box is never squeezed (docstring)")
 def test_gripper_lifts_the_box(gripper):
     sim = gripper
     sim.run(3.2)  # closed at 0.8 s, the slider at 0.14 m by 3.2 s
