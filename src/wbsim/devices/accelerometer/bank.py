@@ -28,6 +28,7 @@ once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 
 import mujoco
 import numpy as np
@@ -104,3 +105,10 @@ class AccelerometerBank(ThreeAxisBank):
         self.velocity[rows] = velocity
         self.last_step[rows] = step
         return local_vectors(data.site_xmat[plan.sites], acceleration)
+
+    def measure_compiled(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, step: int,
+                         out: np.ndarray) -> None:
+        """:meth:`measure` as one compiled loop (:func:`wbsim.devices.motion_kernel.accelerometer_values`)."""
+        kernels.accelerometer_values(data.site_xmat, data.site_xpos, data.cvel, data.subtree_com, plan.sites,
+                                     plan.bodies, plan.roots, plan.rows, self.velocity, self.last_step, step,
+                                     float(self.context.basic_time_step_ms), self.gravity, out)

@@ -19,10 +19,12 @@ Values are NaN until the first sample (the controller library's initial values).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 
 import mujoco
 import numpy as np
 
+from wbsim.devices.compiled import motion_kernels, numba_installed
 from wbsim.devices.kind import BankContext
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
 from wbsim.devices.resolution import quantize
@@ -78,6 +80,8 @@ class _Plan:
     quantized: bool
     disabled_rows: np.ndarray  # bank row and axis of the disabled axes of sensors with a body
     disabled_cols: np.ndarray
+    plain: bool  # every axis enabled, no table, no resolution: the values are the measurement
+    raw: np.ndarray  # work space of the compiled measurement, (k, 3)
 
 
 class ThreeAxisBank(SampledBank):
@@ -120,6 +124,9 @@ class ThreeAxisBank(SampledBank):
         self.lookup_tables = [b.lookup_table for b in bindings]
         self.tables = LookupTables(self.lookup_tables)
         self._warned = np.zeros(self.n, dtype=bool)
+        # Measure with the compiled loops of wbsim.devices.motion_kernel (numba) or with numpy (the reference).
+        self.compiled = numba_installed()
+        self._kernels: ModuleType | None = None  # motion_kernel, imported at the first compiled sample
         self._restore_fields()
 
     def core(self, row: int) -> ThreeAxisDevice:
@@ -211,6 +218,12 @@ class ThreeAxisBank(SampledBank):
         """
         raise NotImplementedError
 
+    def measure_compiled(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, step: int,
+                         out: np.ndarray) -> None:
+        """:meth:`measure` with the compiled loops of ``kernels`` (:mod:`wbsim.devices.motion_kernel`), into
+        ``out`` (k, 3); a kind without one measures with numpy."""
+        out[:] = self.measure(data, plan, step)
+
     def _compute(self, data: mujoco.MjData, plan: _Plan, step: int) -> None:
         values = self.values
         if len(plan.no_body):
@@ -221,7 +234,16 @@ class ThreeAxisBank(SampledBank):
             self._warned[fresh] = True
         if not len(plan.measure.rows):
             return
-        raw = self.measure(data, plan.measure, step)
+        if self.compiled:
+            if self._kernels is None:
+                self._kernels = motion_kernels()
+            raw = plan.raw
+            self.measure_compiled(self._kernels, data, plan.measure, step, raw)
+        else:
+            raw = self.measure(data, plan.measure, step)
+        if plan.plain:
+            values[plan.measure.rows] = raw
+            return
         if len(plan.inputs):
             outputs = raw.reshape(-1)[plan.inputs]
             if not plan.identity:
@@ -254,6 +276,8 @@ class ThreeAxisBank(SampledBank):
             quantized=bool((resolution > 0).any()),
             disabled_rows=measured[disabled // 3],
             disabled_cols=disabled % 3,
+            plain=bool(axes.all()) and bool(self.tables.empty[out_rows].all()) and not bool((resolution > 0).any()),
+            raw=np.empty((len(measured), 3)),
         )
 
 
