@@ -57,14 +57,15 @@ class CompassBank(SampledBank):
         context: the simulation's model, generator, clock and kinematics refresh.
 
     Attributes:
-        values: the last sampled values, (n, 3); NaN before the first sample and for disabled axes.
+        values: the last sampled values, (n, 3); NaN before the first sample and for disabled axes (also as
+            :attr:`value_list`, rows of Python floats, which the API returns).
         lookup_tables: the current (input, output, noise) rows of each compass.
         axes: the ``xAxis``, ``yAxis``, ``zAxis`` fields, (n, 3) bool.
         resolution: the ``resolution`` fields (-1: none), (n,).
         north: the world axis pointing north (0, 1 or 2).
     """
 
-    carried = ("values",)
+    carried = ("values", "value_list")
 
     def __init__(self, bindings: tuple[CompassBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -74,6 +75,7 @@ class CompassBank(SampledBank):
         self.north = int(bindings[0].north) if n else 1
         # Updated in place (never replaced), so API objects may keep references to them.
         self.values = np.full((n, 3), np.nan)
+        self.value_list: list[list[float]] = self.values.tolist()  # the same as lists, for the API's reads
         self.axes = np.ones((n, 3), dtype=bool)
         self.resolution = np.full(n, -1.0)
         self.lookup_tables = [b.lookup_table for b in bindings]
@@ -137,6 +139,7 @@ class CompassBank(SampledBank):
         self.schedule.reset()
         self._restore_fields()
         self.values[:] = np.nan
+        self.value_list[:] = self.values.tolist()
 
     def restart(self) -> None:
         """After a world reset: fields as in the world file; enabled compasses stay enabled and sample after
@@ -158,7 +161,7 @@ class CompassBank(SampledBank):
                     self._kernels = motion_kernels()
                 if plan.plain:  # the kernel writes the values themselves
                     self._kernels.compass_values(data.site_xmat, plan.sites, self.north, plan.rows, self.values)
-                    continue
+                    continue  # (value_list is refreshed after the loop)
                 local = plan.local
                 self._kernels.compass_values(data.site_xmat, plan.sites, self.north, plan.order, local)
             else:
@@ -173,6 +176,7 @@ class CompassBank(SampledBank):
             if plan.quantized:
                 values = quantize(values, plan.resolution)
             self.values[plan.rows] = values
+        self.value_list[:] = self.values.tolist()
 
     def _plan(self, group: SampleGroup) -> _Plan:
         plan = group.cache

@@ -58,9 +58,12 @@ class GpsBank(SampledBank):
         accuracy, noise_correlation, resolution, speed_noise, speed_resolution: the fields, (n,).
         noise: the current Gauss-Markov noise state of each axis, (n, 3) (in units of ``accuracy``).
         frame: the world's GPS frame; ``coordinate_system``: ``LOCAL`` or ``WGS84``.
+        value_list, speed_list, speed_vector_list: ``values``, ``speed`` and ``speed_vector`` as Python floats
+            (what the API returns), refreshed with them.
     """
 
-    carried = ("values", "speed", "speed_vector", "noise", "_previous", "_last")
+    carried = ("values", "speed", "speed_vector", "noise", "_previous", "_last", "value_list", "speed_list",
+               "speed_vector_list")
 
     def __init__(self, bindings: tuple[GpsBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -79,6 +82,10 @@ class GpsBank(SampledBank):
         self.values = np.full((n, 3), np.nan)
         self.speed = np.full(n, np.nan)
         self.speed_vector = np.full((n, 3), np.nan)
+        # The same as Python floats, for the API's reads (updated in place, with the arrays).
+        self.value_list: list[list[float]] = self.values.tolist()
+        self.speed_list: list[float] = self.speed.tolist()
+        self.speed_vector_list: list[list[float]] = self.speed_vector.tolist()
         self.noise = np.zeros((n, 3))
         self.accuracy = np.zeros(n)
         self.noise_correlation = np.zeros(n)
@@ -141,6 +148,7 @@ class GpsBank(SampledBank):
         self._restore_fields()
         for array in (self.values, self.speed, self.speed_vector, self._previous):
             array[...] = np.nan
+        self._refresh_lists()
         self.noise[...] = 0.0
         self._last[:] = -math.inf
 
@@ -162,6 +170,7 @@ class GpsBank(SampledBank):
         self.context.refresh_kinematics()
         if self.compiled:
             self._sample_compiled(data, rows, step)
+            self._refresh_lists()
             return
         position = data.site_xpos[self._sites[rows]]
         elapsed_s = (step - self._last[rows]) * (self.context.basic_time_step_ms / 1000.0)
@@ -186,6 +195,12 @@ class GpsBank(SampledBank):
             speed[shaken] *= 1.0 + speed_noise[shaken] * rng.standard_normal(int(shaken.sum()))
         self.speed[rows] = quantize(speed, self.speed_resolution[rows])
         self._last[rows] = step
+        self._refresh_lists()
+
+    def _refresh_lists(self) -> None:
+        self.value_list[:] = self.values.tolist()
+        self.speed_list[:] = self.speed.tolist()
+        self.speed_vector_list[:] = self.speed_vector.tolist()
 
     def _noise_offsets(self, rng: np.random.Generator, rows: np.ndarray, noisy: np.ndarray,
                        elapsed_s: np.ndarray) -> np.ndarray:

@@ -46,13 +46,15 @@ class InertialUnitBank(SampledBank):
         quaternion: the last sampled orientation of each sensor, (n, 4) ``[x, y, z, w]``; NaN before the first
             sample.
         roll_pitch_yaw: the angles derived from it (rad), (n, 3).
+        quaternion_list, roll_pitch_yaw_list: the same as Python floats (what the API returns), refreshed with
+            them.
         noise: the ``noise`` fields (units of pi rad), (n,).
         axes: the ``xAxis``, ``yAxis``, ``zAxis`` fields, (n, 3) bool.
         resolution: the ``resolution`` fields (-1: none), (n,).
         nue: the world is NUE (Webots' NUE angle convention).
     """
 
-    carried = ("quaternion", "roll_pitch_yaw")
+    carried = ("quaternion", "roll_pitch_yaw", "quaternion_list", "roll_pitch_yaw_list")
 
     def __init__(self, bindings: tuple[InertialUnitBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -63,6 +65,9 @@ class InertialUnitBank(SampledBank):
         # Updated in place (never replaced), so API objects may keep references to them.
         self.quaternion = np.full((n, 4), np.nan)
         self.roll_pitch_yaw = np.full((n, 3), np.nan)
+        # The same as lists of Python floats, for the API's reads (updated in place, with the arrays).
+        self.quaternion_list: list[list[float]] = self.quaternion.tolist()
+        self.roll_pitch_yaw_list: list[list[float]] = self.roll_pitch_yaw.tolist()
         self.noise = np.zeros(n)
         self.axes = np.ones((n, 3), dtype=bool)
         self.resolution = np.full(n, -1.0)
@@ -119,6 +124,11 @@ class InertialUnitBank(SampledBank):
         self._restore_fields()
         self.quaternion[:] = np.nan
         self.roll_pitch_yaw[:] = np.nan
+        self._refresh_lists()
+
+    def _refresh_lists(self) -> None:
+        self.quaternion_list[:] = self.quaternion.tolist()
+        self.roll_pitch_yaw_list[:] = self.roll_pitch_yaw.tolist()
 
     def restart(self) -> None:
         """After a world reset: fields as in the world file; enabled sensors stay enabled and sample after the
@@ -135,6 +145,7 @@ class InertialUnitBank(SampledBank):
         self.context.refresh_kinematics()
         if self.compiled:
             self._sample_compiled(data, rows)
+            self._refresh_lists()
             return
         e = self._rotations(data, rows)
         q = quaternions(e)
@@ -143,6 +154,7 @@ class InertialUnitBank(SampledBank):
             q = quantize(q, resolution[:, None])
         self.quaternion[rows] = q
         self.roll_pitch_yaw[rows] = roll_pitch_yaw(q, self.nue)
+        self._refresh_lists()
 
     def _rotations(self, data: mujoco.MjData, rows: np.ndarray) -> np.ndarray:
         """The rotations of sensors ``rows`` (k, 3, 3), with their noise (drawn now) and disabled axes."""

@@ -94,7 +94,8 @@ class ThreeAxisBank(SampledBank):
         context: the simulation's model, time step, generator, clock and kinematics refresh.
 
     Attributes:
-        values: the last sampled values, (n, 3); NaN before the first sample and for disabled axes.
+        values: the last sampled values, (n, 3); NaN before the first sample and for disabled axes (also as
+            :attr:`value_list`, rows of Python floats, which the API returns).
         axes: ``xAxis``, ``yAxis``, ``zAxis`` of each sensor, (n, 3) bool.
         resolution: each sensor's resolution (-1: infinite), (n,).
         lookup_tables: the current (input, output, noise) rows of each sensor.
@@ -108,7 +109,7 @@ class ThreeAxisBank(SampledBank):
     core_class: type[ThreeAxisDevice]
     """The kind's core device class (set by the subclass)."""
 
-    carried = ("values", "_warned")
+    carried = ("values", "_warned", "value_list")
 
     def __init__(self, bindings: tuple[ThreeAxisBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -119,6 +120,7 @@ class ThreeAxisBank(SampledBank):
         self.gravity = np.array(bindings[0].gravity if bindings else (0.0, 0.0, 0.0), dtype=float)
         # Updated in place (never replaced), so API objects may keep references to them.
         self.values = np.full((self.n, 3), np.nan)
+        self.value_list: list[list[float]] = self.values.tolist()  # the same as lists, for the API's reads
         self.axes = np.ones((self.n, 3), dtype=bool)
         self.resolution = np.full(self.n, -1.0)
         self.lookup_tables = [b.lookup_table for b in bindings]
@@ -187,6 +189,7 @@ class ThreeAxisBank(SampledBank):
         """All sensors disabled, values NaN, fields as loaded (as right after loading)."""
         self._restore_fields()
         self.values[:] = np.nan
+        self.value_list[:] = self.values.tolist()
         self._warned[:] = False
         self.schedule.reset()
 
@@ -209,6 +212,7 @@ class ThreeAxisBank(SampledBank):
                 plan = group.cache = self._plan(group)
             assert isinstance(plan, _Plan)
             self._compute(data, plan, step)
+        self.value_list[:] = self.values.tolist()
 
     def measure(self, data: mujoco.MjData, plan: MeasurePlan, step: int) -> np.ndarray:
         """The raw vectors of the sensors of ``plan`` in their own frames, (k, 3), from the current state.
