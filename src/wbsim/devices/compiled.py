@@ -9,9 +9,11 @@ import numba.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
-__all__ = ["numba_installed", "motion_kernels"]
+__all__ = ["numba_installed", "motion_kernels", "cached_njit"]
 
 
 def numba_installed() -> bool:
@@ -25,3 +27,23 @@ def motion_kernels() -> ModuleType:
     from wbsim.devices import motion_kernel
 
     return motion_kernel
+
+
+def cached_njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """A decorator compiling a function with ``numba.njit(cache=True, **options)`` (called by kernel modules only:
+    it imports numba).
+
+    numba stores the machine code next to the module (``__pycache__``), or in its user cache (``~/.cache/numba``,
+    ``$XDG_CACHE_HOME/numba``) when that folder is read-only, or in ``NUMBA_CACHE_DIR``; when none of them is
+    writable it refuses ``cache=True`` with a ``RuntimeError`` at decoration time. The function is then compiled
+    without a cache (in memory, again in every process) instead of failing the import.
+    """
+    import numba
+
+    def decorate(function: Callable[..., Any]) -> Any:
+        try:
+            return numba.njit(cache=True, **options)(function)
+        except RuntimeError:  # "cannot cache function ...: no locator available": nowhere to write
+            return numba.njit(**options)(function)
+
+    return decorate

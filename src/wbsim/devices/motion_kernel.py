@@ -18,7 +18,8 @@ the draws in, so both paths consume the same numbers. The formulas repeat the nu
 operations; results agree to the last bits except where numpy sums a product in another order or uses other
 implementations of ``atan2``/``asin`` (1e-16 relative; the banks' tests compare the two paths on moving robots).
 Compiled with ``error_model="numpy"`` (IEEE infinities and NaN) and ``cache=True`` (machine code stored next to
-this file, or in numba's user cache when that folder is read-only; ``NUMBA_CACHE_DIR`` overrides both).
+this file, or in numba's user cache when that folder is read-only; ``NUMBA_CACHE_DIR`` overrides both; without
+any writable place, compiled in memory: :func:`wbsim.devices.compiled.cached_njit`).
 
 This module imports numba: the banks import it at their first sample, never at ``import wbsim``.
 """
@@ -27,12 +28,13 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
+
+from wbsim.devices.compiled import cached_njit
 
 __all__ = ["gyro_values", "accelerometer_values", "inertial_values", "compass_values", "gps_values"]
 
-_JIT = numba.njit(cache=True, error_model="numpy", nogil=True)
+_JIT = cached_njit(error_model="numpy", nogil=True)
 
 
 @_JIT
