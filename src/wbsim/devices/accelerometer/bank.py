@@ -109,6 +109,7 @@ class AccelerometerBank(ThreeAxisBank):
     def measure_compiled(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, step: int,
                          out: np.ndarray) -> None:
         """:meth:`measure` as one compiled loop (:func:`wbsim.devices.motion_kernel.accelerometer_values`)."""
-        kernels.accelerometer_values(data.site_xmat, data.site_xpos, data.cvel, data.subtree_com, plan.sites,
+        views = self.views(data)
+        kernels.accelerometer_values(views.site_xmat, views.site_xpos, views.cvel, views.subtree_com, plan.sites,
                                      plan.bodies, plan.roots, plan.rows, self.velocity, self.last_step, step,
                                      float(self.context.basic_time_step_ms), self.gravity, out)

@@ -22,7 +22,7 @@ import mujoco
 import numpy as np
 
 from wbsim.devices.compass.compile import CompassBinding
-from wbsim.devices.compiled import motion_kernels, numba_installed
+from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.kind import BankContext
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
 from wbsim.devices.resolution import quantize
@@ -83,6 +83,7 @@ class CompassBank(SampledBank):
         # Sample with the compiled loop of wbsim.devices.motion_kernel (numba) or with numpy (the reference).
         self.compiled = numba_installed()
         self._kernels: ModuleType | None = None  # motion_kernel, imported at the first compiled sample
+        self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loop
         self._restore_fields()
 
     def core(self, row: int) -> Compass:
@@ -159,11 +160,13 @@ class CompassBank(SampledBank):
             if self.compiled:
                 if self._kernels is None:
                     self._kernels = motion_kernels()
+                self._views = StateViews.of(self._views, data)
+                site_xmat = self._views.site_xmat
                 if plan.plain:  # the kernel writes the values themselves
-                    self._kernels.compass_values(data.site_xmat, plan.sites, self.north, plan.rows, self.values)
+                    self._kernels.compass_values(site_xmat, plan.sites, self.north, plan.rows, self.values)
                     continue  # (value_list is refreshed after the loop)
                 local = plan.local
-                self._kernels.compass_values(data.site_xmat, plan.sites, self.north, plan.order, local)
+                self._kernels.compass_values(site_xmat, plan.sites, self.north, plan.order, local)
             else:
                 north = self.north
                 local = data.site_xmat[plan.sites, 3 * north : 3 * north + 3]  # row `north` of R: R^T north

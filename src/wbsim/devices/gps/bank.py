@@ -28,7 +28,7 @@ from types import ModuleType
 import mujoco
 import numpy as np
 
-from wbsim.devices.compiled import motion_kernels, numba_installed
+from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.gps.compile import GpsBinding
 from wbsim.devices.gps.geo import WGS84, GpsFrame
 from wbsim.devices.gps.schema import repaired_fields
@@ -98,6 +98,7 @@ class GpsBank(SampledBank):
         self.compiled = numba_installed()
         self._kernels: ModuleType | None = None  # motion_kernel, imported at the first compiled sample
         self._plans: dict[int, tuple[np.ndarray, ...]] = {}  # the gathered ids of the last rows sampled
+        self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loop
         self._no_offset, self._no_factor = np.empty((0, 3)), np.empty(0)  # no noise
         self._basic_s = context.basic_time_step_ms / 1000.0
         self._quiet = True  # no device has accuracy or speedNoise (kept by _fields_changed)
@@ -244,7 +245,8 @@ class GpsBank(SampledBank):
                 speed_factor = np.ones(len(rows))
                 speed_factor[shaken] = 1.0 + speed_noise[shaken] * rng.standard_normal(int(shaken.sum()))
         local = self.coordinate_system != WGS84
-        self._kernels.gps_values(data.site_xpos, data.cvel, data.subtree_com, sites, bodies, roots, dynamic, rows,
+        views = self._views = StateViews.of(self._views, data)
+        self._kernels.gps_values(views.site_xpos, views.cvel, views.subtree_com, sites, bodies, roots, dynamic, rows,
                                  self._reference, offset, self.resolution, speed_factor, self.speed_resolution,
                                  self._previous, self._last, step, self._basic_s, metric, self.speed_vector,
                                  self.speed)

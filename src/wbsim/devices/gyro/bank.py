@@ -47,4 +47,5 @@ class GyroBank(ThreeAxisBank):
     def measure_compiled(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, step: int,
                          out: np.ndarray) -> None:
         """:meth:`measure` as one compiled loop (:func:`wbsim.devices.motion_kernel.gyro_values`)."""
-        kernels.gyro_values(data.site_xmat, data.cvel, plan.sites, plan.bodies, out)
+        views = self.views(data)
+        kernels.gyro_values(views.site_xmat, views.cvel, plan.sites, plan.bodies, out)

@@ -23,7 +23,7 @@ import mujoco
 import numpy as np
 
 from wbsim.devices.inertial_unit.attitude import drop_axes, euler_matrices, product, quaternions, roll_pitch_yaw
-from wbsim.devices.compiled import motion_kernels, numba_installed
+from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.inertial_unit.compile import InertialUnitBinding
 from wbsim.devices.kind import BankContext
 from wbsim.devices.resolution import quantize
@@ -75,6 +75,7 @@ class InertialUnitBank(SampledBank):
         self.compiled = numba_installed()
         self._kernels: ModuleType | None = None  # motion_kernel, imported at the first compiled sample
         self._plain = True  # no sensor has noise or a disabled axis (kept by _fields_changed)
+        self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loop
         self._restore_fields()
 
     def core(self, row: int) -> InertialUnit:
@@ -178,7 +179,8 @@ class InertialUnitBank(SampledBank):
         if self._kernels is None:
             self._kernels = motion_kernels()
         if self._plain:  # no noise, every axis: the kernel reads MuJoCo's rotations in place
-            self._kernels.inertial_values(data.site_xmat, self._sites[rows], rows, self.resolution, self.nue,
+            views = self._views = StateViews.of(self._views, data)
+            self._kernels.inertial_values(views.site_xmat, self._sites[rows], rows, self.resolution, self.nue,
                                           self.quaternion, self.roll_pitch_yaw)
         else:
             e = self._rotations(data, rows).reshape(-1, 9)

@@ -24,7 +24,7 @@ from types import ModuleType
 import mujoco
 import numpy as np
 
-from wbsim.devices.compiled import motion_kernels, numba_installed
+from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.kind import BankContext
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
 from wbsim.devices.resolution import quantize
@@ -129,6 +129,7 @@ class ThreeAxisBank(SampledBank):
         # Measure with the compiled loops of wbsim.devices.motion_kernel (numba) or with numpy (the reference).
         self.compiled = numba_installed()
         self._kernels: ModuleType | None = None  # motion_kernel, imported at the first compiled sample
+        self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loops
         self._restore_fields()
 
     def core(self, row: int) -> ThreeAxisDevice:
@@ -227,6 +228,13 @@ class ThreeAxisBank(SampledBank):
         """:meth:`measure` with the compiled loops of ``kernels`` (:mod:`wbsim.devices.motion_kernel`), into
         ``out`` (k, 3); a kind without one measures with numpy."""
         out[:] = self.measure(data, plan, step)
+
+    def views(self, data: mujoco.MjData) -> StateViews:
+        """MuJoCo's arrays of ``data`` for the compiled loops (made once per MjData)."""
+        views = self._views
+        if views is None or views.data is not data:
+            views = self._views = StateViews(data)
+        return views
 
     def _compute(self, data: mujoco.MjData, plan: _Plan, step: int) -> None:
         values = self.values
