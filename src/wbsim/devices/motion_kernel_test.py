@@ -65,6 +65,7 @@ def _run(sim, compiled: bool, steps: int) -> list[dict[str, np.ndarray]]:
     history = []
     for _ in range(steps):
         robot.step(8)
+        _check_lists(sim)
         history.append({
             "accelerometer": sim.banks["accelerometer"].values.copy(),
             "gyro": sim.banks["gyro"].values.copy(),
@@ -78,6 +79,18 @@ def _run(sim, compiled: bool, steps: int) -> list[dict[str, np.ndarray]]:
     if compiled:
         assert all(bank._kernels is not None for bank in banks)  # the compiled loops ran
     return history
+
+
+def _check_lists(sim) -> None:
+    """The Python lists the API returns hold the banks' arrays."""
+    pairs = [(sim.banks[kind].value_list, sim.banks[kind].values)
+             for kind in ("accelerometer", "gyro", "compass", "gps")]
+    unit = sim.banks["inertial_unit"]
+    pairs += [(unit.quaternion_list, unit.quaternion), (unit.roll_pitch_yaw_list, unit.roll_pitch_yaw),
+              (sim.banks["gps"].speed_list, sim.banks["gps"].speed),
+              (sim.banks["gps"].speed_vector_list, sim.banks["gps"].speed_vector)]
+    for listed, array in pairs:
+        np.testing.assert_array_equal(np.array(listed), array)
 
 
 @pytest.mark.parametrize(("system", "gps"), [("ENU", "local"), ("NUE", "WGS84")])
@@ -99,3 +112,11 @@ def test_compiled_loops_give_the_numpy_values_on_a_tumbling_robot(project, load,
     assert compiled_sim._rng.bit_generator.state == numpy_sim._rng.bit_generator.state
     last = compiled[-1]
     assert not np.isnan(last["quaternion"]).any() and not np.isnan(last["speed"][:2]).any()
+    # After a world reset the lists follow the arrays too (values kept, then sampled again).
+    compiled_sim.robot("r").simulationReset()
+    for _ in range(3):
+        compiled_sim.robot("r").step(8)
+        _check_lists(compiled_sim)
+    compiled_sim.reset()  # everything disabled, values NaN
+    _check_lists(compiled_sim)
+    assert np.isnan(compiled_sim.banks["gps"].speed_list).all()
