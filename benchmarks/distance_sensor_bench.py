@@ -104,7 +104,8 @@ def main() -> int:
     parser.add_argument("--type", default="generic", choices=("generic", "infra-red", "sonar", "laser"))
     parser.add_argument("--range", type=float, default=1.0, help="the sensors' range (m)")
     parser.add_argument("--imu", action="store_true", help="also an IMU set and a GPS per rover, read every step")
-    parser.add_argument("--numpy", action="store_true", help="the numpy caster and banks instead of the compiled ones")
+    parser.add_argument("--numpy", action="store_true",
+                        help="the numpy caster and banks instead of the compiled ones")
     args = parser.parse_args()
     pairs, steps = (10, 30) if args.quick else (40, 50)
     print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {args.robots} rovers x 8 {args.type} "

@@ -164,7 +164,8 @@ def inertial_values(mats: np.ndarray, index: np.ndarray, rows: np.ndarray, resol
 
 
 @_JIT
-def compass_values(site_xmat: np.ndarray, sites: np.ndarray, north: int, rows: np.ndarray, out: np.ndarray) -> None:
+def compass_values(site_xmat: np.ndarray, sites: np.ndarray, north: int, rows: np.ndarray,
+                   out: np.ndarray) -> None:
     """The world's north axis in each sensor frame (row ``north`` of ``R``), normalised as ``WbVector3::normalize``
     (a zero vector stays zero), into ``out`` at ``rows``.
 
@@ -185,7 +186,8 @@ def compass_values(site_xmat: np.ndarray, sites: np.ndarray, north: int, rows: n
 
 @_JIT
 def gps_values(site_xpos: np.ndarray, cvel: np.ndarray, subtree_com: np.ndarray, sites: np.ndarray,
-               bodies: np.ndarray, roots: np.ndarray, dynamic: np.ndarray, rows: np.ndarray, reference: np.ndarray,
+               bodies: np.ndarray, roots: np.ndarray, dynamic: np.ndarray, rows: np.ndarray,
+               reference: np.ndarray,
                offset: np.ndarray, resolution: np.ndarray, speed_factor: np.ndarray, speed_resolution: np.ndarray,
                previous: np.ndarray, last: np.ndarray, step: int, basic_s: float, metric: np.ndarray,
                speed_vector: np.ndarray, speed: np.ndarray) -> None:

@@ -110,6 +110,7 @@ class AccelerometerBank(ThreeAxisBank):
                          out: np.ndarray) -> None:
         """:meth:`measure` as one compiled loop (:func:`wbsim.devices.motion_kernel.accelerometer_values`)."""
         views = self.views(data)
-        kernels.accelerometer_values(views.site_xmat, views.site_xpos, views.cvel, views.subtree_com, plan.sites,
+        kernels.accelerometer_values(views.site_xmat, views.site_xpos, views.cvel, views.subtree_com,
+                                     plan.sites,
                                      plan.bodies, plan.roots, plan.rows, self.velocity, self.last_step, step,
                                      float(self.context.basic_time_step_ms), self.gravity, out)

@@ -191,7 +191,8 @@ class CompassBank(SampledBank):
             plan = group.cache = _Plan(rows=rows, sites=self._sites[rows], enabled=enabled,
                                        lookups=self.tables.prepare(np.repeat(rows, 3)[enabled.ravel()]),
                                        resolution=resolution, quantized=quantized,
-                                       plain=bool(enabled.all()) and bool(self.tables.empty[rows].all()) and not quantized,
+                                       plain=bool(enabled.all()) and bool(self.tables.empty[rows].all())
+                                       and not quantized,
                                        order=np.arange(len(rows)), local=np.empty((len(rows), 3)))
         assert isinstance(plan, _Plan)
         return plan

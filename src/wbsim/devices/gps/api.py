@@ -25,7 +25,8 @@ class GPS(Sensor):
         super()._bind()
         bank = self._core.bank
         # Read directly (arrays updated in place): controllers read their GPS every step.
-        self._values, self._speed, self._speed_vector = bank.value_list, bank.speed_list, bank.speed_vector_list
+        self._values, self._speed = bank.value_list, bank.speed_list
+        self._speed_vector = bank.speed_vector_list
 
     def getValues(self) -> list[float]:
         """The last position [x, y, z] (m) or [latitude, longitude, altitude] (deg, deg, m); NaN before the first

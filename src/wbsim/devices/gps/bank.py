@@ -246,8 +246,9 @@ class GpsBank(SampledBank):
                 speed_factor[shaken] = 1.0 + speed_noise[shaken] * rng.standard_normal(int(shaken.sum()))
         local = self.coordinate_system != WGS84
         views = self._views = StateViews.of(self._views, data)
-        self._kernels.gps_values(views.site_xpos, views.cvel, views.subtree_com, sites, bodies, roots, dynamic, rows,
-                                 self._reference, offset, self.resolution, speed_factor, self.speed_resolution,
+        self._kernels.gps_values(views.site_xpos, views.cvel, views.subtree_com, sites, bodies, roots, dynamic,
+                                 rows, self._reference, offset, self.resolution, speed_factor,
+                                 self.speed_resolution,
                                  self._previous, self._last, step, self._basic_s, metric, self.speed_vector,
                                  self.speed)
         self.values[rows] = metric if local else self.frame.geodetic(metric)

@@ -184,7 +184,8 @@ class InertialUnitBank(SampledBank):
                                           self.quaternion, self.roll_pitch_yaw)
         else:
             e = self._rotations(data, rows).reshape(-1, 9)
-            self._kernels.inertial_values(e, np.arange(len(rows)), rows, self.resolution, self.nue, self.quaternion,
+            self._kernels.inertial_values(e, np.arange(len(rows)), rows, self.resolution, self.nue,
+                                          self.quaternion,
                                           self.roll_pitch_yaw)
 
 @dataclass

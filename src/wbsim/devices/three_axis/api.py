@@ -19,7 +19,7 @@ class ThreeAxisSensor(Sensor):
 
     def _bind(self) -> None:
         super()._bind()
-        self._values = self._core.bank.value_list  # read directly (updated in place): controllers read IMUs every step
+        self._values = self._core.bank.value_list  # read directly (updated in place): read every step
 
     def getValues(self) -> list[float]:
         """The last measurement [x, y, z] in the sensor frame, through the lookup table and resolution.

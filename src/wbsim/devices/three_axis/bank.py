@@ -288,7 +288,8 @@ class ThreeAxisBank(SampledBank):
             quantized=bool((resolution > 0).any()),
             disabled_rows=measured[disabled // 3],
             disabled_cols=disabled % 3,
-            plain=bool(axes.all()) and bool(self.tables.empty[out_rows].all()) and not bool((resolution > 0).any()),
+            plain=bool(axes.all()) and bool(self.tables.empty[out_rows].all())
+            and not bool((resolution > 0).any()),
             raw=np.empty((len(measured), 3)),
         )
 
