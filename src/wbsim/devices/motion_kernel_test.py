@@ -28,7 +28,13 @@ NAMES = ("accelerometer", "acc2", "gyro", "gyro2", "inertial unit", "imu2", "imu
          "gps2")
 
 
-def _world(system: str, gps: str) -> str:
+PLAIN = "".join(f'{node} {{ name "{name}" translation 0.02 0.01 0 rotation 1 1 1 {0.3 * i} }}\n' for i, (node, name)
+                in enumerate(zip(["Accelerometer", "Accelerometer", "Gyro", "Gyro", "InertialUnit", "InertialUnit",
+                                  "InertialUnit", "Compass", "Compass", "GPS", "GPS"], NAMES)))
+"""The same sensors with Webots' defaults (no table, noise, resolution or disabled axis): the banks' plain paths."""
+
+
+def _world(system: str, gps: str, devices: str = DEVICES) -> str:
     return f"""
 WorldInfo {{ basicTimeStep 8 coordinateSystem "{system}" gpsCoordinateSystem "{gps}" gpsReference 46.5 6.6 400 }}
 Solid {{ rotation 1 0 0 {1.5707963267948966 if system == "NUE" else 0} boundingObject Plane {{ size 10 10 }} }}
@@ -40,7 +46,7 @@ Robot {{
   supervisor TRUE
   linearVelocity 0.4 -0.3 0.5
   angularVelocity 3 -2 5
-  children [ {DEVICES} ]
+  children [ {devices} ]
   boundingObject Box {{ size 0.2 0.1 0.05 }}
   physics Physics {{ }}
 }}
@@ -93,10 +99,13 @@ def _check_lists(sim) -> None:
         np.testing.assert_array_equal(np.array(listed), array)
 
 
-@pytest.mark.parametrize(("system", "gps"), [("ENU", "local"), ("NUE", "WGS84")])
-def test_compiled_loops_give_the_numpy_values_on_a_tumbling_robot(project, load, system, gps):
-    path = project(_world(system, gps))
+@pytest.mark.parametrize(("system", "gps", "devices"), [("ENU", "local", DEVICES), ("NUE", "WGS84", DEVICES),
+                                                     ("ENU", "local", PLAIN)], ids=["ENU", "NUE", "plain"])
+def test_compiled_loops_give_the_numpy_values_on_a_tumbling_robot(project, load, system, gps, devices):
+    path = project(_world(system, gps, devices))
     compiled_sim, numpy_sim = load(path), load(path)
+    plain = devices is PLAIN  # the banks' shortcuts for sensors without options, or their general paths
+    assert compiled_sim.banks["inertial_unit"]._plain == plain and compiled_sim.banks["gps"]._quiet == plain
     compiled = _run(compiled_sim, True, 150)
     reference = _run(numpy_sim, False, 150)
     # The robot tumbled and hit the floor: the sensors saw rotations, impacts and rebounds.
@@ -104,6 +113,9 @@ def test_compiled_loops_give_the_numpy_values_on_a_tumbling_robot(project, load,
     assert np.ptp(gyro, axis=0).min() > 0.5
     acceleration = np.array([step["accelerometer"][0] for step in reference])
     assert np.abs(acceleration).max() > 50.0
+    for kind in ("accelerometer", "gyro", "compass"):
+        plains = [group.cache.plain for group in compiled_sim.banks[kind].schedule.groups]
+        assert all(plains) if plain else not all(plains), kind
     for step, (ours, theirs) in enumerate(zip(compiled, reference)):
         for key in ours:
             np.testing.assert_allclose(ours[key], theirs[key], rtol=1e-12, atol=1e-12, equal_nan=True,
