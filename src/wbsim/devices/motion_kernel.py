@@ -50,27 +50,28 @@ def _quantize(value: float, resolution: float) -> float:
 
 @_JIT
 def gyro_values(site_xmat: np.ndarray, cvel: np.ndarray, sites: np.ndarray, bodies: np.ndarray,
-                out: np.ndarray) -> None:
-    """Each sensor's body angular velocity in its frame, ``R^T w`` (rad/s), into ``out`` (k, 3).
+                out_rows: np.ndarray, out: np.ndarray) -> None:
+    """Each sensor's body angular velocity in its frame, ``R^T w`` (rad/s), into ``out`` at ``out_rows``.
 
     Args:
         site_xmat: MuJoCo's ``site_xmat`` (nsite, 9), row-major sensor rotations.
         cvel: MuJoCo's ``cvel`` (nbody, 6), [angular, linear] in world axes.
         sites, bodies: each sensor's site and body, (k,).
-        out: (k, 3), written.
+        out_rows: where each sensor's vector goes in ``out``, (k,).
+        out: (m, 3), written at ``out_rows``.
     """
     for n in range(len(sites)):
-        s, b = sites[n], bodies[n]
+        s, b, o = sites[n], bodies[n], out_rows[n]
         w0, w1, w2 = cvel[b, 0], cvel[b, 1], cvel[b, 2]
         for i in range(3):
-            out[n, i] = site_xmat[s, i] * w0 + site_xmat[s, 3 + i] * w1 + site_xmat[s, 6 + i] * w2
+            out[o, i] = site_xmat[s, i] * w0 + site_xmat[s, 3 + i] * w1 + site_xmat[s, 6 + i] * w2
 
 
 @_JIT
 def accelerometer_values(site_xmat: np.ndarray, site_xpos: np.ndarray, cvel: np.ndarray, subtree_com: np.ndarray,
                          sites: np.ndarray, bodies: np.ndarray, roots: np.ndarray, rows: np.ndarray,
                          velocity: np.ndarray, last_step: np.ndarray, step: int, basic_ms: float,
-                         gravity: np.ndarray, out: np.ndarray) -> None:
+                         gravity: np.ndarray, out_rows: np.ndarray, out: np.ndarray) -> None:
     """Webots' accelerometer: ``-gravity + (v - v_prev) * 1000 / elapsed_ms`` in each sensor frame (m/s^2).
 
     ``v`` is the velocity of the sensor's position as a point of its body (``cvel`` about the tree's
@@ -84,7 +85,8 @@ def accelerometer_values(site_xmat: np.ndarray, site_xpos: np.ndarray, cvel: np.
         last_step: the bank's last sample steps (n,), updated.
         step: the basic step sampled; basic_ms: the basic time step (ms).
         gravity: the world's gravity (3,).
-        out: (k, 3), written.
+        out_rows: where each sensor's vector goes in ``out``, (k,).
+        out: (m, 3), written at ``out_rows``.
     """
     for n in range(len(sites)):
         s, b, r, row = sites[n], bodies[n], roots[n], rows[n]
@@ -101,8 +103,9 @@ def accelerometer_values(site_xmat: np.ndarray, site_xpos: np.ndarray, cvel: np.
         c2 = -gravity[2] + (v2 - velocity[row, 2]) * rate
         velocity[row, 0], velocity[row, 1], velocity[row, 2] = v0, v1, v2
         last_step[row] = step
+        o = out_rows[n]
         for i in range(3):
-            out[n, i] = site_xmat[s, i] * c0 + site_xmat[s, 3 + i] * c1 + site_xmat[s, 6 + i] * c2
+            out[o, i] = site_xmat[s, i] * c0 + site_xmat[s, 3 + i] * c1 + site_xmat[s, 6 + i] * c2
 
 
 @_JIT
@@ -189,8 +192,8 @@ def gps_values(site_xpos: np.ndarray, cvel: np.ndarray, subtree_com: np.ndarray,
                bodies: np.ndarray, roots: np.ndarray, dynamic: np.ndarray, rows: np.ndarray,
                reference: np.ndarray,
                offset: np.ndarray, resolution: np.ndarray, speed_factor: np.ndarray, speed_resolution: np.ndarray,
-               previous: np.ndarray, last: np.ndarray, step: int, basic_s: float, metric: np.ndarray,
-               speed_vector: np.ndarray, speed: np.ndarray) -> None:
+               previous: np.ndarray, last: np.ndarray, step: int, basic_s: float, metric_rows: np.ndarray,
+               metric: np.ndarray, speed_vector: np.ndarray, speed: np.ndarray) -> None:
     """One GPS sample of each device (:meth:`~wbsim.devices.gps.bank.GpsBank.sample`'s numpy path).
 
     Args:
@@ -204,7 +207,9 @@ def gps_values(site_xpos: np.ndarray, cvel: np.ndarray, subtree_com: np.ndarray,
         previous: the bank's positions at the last samples (n, 3), updated.
         last: the bank's last sample steps (n,), updated.
         step: the basic step sampled; basic_s: the basic time step (s).
-        metric: (k, 3), written: the discretised metric positions (the values of a ``LOCAL`` world).
+        metric_rows: where each device's position goes in ``metric``, (k,).
+        metric: (m, 3), written at ``metric_rows``: the discretised metric positions (the values of a ``LOCAL``
+            world).
         speed_vector, speed: the bank's (n, 3) and (n,), written at ``rows``.
     """
     noisy = len(offset) > 0
@@ -219,7 +224,8 @@ def gps_values(site_xpos: np.ndarray, cvel: np.ndarray, subtree_com: np.ndarray,
             m1 += offset[n, 1]
             m2 += offset[n, 2]
         r = resolution[row]
-        metric[n, 0], metric[n, 1], metric[n, 2] = _quantize(m0, r), _quantize(m1, r), _quantize(m2, r)
+        o = metric_rows[n]
+        metric[o, 0], metric[o, 1], metric[o, 2] = _quantize(m0, r), _quantize(m1, r), _quantize(m2, r)
         if dynamic[n]:
             b, t = bodies[n], roots[n]
             a0, a1, a2 = cvel[b, 0], cvel[b, 1], cvel[b, 2]

@@ -107,10 +107,10 @@ class AccelerometerBank(ThreeAxisBank):
         return local_vectors(data.site_xmat[plan.sites], acceleration)
 
     def measure_compiled(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, step: int,
-                         out: np.ndarray) -> None:
+                         out_rows: np.ndarray, out: np.ndarray) -> None:
         """:meth:`measure` as one compiled loop (:func:`wbsim.devices.motion_kernel.accelerometer_values`)."""
         views = self.views(data)
         kernels.accelerometer_values(views.site_xmat, views.site_xpos, views.cvel, views.subtree_com,
                                      plan.sites,
                                      plan.bodies, plan.roots, plan.rows, self.velocity, self.last_step, step,
-                                     float(self.context.basic_time_step_ms), self.gravity, out)
+                                     float(self.context.basic_time_step_ms), self.gravity, out_rows, out)

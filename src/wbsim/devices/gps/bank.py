@@ -224,9 +224,9 @@ class GpsBank(SampledBank):
         plan = self._plans.get(id(rows))
         if plan is None or plan[0] is not rows:  # a new group of rows (the schedule keeps each group's array)
             plan = (rows, self._sites[rows], self._bodies[rows], self._roots[rows], self._dynamic[rows],
-                    np.empty((len(rows), 3)))
+                    np.empty((len(rows), 3)), np.arange(len(rows)))
             self._plans = {id(rows): plan}
-        _, sites, bodies, roots, dynamic, metric = plan
+        _, sites, bodies, roots, dynamic, scratch, order = plan
         offset, speed_factor = self._no_offset, self._no_factor
         if not self._quiet:
             rng = None
@@ -244,14 +244,15 @@ class GpsBank(SampledBank):
                     rng = self.context.rng()
                 speed_factor = np.ones(len(rows))
                 speed_factor[shaken] = 1.0 + speed_noise[shaken] * rng.standard_normal(int(shaken.sum()))
-        local = self.coordinate_system != WGS84
+        local = self.coordinate_system != WGS84  # the positions are the values: the loop writes them
         views = self._views = StateViews.of(self._views, data)
         self._kernels.gps_values(views.site_xpos, views.cvel, views.subtree_com, sites, bodies, roots, dynamic,
                                  rows, self._reference, offset, self.resolution, speed_factor,
                                  self.speed_resolution,
-                                 self._previous, self._last, step, self._basic_s, metric, self.speed_vector,
-                                 self.speed)
-        self.values[rows] = metric if local else self.frame.geodetic(metric)
+                                 self._previous, self._last, step, self._basic_s, rows if local else order,
+                                 self.values if local else scratch, self.speed_vector, self.speed)
+        if not local:
+            self.values[rows] = self.frame.geodetic(scratch)
 
     def _velocity(self, data: mujoco.MjData, rows: np.ndarray, position: np.ndarray,
                   elapsed_s: np.ndarray) -> np.ndarray:

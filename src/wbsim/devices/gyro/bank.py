@@ -45,7 +45,7 @@ class GyroBank(ThreeAxisBank):
         return local_vectors(data.site_xmat[plan.sites], data.cvel[plan.bodies, :3])
 
     def measure_compiled(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, step: int,
-                         out: np.ndarray) -> None:
+                         out_rows: np.ndarray, out: np.ndarray) -> None:
         """:meth:`measure` as one compiled loop (:func:`wbsim.devices.motion_kernel.gyro_values`)."""
         views = self.views(data)
-        kernels.gyro_values(views.site_xmat, views.cvel, plan.sites, plan.bodies, out)
+        kernels.gyro_values(views.site_xmat, views.cvel, plan.sites, plan.bodies, out_rows, out)

@@ -82,6 +82,7 @@ class _Plan:
     disabled_cols: np.ndarray
     plain: bool  # every axis enabled, no table, no resolution: the values are the measurement
     raw: np.ndarray  # work space of the compiled measurement, (k, 3)
+    order: np.ndarray  # 0 .. k-1: the rows of ``raw``
 
 
 class ThreeAxisBank(SampledBank):
@@ -224,10 +225,10 @@ class ThreeAxisBank(SampledBank):
         raise NotImplementedError
 
     def measure_compiled(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, step: int,
-                         out: np.ndarray) -> None:
+                         out_rows: np.ndarray, out: np.ndarray) -> None:
         """:meth:`measure` with the compiled loops of ``kernels`` (:mod:`wbsim.devices.motion_kernel`), into
-        ``out`` (k, 3); a kind without one measures with numpy."""
-        out[:] = self.measure(data, plan, step)
+        ``out`` (m, 3) at ``out_rows`` (k,); a kind without one measures with numpy."""
+        out[out_rows] = self.measure(data, plan, step)
 
     def views(self, data: mujoco.MjData) -> StateViews:
         """MuJoCo's arrays of ``data`` for the compiled loops (made once per MjData)."""
@@ -249,8 +250,11 @@ class ThreeAxisBank(SampledBank):
         if self.compiled:
             if self._kernels is None:
                 self._kernels = motion_kernels()
+            if plan.plain:  # the loop writes the values themselves
+                self.measure_compiled(self._kernels, data, plan.measure, step, plan.measure.rows, values)
+                return
             raw = plan.raw
-            self.measure_compiled(self._kernels, data, plan.measure, step, raw)
+            self.measure_compiled(self._kernels, data, plan.measure, step, plan.order, raw)
         else:
             raw = self.measure(data, plan.measure, step)
         if plan.plain:
@@ -291,6 +295,7 @@ class ThreeAxisBank(SampledBank):
             plain=bool(axes.all()) and bool(self.tables.empty[out_rows].all())
             and not bool((resolution > 0).any()),
             raw=np.empty((len(measured), 3)),
+            order=np.arange(len(measured)),
         )
 
 
