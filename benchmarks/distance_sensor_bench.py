@@ -8,8 +8,8 @@ the 8 sensors with the basic time step and reads all of them every step; with ``
 enables them. ``--imu`` adds an Accelerometer, a Gyro, an InertialUnit, a Compass and a GPS to each rover,
 enabled and read with the distance sensors (the sensors issue's combined benchmark). ``--type`` picks the
 sensor type of every sensor (generic by default; infra-red rays are
-cast after the physics step instead of before it); ``--numpy`` measures the numpy caster and bank instead of
-the compiled ones.
+cast after the physics step instead of before it); ``--numpy`` measures the numpy caster and banks (with
+``--imu`` the IMU set's and GPS's too) instead of the compiled ones.
 
 Measured with paired alternating blocks (see ``paired.py``): the median ratio of step times
 enabled/disabled, which is the whole cost of the sensors (ray casting, lookup tables, the Webots API
@@ -104,7 +104,8 @@ def main() -> int:
     parser.add_argument("--type", default="generic", choices=("generic", "infra-red", "sonar", "laser"))
     parser.add_argument("--range", type=float, default=1.0, help="the sensors' range (m)")
     parser.add_argument("--imu", action="store_true", help="also an IMU set and a GPS per rover, read every step")
-    parser.add_argument("--numpy", action="store_true", help="the numpy caster and bank instead of the compiled ones")
+    parser.add_argument("--numpy", action="store_true",
+                        help="the numpy caster and banks instead of the compiled ones")
     args = parser.parse_args()
     pairs, steps = (10, 30) if args.quick else (40, 50)
     print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {args.robots} rovers x 8 {args.type} "
@@ -115,8 +116,10 @@ def main() -> int:
         sims = {name: load_warm(make_project(Path(tmp) / name, args.robots, name, args.type, args.range, args.imu))
                 for name in ("on", "off")}
         bank = sims["on"].banks["distance_sensor"]
-        if args.numpy:  # numba was imported and the kernels loaded in the warm-up; only the casts change
+        if args.numpy:  # numba was imported and the kernels loaded in the warm-up: only the paths change
             bank.caster.compiled = False
+            for kind in IMU_KINDS if args.imu else ():
+                sims["on"].banks[kind].compiled = False
         assert bank.n == 8 * args.robots and (bank.period_ms > 0).all(), "the sensors should be enabled"
         assert (sims["off"].banks["distance_sensor"].period_ms == 0).all()
         for kind in IMU_KINDS if args.imu else ():

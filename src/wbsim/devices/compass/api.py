@@ -22,13 +22,14 @@ class Compass(Sensor):
 
     def _bind(self) -> None:
         super()._bind()
-        self._values = self._core.bank.values  # read directly (updated in place)
+        self._values = self._core.bank.value_list  # read directly (updated in place)
 
     def getValues(self) -> list[float]:
         """[x, y, z] of the last sample. Reading a disabled compass prints Webots' error and returns the last
         values."""
-        self._disabled_error("get_values")
-        return self._values[self._row].tolist()
+        if self._periods.item(self._row) <= 0:
+            self._disabled_error("get_values")
+        return self._values[self._row][:]
 
     def getLookupTable(self) -> list[float]:
         """The lookup table as a flat list [input, output, noise, input, ...] ([] when empty)."""

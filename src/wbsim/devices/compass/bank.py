@@ -16,11 +16,13 @@ Values are NaN until the first sample.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 
 import mujoco
 import numpy as np
 
 from wbsim.devices.compass.compile import CompassBinding
+from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.kind import BankContext
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
 from wbsim.devices.resolution import quantize
@@ -42,6 +44,9 @@ class _Plan:
     lookups: LookupPlan  # one table per enabled component, in row-major order
     resolution: np.ndarray  # (k, 1)
     quantized: bool
+    plain: bool  # every axis enabled, no table, no resolution: the values are the north vectors
+    order: np.ndarray  # 0 .. k-1
+    local: np.ndarray  # work space of the compiled north vectors, (k, 3)
 
 
 class CompassBank(SampledBank):
@@ -52,14 +57,15 @@ class CompassBank(SampledBank):
         context: the simulation's model, generator, clock and kinematics refresh.
 
     Attributes:
-        values: the last sampled values, (n, 3); NaN before the first sample and for disabled axes.
+        values: the last sampled values, (n, 3); NaN before the first sample and for disabled axes (also as
+            :attr:`value_list`, rows of Python floats, which the API returns).
         lookup_tables: the current (input, output, noise) rows of each compass.
         axes: the ``xAxis``, ``yAxis``, ``zAxis`` fields, (n, 3) bool.
         resolution: the ``resolution`` fields (-1: none), (n,).
         north: the world axis pointing north (0, 1 or 2).
     """
 
-    carried = ("values",)
+    carried = ("values", "value_list")
 
     def __init__(self, bindings: tuple[CompassBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -69,10 +75,15 @@ class CompassBank(SampledBank):
         self.north = int(bindings[0].north) if n else 1
         # Updated in place (never replaced), so API objects may keep references to them.
         self.values = np.full((n, 3), np.nan)
+        self.value_list: list[list[float]] = self.values.tolist()  # the same as lists, for the API's reads
         self.axes = np.ones((n, 3), dtype=bool)
         self.resolution = np.full(n, -1.0)
         self.lookup_tables = [b.lookup_table for b in bindings]
         self.tables = LookupTables(self.lookup_tables)
+        # Sample with the compiled loop of wbsim.devices.motion_kernel (numba) or with numpy (the reference).
+        self.compiled = numba_installed()
+        self._kernels: ModuleType | None = None  # motion_kernel, imported at the first compiled sample
+        self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loop
         self._restore_fields()
 
     def core(self, row: int) -> Compass:
@@ -129,6 +140,7 @@ class CompassBank(SampledBank):
         self.schedule.reset()
         self._restore_fields()
         self.values[:] = np.nan
+        self.value_list[:] = self.values.tolist()
 
     def restart(self) -> None:
         """After a world reset: fields as in the world file; enabled compasses stay enabled and sample after
@@ -145,17 +157,29 @@ class CompassBank(SampledBank):
         self.context.refresh_kinematics()
         for group in groups:
             plan = self._plan(group)
-            north = self.north
-            local = data.site_xmat[plan.sites, 3 * north : 3 * north + 3]  # row `north` of R: R^T north
-            length = np.sqrt(local[:, 0] * local[:, 0] + local[:, 1] * local[:, 1] + local[:, 2] * local[:, 2])
-            with np.errstate(divide="ignore"):
-                local = local * np.where(length != 0.0, 1.0 / length, 1.0)[:, None]  # WbVector3::normalize
+            if self.compiled:
+                if self._kernels is None:
+                    self._kernels = motion_kernels()
+                self._views = StateViews.of(self._views, data)
+                site_xmat = self._views.site_xmat
+                if plan.plain:  # the kernel writes the values themselves
+                    self._kernels.compass_values(site_xmat, plan.sites, self.north, plan.rows, self.values)
+                    continue  # (value_list is refreshed after the loop)
+                local = plan.local
+                self._kernels.compass_values(site_xmat, plan.sites, self.north, plan.order, local)
+            else:
+                north = self.north
+                local = data.site_xmat[plan.sites, 3 * north : 3 * north + 3]  # row `north` of R: R^T north
+                length = np.sqrt(local[:, 0] * local[:, 0] + local[:, 1] * local[:, 1] + local[:, 2] * local[:, 2])
+                with np.errstate(divide="ignore"):
+                    local = local * np.where(length != 0.0, 1.0 / length, 1.0)[:, None]  # WbVector3::normalize
             values = np.full((len(plan.rows), 3), np.nan)
             noisy = plan.lookups.noisy
             values[plan.enabled] = plan.lookups.lookup(local[plan.enabled], self.context.rng() if noisy else None)
             if plan.quantized:
                 values = quantize(values, plan.resolution)
             self.values[plan.rows] = values
+        self.value_list[:] = self.values.tolist()
 
     def _plan(self, group: SampleGroup) -> _Plan:
         plan = group.cache
@@ -163,9 +187,13 @@ class CompassBank(SampledBank):
             rows = group.rows
             enabled = self.axes[rows].copy()
             resolution = self.resolution[rows][:, None].copy()
+            quantized = bool((resolution > 0).any())
             plan = group.cache = _Plan(rows=rows, sites=self._sites[rows], enabled=enabled,
                                        lookups=self.tables.prepare(np.repeat(rows, 3)[enabled.ravel()]),
-                                       resolution=resolution, quantized=bool((resolution > 0).any()))
+                                       resolution=resolution, quantized=quantized,
+                                       plain=bool(enabled.all()) and bool(self.tables.empty[rows].all())
+                                       and not quantized,
+                                       order=np.arange(len(rows)), local=np.empty((len(rows), 3)))
         assert isinstance(plan, _Plan)
         return plan
 

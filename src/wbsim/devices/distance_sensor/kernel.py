@@ -21,14 +21,15 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
+
+from wbsim.devices.compiled import cached_njit
 
 __all__ = ["cast_rays", "broad_pairs", "lookup_values"]
 
 _BOX, _SPHERE, _CAPSULE, _CYLINDER, _PLANE, _MESH, _HFIELD = range(7)  # caster's target kinds
 _SLACK = 1e-9  # the caster's broad-phase tolerance (m)
-_JIT = numba.njit(cache=True, error_model="numpy", nogil=True)
+_JIT = cached_njit(error_model="numpy", nogil=True)  # in memory when no cache folder is writable
 
 
 # numpy's scalar functions, written out: numba compiles each numpy ufunc it meets slowly (seconds each).

@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import ModuleType
 
 import mujoco
 import numpy as np
 
+from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.gps.compile import GpsBinding
 from wbsim.devices.gps.geo import WGS84, GpsFrame
 from wbsim.devices.gps.schema import repaired_fields
@@ -56,9 +58,12 @@ class GpsBank(SampledBank):
         accuracy, noise_correlation, resolution, speed_noise, speed_resolution: the fields, (n,).
         noise: the current Gauss-Markov noise state of each axis, (n, 3) (in units of ``accuracy``).
         frame: the world's GPS frame; ``coordinate_system``: ``LOCAL`` or ``WGS84``.
+        value_list, speed_list, speed_vector_list: ``values``, ``speed`` and ``speed_vector`` as Python floats
+            (what the API returns), refreshed with them.
     """
 
-    carried = ("values", "speed", "speed_vector", "noise", "_previous", "_last")
+    carried = ("values", "speed", "speed_vector", "noise", "_previous", "_last", "value_list", "speed_list",
+               "speed_vector_list")
 
     def __init__(self, bindings: tuple[GpsBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -77,6 +82,10 @@ class GpsBank(SampledBank):
         self.values = np.full((n, 3), np.nan)
         self.speed = np.full(n, np.nan)
         self.speed_vector = np.full((n, 3), np.nan)
+        # The same as Python floats, for the API's reads (updated in place, with the arrays).
+        self.value_list: list[list[float]] = self.values.tolist()
+        self.speed_list: list[float] = self.speed.tolist()
+        self.speed_vector_list: list[list[float]] = self.speed_vector.tolist()
         self.noise = np.zeros((n, 3))
         self.accuracy = np.zeros(n)
         self.noise_correlation = np.zeros(n)
@@ -85,6 +94,15 @@ class GpsBank(SampledBank):
         self.speed_resolution = np.full(n, -1.0)
         self._previous = np.full((n, 3), np.nan)  # the origin at the last sample (world, m)
         self._last = np.full(n, -math.inf)  # the basic step of the last sample or enable (Webots' lastUpdate)
+        # Sample with the compiled loop of wbsim.devices.motion_kernel (numba) or with numpy (the reference).
+        self.compiled = numba_installed()
+        self._kernels: ModuleType | None = None  # motion_kernel, imported at the first compiled sample
+        self._plans: dict[int, tuple[np.ndarray, ...]] = {}  # the gathered ids of the last rows sampled
+        self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loop
+        self._no_offset, self._no_factor = np.empty((0, 3)), np.empty(0)  # no noise
+        self._basic_s = context.basic_time_step_ms / 1000.0
+        self._quiet = True  # no device has accuracy or speedNoise (kept by _fields_changed)
+        self._reference = np.asarray(self._reference, dtype=float)
         self._restore_fields()
 
     def core(self, row: int) -> GPS:
@@ -97,6 +115,10 @@ class GpsBank(SampledBank):
         for row, binding in enumerate(self.bindings):
             for name, attribute in FIELDS.items():
                 getattr(self, attribute)[row] = float(binding.node[name])  # type: ignore[arg-type]
+        self._fields_changed()
+
+    def _fields_changed(self) -> None:
+        self._quiet = not bool((self.accuracy != 0.0).any()) and not bool((self.speed_noise > 0.0).any())
 
     def field_changed(self, row: int, name: str, value: object) -> object | None:
         """A supervisor wrote a field: used from the next sample, with Webots' repairs and warnings.
@@ -112,6 +134,7 @@ class GpsBank(SampledBank):
             if message is not None:
                 self.context.warn(f"{self.bindings[row].node['name']}: {message}")
         getattr(self, FIELDS[name])[row] = number
+        self._fields_changed()
         return number
 
     def enable(self, row: int, period_ms: int, now_step: int) -> None:
@@ -126,6 +149,7 @@ class GpsBank(SampledBank):
         self._restore_fields()
         for array in (self.values, self.speed, self.speed_vector, self._previous):
             array[...] = np.nan
+        self._refresh_lists()
         self.noise[...] = 0.0
         self._last[:] = -math.inf
 
@@ -145,6 +169,10 @@ class GpsBank(SampledBank):
         if rows is None:
             return
         self.context.refresh_kinematics()
+        if self.compiled:
+            self._sample_compiled(data, rows, step)
+            self._refresh_lists()
+            return
         position = data.site_xpos[self._sites[rows]]
         elapsed_s = (step - self._last[rows]) * (self.context.basic_time_step_ms / 1000.0)
         rng = None
@@ -153,14 +181,7 @@ class GpsBank(SampledBank):
         noisy = accuracy != 0.0
         if noisy.any():
             rng = self.context.rng()
-            noisy_rows = rows[noisy]
-            correlation = self.noise_correlation[noisy_rows]
-            with np.errstate(over="ignore", invalid="ignore"):
-                ratio = np.where(correlation != 0.0, correlation ** elapsed_s[noisy], 0.0)
-            draws = rng.standard_normal((len(noisy_rows), 3))
-            state = ratio[:, None] * self.noise[noisy_rows] + np.sqrt(1.0 - ratio**2)[:, None] * draws
-            self.noise[noisy_rows] = state
-            metric[noisy] += accuracy[noisy, None] * state
+            metric[noisy] += self._noise_offsets(rng, rows, noisy, elapsed_s)
         metric = quantize(metric, self.resolution[rows, None])
         self.values[rows] = self.frame.geodetic(metric) if self.coordinate_system == WGS84 else metric
         velocity = self._velocity(data, rows, position, elapsed_s)
@@ -175,6 +196,63 @@ class GpsBank(SampledBank):
             speed[shaken] *= 1.0 + speed_noise[shaken] * rng.standard_normal(int(shaken.sum()))
         self.speed[rows] = quantize(speed, self.speed_resolution[rows])
         self._last[rows] = step
+        self._refresh_lists()
+
+    def _refresh_lists(self) -> None:
+        self.value_list[:] = self.values.tolist()
+        self.speed_list[:] = self.speed.tolist()
+        self.speed_vector_list[:] = self.speed_vector.tolist()
+
+    def _noise_offsets(self, rng: np.random.Generator, rows: np.ndarray, noisy: np.ndarray,
+                       elapsed_s: np.ndarray) -> np.ndarray:
+        """Advance the Gauss-Markov noise of the devices ``rows[noisy]`` (three draws each, in row order) and
+        return what it adds to their positions (m), (k_noisy, 3)."""
+        noisy_rows = rows[noisy]
+        correlation = self.noise_correlation[noisy_rows]
+        with np.errstate(over="ignore", invalid="ignore"):
+            ratio = np.where(correlation != 0.0, correlation ** elapsed_s[noisy], 0.0)
+        draws = rng.standard_normal((len(noisy_rows), 3))
+        state = ratio[:, None] * self.noise[noisy_rows] + np.sqrt(1.0 - ratio**2)[:, None] * draws
+        self.noise[noisy_rows] = state
+        return self.accuracy[noisy_rows, None] * state
+
+    def _sample_compiled(self, data: mujoco.MjData, rows: np.ndarray, step: int) -> None:
+        """:meth:`sample` as one compiled loop (:func:`wbsim.devices.motion_kernel.gps_values`); the noise (when
+        some device has some) is drawn first, in the numpy path's order."""
+        if self._kernels is None:
+            self._kernels = motion_kernels()
+        plan = self._plans.get(id(rows))
+        if plan is None or plan[0] is not rows:  # a new group of rows (the schedule keeps each group's array)
+            plan = (rows, self._sites[rows], self._bodies[rows], self._roots[rows], self._dynamic[rows],
+                    np.empty((len(rows), 3)), np.arange(len(rows)))
+            self._plans = {id(rows): plan}
+        _, sites, bodies, roots, dynamic, scratch, order = plan
+        offset, speed_factor = self._no_offset, self._no_factor
+        if not self._quiet:
+            rng = None
+            accuracy = self.accuracy[rows]
+            noisy = accuracy != 0.0
+            elapsed_s = (step - self._last[rows]) * (self.context.basic_time_step_ms / 1000.0)
+            if noisy.any():
+                rng = self.context.rng()
+                offset = np.zeros((len(rows), 3))
+                offset[noisy] = self._noise_offsets(rng, rows, noisy, elapsed_s)
+            speed_noise = self.speed_noise[rows]
+            shaken = speed_noise > 0.0
+            if shaken.any():
+                if rng is None:
+                    rng = self.context.rng()
+                speed_factor = np.ones(len(rows))
+                speed_factor[shaken] = 1.0 + speed_noise[shaken] * rng.standard_normal(int(shaken.sum()))
+        local = self.coordinate_system != WGS84  # the positions are the values: the loop writes them
+        views = self._views = StateViews.of(self._views, data)
+        self._kernels.gps_values(views.site_xpos, views.cvel, views.subtree_com, sites, bodies, roots, dynamic,
+                                 rows, self._reference, offset, self.resolution, speed_factor,
+                                 self.speed_resolution,
+                                 self._previous, self._last, step, self._basic_s, rows if local else order,
+                                 self.values if local else scratch, self.speed_vector, self.speed)
+        if not local:
+            self.values[rows] = self.frame.geodetic(scratch)
 
     def _velocity(self, data: mujoco.MjData, rows: np.ndarray, position: np.ndarray,
                   elapsed_s: np.ndarray) -> np.ndarray:

@@ -13,6 +13,7 @@ values, with Webots' warning (once per sensor in wbsim).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 
 import mujoco
 import numpy as np
@@ -42,3 +43,9 @@ class GyroBank(ThreeAxisBank):
     def measure(self, data: mujoco.MjData, plan: MeasurePlan, step: int) -> np.ndarray:
         """The angular velocity of each sensor's body in its own frame, (k, 3) rad/s."""
         return local_vectors(data.site_xmat[plan.sites], data.cvel[plan.bodies, :3])
+
+    def measure_compiled(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, step: int,
+                         out_rows: np.ndarray, out: np.ndarray) -> None:
+        """:meth:`measure` as one compiled loop (:func:`wbsim.devices.motion_kernel.gyro_values`)."""
+        views = self.views(data)
+        kernels.gyro_values(views.site_xmat, views.cvel, plan.sites, plan.bodies, out_rows, out)

@@ -22,19 +22,21 @@ class InertialUnit(Sensor):
 
     def _bind(self) -> None:
         super()._bind()
-        self._rpy = self._core.bank.roll_pitch_yaw  # read directly (updated in place)
-        self._quaternion = self._core.bank.quaternion
+        self._rpy = self._core.bank.roll_pitch_yaw_list  # read directly (updated in place)
+        self._quaternion = self._core.bank.quaternion_list
 
     def getRollPitchYaw(self) -> list[float]:
         """[roll, pitch, yaw] (rad) of the last sample. Reading a disabled sensor prints Webots' error and
         returns the last values."""
-        self._disabled_error("get_roll_pitch_yaw")
-        return self._rpy[self._row].tolist()
+        if self._periods.item(self._row) <= 0:
+            self._disabled_error("get_roll_pitch_yaw")
+        return self._rpy[self._row][:]
 
     def getQuaternion(self) -> list[float]:
         """[x, y, z, w] of the last sample (the sensor's orientation in the world frame)."""
-        self._disabled_error("get_quaternion")
-        return self._quaternion[self._row].tolist()
+        if self._periods.item(self._row) <= 0:
+            self._disabled_error("get_quaternion")
+        return self._quaternion[self._row][:]
 
     def getNoise(self) -> float:
         """The ``noise`` field (the noise's standard deviation, in units of pi rad)."""

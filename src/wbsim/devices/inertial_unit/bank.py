@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import ModuleType
 
 import mujoco
 import numpy as np
 
 from wbsim.devices.inertial_unit.attitude import drop_axes, euler_matrices, product, quaternions, roll_pitch_yaw
+from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.inertial_unit.compile import InertialUnitBinding
 from wbsim.devices.kind import BankContext
 from wbsim.devices.resolution import quantize
@@ -44,13 +46,15 @@ class InertialUnitBank(SampledBank):
         quaternion: the last sampled orientation of each sensor, (n, 4) ``[x, y, z, w]``; NaN before the first
             sample.
         roll_pitch_yaw: the angles derived from it (rad), (n, 3).
+        quaternion_list, roll_pitch_yaw_list: the same as Python floats (what the API returns), refreshed with
+            them.
         noise: the ``noise`` fields (units of pi rad), (n,).
         axes: the ``xAxis``, ``yAxis``, ``zAxis`` fields, (n, 3) bool.
         resolution: the ``resolution`` fields (-1: none), (n,).
         nue: the world is NUE (Webots' NUE angle convention).
     """
 
-    carried = ("quaternion", "roll_pitch_yaw")
+    carried = ("quaternion", "roll_pitch_yaw", "quaternion_list", "roll_pitch_yaw_list")
 
     def __init__(self, bindings: tuple[InertialUnitBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -61,9 +65,17 @@ class InertialUnitBank(SampledBank):
         # Updated in place (never replaced), so API objects may keep references to them.
         self.quaternion = np.full((n, 4), np.nan)
         self.roll_pitch_yaw = np.full((n, 3), np.nan)
+        # The same as lists of Python floats, for the API's reads (updated in place, with the arrays).
+        self.quaternion_list: list[list[float]] = self.quaternion.tolist()
+        self.roll_pitch_yaw_list: list[list[float]] = self.roll_pitch_yaw.tolist()
         self.noise = np.zeros(n)
         self.axes = np.ones((n, 3), dtype=bool)
         self.resolution = np.full(n, -1.0)
+        # Sample with the compiled loop of wbsim.devices.motion_kernel (numba) or with numpy (the reference).
+        self.compiled = numba_installed()
+        self._kernels: ModuleType | None = None  # motion_kernel, imported at the first compiled sample
+        self._plain = True  # no sensor has noise or a disabled axis (kept by _fields_changed)
+        self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loop
         self._restore_fields()
 
     def core(self, row: int) -> InertialUnit:
@@ -78,6 +90,10 @@ class InertialUnitBank(SampledBank):
             self.noise[row] = float(node["noise"])  # type: ignore[arg-type]
             self.axes[row] = [bool(node[name]) for name in _AXES]
             self.resolution[row] = float(node["resolution"])  # type: ignore[arg-type]
+        self._fields_changed()
+
+    def _fields_changed(self) -> None:
+        self._plain = not bool((self.noise != 0.0).any()) and bool(self.axes.all())
 
     def field_changed(self, row: int, name: str, value: object) -> object | None:
         """A supervisor wrote ``noise``, an axis flag or ``resolution``: used from the next sample (with
@@ -88,9 +104,11 @@ class InertialUnitBank(SampledBank):
         """
         if name == "noise":
             self.noise[row] = float(value)  # type: ignore[arg-type]
+            self._fields_changed()
             return float(value)  # type: ignore[arg-type]
         if name in _AXES:
             self.axes[row, _AXES[name]] = bool(value)
+            self._fields_changed()
             return bool(value)
         if name == "resolution":
             number, message = resolution_field().repaired(float(value))  # type: ignore[arg-type]
@@ -107,6 +125,11 @@ class InertialUnitBank(SampledBank):
         self._restore_fields()
         self.quaternion[:] = np.nan
         self.roll_pitch_yaw[:] = np.nan
+        self._refresh_lists()
+
+    def _refresh_lists(self) -> None:
+        self.quaternion_list[:] = self.quaternion.tolist()
+        self.roll_pitch_yaw_list[:] = self.roll_pitch_yaw.tolist()
 
     def restart(self) -> None:
         """After a world reset: fields as in the world file; enabled sensors stay enabled and sample after the
@@ -121,6 +144,21 @@ class InertialUnitBank(SampledBank):
         if rows is None:
             return
         self.context.refresh_kinematics()
+        if self.compiled:
+            self._sample_compiled(data, rows)
+            self._refresh_lists()
+            return
+        e = self._rotations(data, rows)
+        q = quaternions(e)
+        resolution = self.resolution[rows]
+        if (resolution > 0.0).any():  # Webots: != -1 (other values are repaired to -1)
+            q = quantize(q, resolution[:, None])
+        self.quaternion[rows] = q
+        self.roll_pitch_yaw[rows] = roll_pitch_yaw(q, self.nue)
+        self._refresh_lists()
+
+    def _rotations(self, data: mujoco.MjData, rows: np.ndarray) -> np.ndarray:
+        """The rotations of sensors ``rows`` (k, 3, 3), with their noise (drawn now) and disabled axes."""
         e = data.site_xmat[self._sites[rows]].reshape(-1, 3, 3)  # a gathered copy
         noise = self.noise[rows]
         noisy = noise != 0.0
@@ -132,13 +170,23 @@ class InertialUnitBank(SampledBank):
         partial = ~axes.all(axis=1)
         if partial.any():
             e[partial] = drop_axes(e[partial], axes[partial])
-        q = quaternions(e)
-        resolution = self.resolution[rows]
-        if (resolution > 0.0).any():  # Webots: != -1 (other values are repaired to -1)
-            q = quantize(q, resolution[:, None])
-        self.quaternion[rows] = q
-        self.roll_pitch_yaw[rows] = roll_pitch_yaw(q, self.nue)
+        return e
 
+    def _sample_compiled(self, data: mujoco.MjData, rows: np.ndarray) -> None:
+        """:meth:`sample`'s quaternions, resolution and angles as one compiled loop
+        (:func:`wbsim.devices.motion_kernel.inertial_values`); noise and disabled axes (when some sensor has them)
+        are applied to the rotations by the numpy code first."""
+        if self._kernels is None:
+            self._kernels = motion_kernels()
+        if self._plain:  # no noise, every axis: the kernel reads MuJoCo's rotations in place
+            views = self._views = StateViews.of(self._views, data)
+            self._kernels.inertial_values(views.site_xmat, self._sites[rows], rows, self.resolution, self.nue,
+                                          self.quaternion, self.roll_pitch_yaw)
+        else:
+            e = self._rotations(data, rows).reshape(-1, 9)
+            self._kernels.inertial_values(e, np.arange(len(rows)), rows, self.resolution, self.nue,
+                                          self.quaternion,
+                                          self.roll_pitch_yaw)
 
 @dataclass
 class InertialUnit(SampledDevice):

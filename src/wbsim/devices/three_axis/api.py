@@ -19,7 +19,7 @@ class ThreeAxisSensor(Sensor):
 
     def _bind(self) -> None:
         super()._bind()
-        self._values = self._core.bank.values  # read directly (updated in place): controllers read IMUs every step
+        self._values = self._core.bank.value_list  # read directly (updated in place): read every step
 
     def getValues(self) -> list[float]:
         """The last measurement [x, y, z] in the sensor frame, through the lookup table and resolution.
@@ -29,7 +29,7 @@ class ThreeAxisSensor(Sensor):
         """
         if self._periods.item(self._row) <= 0:
             self._disabled_error("get_values")
-        return self._values[self._row].tolist()
+        return self._values[self._row][:]
 
     def getLookupTable(self) -> list[float]:
         """The lookup table as a flat list [input, output, noise, input, ...] ([] when empty, the default)."""

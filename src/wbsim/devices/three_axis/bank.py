@@ -19,10 +19,12 @@ Values are NaN until the first sample (the controller library's initial values).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 
 import mujoco
 import numpy as np
 
+from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.kind import BankContext
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
 from wbsim.devices.resolution import quantize
@@ -78,6 +80,9 @@ class _Plan:
     quantized: bool
     disabled_rows: np.ndarray  # bank row and axis of the disabled axes of sensors with a body
     disabled_cols: np.ndarray
+    plain: bool  # every axis enabled, no table, no resolution: the values are the measurement
+    raw: np.ndarray  # work space of the compiled measurement, (k, 3)
+    order: np.ndarray  # 0 .. k-1: the rows of ``raw``
 
 
 class ThreeAxisBank(SampledBank):
@@ -90,7 +95,8 @@ class ThreeAxisBank(SampledBank):
         context: the simulation's model, time step, generator, clock and kinematics refresh.
 
     Attributes:
-        values: the last sampled values, (n, 3); NaN before the first sample and for disabled axes.
+        values: the last sampled values, (n, 3); NaN before the first sample and for disabled axes (also as
+            :attr:`value_list`, rows of Python floats, which the API returns).
         axes: ``xAxis``, ``yAxis``, ``zAxis`` of each sensor, (n, 3) bool.
         resolution: each sensor's resolution (-1: infinite), (n,).
         lookup_tables: the current (input, output, noise) rows of each sensor.
@@ -104,7 +110,7 @@ class ThreeAxisBank(SampledBank):
     core_class: type[ThreeAxisDevice]
     """The kind's core device class (set by the subclass)."""
 
-    carried = ("values", "_warned")
+    carried = ("values", "_warned", "value_list")
 
     def __init__(self, bindings: tuple[ThreeAxisBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -115,11 +121,16 @@ class ThreeAxisBank(SampledBank):
         self.gravity = np.array(bindings[0].gravity if bindings else (0.0, 0.0, 0.0), dtype=float)
         # Updated in place (never replaced), so API objects may keep references to them.
         self.values = np.full((self.n, 3), np.nan)
+        self.value_list: list[list[float]] = self.values.tolist()  # the same as lists, for the API's reads
         self.axes = np.ones((self.n, 3), dtype=bool)
         self.resolution = np.full(self.n, -1.0)
         self.lookup_tables = [b.lookup_table for b in bindings]
         self.tables = LookupTables(self.lookup_tables)
         self._warned = np.zeros(self.n, dtype=bool)
+        # Measure with the compiled loops of wbsim.devices.motion_kernel (numba) or with numpy (the reference).
+        self.compiled = numba_installed()
+        self._kernels: ModuleType | None = None  # motion_kernel, imported at the first compiled sample
+        self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loops
         self._restore_fields()
 
     def core(self, row: int) -> ThreeAxisDevice:
@@ -180,6 +191,7 @@ class ThreeAxisBank(SampledBank):
         """All sensors disabled, values NaN, fields as loaded (as right after loading)."""
         self._restore_fields()
         self.values[:] = np.nan
+        self.value_list[:] = self.values.tolist()
         self._warned[:] = False
         self.schedule.reset()
 
@@ -202,6 +214,7 @@ class ThreeAxisBank(SampledBank):
                 plan = group.cache = self._plan(group)
             assert isinstance(plan, _Plan)
             self._compute(data, plan, step)
+        self.value_list[:] = self.values.tolist()
 
     def measure(self, data: mujoco.MjData, plan: MeasurePlan, step: int) -> np.ndarray:
         """The raw vectors of the sensors of ``plan`` in their own frames, (k, 3), from the current state.
@@ -210,6 +223,19 @@ class ThreeAxisBank(SampledBank):
         after which they sample.
         """
         raise NotImplementedError
+
+    def measure_compiled(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, step: int,
+                         out_rows: np.ndarray, out: np.ndarray) -> None:
+        """:meth:`measure` with the compiled loops of ``kernels`` (:mod:`wbsim.devices.motion_kernel`), into
+        ``out`` (m, 3) at ``out_rows`` (k,); a kind without one measures with numpy."""
+        out[out_rows] = self.measure(data, plan, step)
+
+    def views(self, data: mujoco.MjData) -> StateViews:
+        """MuJoCo's arrays of ``data`` for the compiled loops (made once per MjData)."""
+        views = self._views
+        if views is None or views.data is not data:
+            views = self._views = StateViews(data)
+        return views
 
     def _compute(self, data: mujoco.MjData, plan: _Plan, step: int) -> None:
         values = self.values
@@ -221,7 +247,19 @@ class ThreeAxisBank(SampledBank):
             self._warned[fresh] = True
         if not len(plan.measure.rows):
             return
-        raw = self.measure(data, plan.measure, step)
+        if self.compiled:
+            if self._kernels is None:
+                self._kernels = motion_kernels()
+            if plan.plain:  # the loop writes the values themselves
+                self.measure_compiled(self._kernels, data, plan.measure, step, plan.measure.rows, values)
+                return
+            raw = plan.raw
+            self.measure_compiled(self._kernels, data, plan.measure, step, plan.order, raw)
+        else:
+            raw = self.measure(data, plan.measure, step)
+        if plan.plain:
+            values[plan.measure.rows] = raw
+            return
         if len(plan.inputs):
             outputs = raw.reshape(-1)[plan.inputs]
             if not plan.identity:
@@ -254,6 +292,10 @@ class ThreeAxisBank(SampledBank):
             quantized=bool((resolution > 0).any()),
             disabled_rows=measured[disabled // 3],
             disabled_cols=disabled % 3,
+            plain=bool(axes.all()) and bool(self.tables.empty[out_rows].all())
+            and not bool((resolution > 0).any()),
+            raw=np.empty((len(measured), 3)),
+            order=np.arange(len(measured)),
         )
 
 
