@@ -8,7 +8,11 @@ resting on a floor (no controller). Each world is loaded three times: the thresh
 side by side from the same start, so they see nearly the same contacts.
 
 Measured with paired alternating blocks (see ``paired.py``): the median and 10th-90th percentile of the
-paired ratios of step times, numpy / off and compiled / off.
+paired ratios of step times, numpy / off and compiled / off. The ratios include a difference of physics, not
+only the edit: the resting contacts are another spring, and MuJoCo's Newton solver may need more iterations
+for them. So the benchmark also prints the edit's own time per MuJoCo step (best of repeated calls on one
+state after ``mj_step1``, so unaffected by load spikes) next to ``mj_step``'s, and the solver's iterations
+per MuJoCo step (summed over the islands) with and without the threshold.
 
 Run: ``python benchmarks/bounce_bench.py`` (``--quick`` for a short run).
 """
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import timeit
 import tempfile
 import warnings
 from pathlib import Path
@@ -58,6 +63,43 @@ def load(path: Path, mode: str):
     return sim
 
 
+def edit_times(sim) -> str:  # noqa: ANN001
+    """The edit's own time per MuJoCo step, numpy and compiled, and ``mj_step``'s, on a copy of ``sim``'s state
+    (best of repeated calls: the floor a load spike cannot raise)."""
+    from wbsim.sim.bounce import BounceThreshold
+
+    model = sim.model
+    data = mujoco.MjData(model)
+    mujoco.mj_copyData(data, model, sim.data)
+    mujoco.mj_step1(model, data)
+    frozen = mujoco.MjData(model)
+    mujoco.mj_copyData(frozen, model, data)
+    times = {}
+    for name, compiled in (("numpy", False), ("compiled", True)):
+        threshold = BounceThreshold(sim.compiled.bounce, model, compiled=compiled)
+        threshold.edit(model, data)  # loads the compiled loop
+        times[name] = min(timeit.repeat(lambda t=threshold: t.edit(model, data), number=200, repeat=9)) / 200
+    step = mujoco.MjData(model)
+
+    def one_step() -> None:
+        mujoco.mj_copyData(step, model, frozen)
+        mujoco.mj_step(model, step)
+
+    copy_only = min(timeit.repeat(lambda: mujoco.mj_copyData(step, model, frozen), number=200, repeat=9)) / 200
+    times["mj_step"] = min(timeit.repeat(one_step, number=200, repeat=9)) / 200 - copy_only
+    return (f"{data.ncon} contacts; per MuJoCo step: edit {1e6 * times['numpy']:.1f} us numpy, "
+            f"{1e6 * times['compiled']:.1f} us compiled; mj_step {1e6 * times['mj_step']:.1f} us")
+
+
+def iterations(sim, steps: int = 50) -> float:  # noqa: ANN001
+    """Mean solver iterations per MuJoCo step (summed over the constraint islands) over ``steps`` basic steps."""
+    total = 0
+    for _ in range(steps):
+        sim.step()
+        total += int(sim.data.solver_niter[:max(sim.data.nisland, 1)].sum())
+    return total / steps
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer blocks")
@@ -80,6 +122,8 @@ def main() -> int:
             off_us = 1e6 * sorted(numpy_path.seconds_a)[pairs // 2] / steps
             print(f"{label:<11} off {off_us:7.0f} us/step   {numpy_path.describe('numpy/off')}   "
                   f"{compiled.describe('compiled/off')}")
+            print(f"{'':<11} {edit_times(sims['compiled'])}; solver iterations per MuJoCo step "
+                  f"{iterations(sims['off']):.2f} off, {iterations(sims['compiled']):.2f} on")
             for sim in sims.values():
                 sim.close()
     return 0
