@@ -64,8 +64,8 @@ def load(path: Path, mode: str):
 
 
 def edit_times(sim) -> str:  # noqa: ANN001
-    """The edit's own time per MuJoCo step, numpy and compiled, and ``mj_step``'s, on a copy of ``sim``'s state
-    (best of repeated calls: the floor a load spike cannot raise)."""
+    """The edit's own time per MuJoCo step, numpy and compiled, and ``mj_step``'s, on a copy of ``sim``'s
+    state (best of repeated calls: the floor a load spike cannot raise)."""
     from wbsim.sim.bounce import BounceThreshold
 
     model = sim.model
@@ -85,14 +85,16 @@ def edit_times(sim) -> str:  # noqa: ANN001
         mujoco.mj_copyData(step, model, frozen)
         mujoco.mj_step(model, step)
 
-    copy_only = min(timeit.repeat(lambda: mujoco.mj_copyData(step, model, frozen), number=200, repeat=9)) / 200
+    copy = timeit.repeat(lambda: mujoco.mj_copyData(step, model, frozen), number=200, repeat=9)
+    copy_only = min(copy) / 200
     times["mj_step"] = min(timeit.repeat(one_step, number=200, repeat=9)) / 200 - copy_only
     return (f"{data.ncon} contacts; per MuJoCo step: edit {1e6 * times['numpy']:.1f} us numpy, "
             f"{1e6 * times['compiled']:.1f} us compiled; mj_step {1e6 * times['mj_step']:.1f} us")
 
 
 def iterations(sim, steps: int = 50) -> float:  # noqa: ANN001
-    """Mean solver iterations per MuJoCo step (summed over the constraint islands) over ``steps`` basic steps."""
+    """Mean solver iterations per MuJoCo step (summed over the constraint islands) over ``steps`` basic
+    steps."""
     total = 0
     for _ in range(steps):
         sim.step()
@@ -105,8 +107,8 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer blocks")
     args = parser.parse_args()
     pairs = 20 if args.quick else 60
-    print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {pairs} pairs of alternating blocks; "
-          "ratio = step time with the threshold / without it, median of the paired ratios (p10-p90)")
+    print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {pairs} pairs of alternating "
+          "blocks; ratio = step time with the threshold / without it, median of the paired ratios (p10-p90)")
     with tempfile.TemporaryDirectory() as tmp:
         worlds = [("demo world", DEMO, 25), ("20 rovers", make_project(Path(tmp) / "rovers", 20), 10),
                   ("50 boxes", boxes_world(Path(tmp) / "boxes", 50), 25)]

@@ -113,8 +113,8 @@ class BounceThreshold:
         contact = data.contact
         kernel = self._kernel
         if kernel is not None:
-            return kernel(contact.geom, contact.efc_address, contact.solref, contact.solreffriction, data.efc_vel,
-                          data.efc_KBIP, *self._kernel_tables)
+            return kernel(contact.geom, contact.efc_address, contact.solref, contact.solreffriction,
+                          data.efc_vel, data.efc_KBIP, *self._kernel_tables)
         if self._numpy_left >= 0:
             self._numpy_left -= 1.0 + n / 32.0
             if (self._numpy_left < 0 or _numba_imported()) and self._load_kernel():
@@ -193,8 +193,8 @@ class BounceThreshold:
         self._damping = 2.0 / (dmax * timeconst)
 
     def _load_kernel(self) -> bool:
-        """Switch :meth:`edit` to the compiled loop (imports numba); False, staying with numpy, if numba is not
-        installed."""
+        """Switch :meth:`edit` to the compiled loop (imports numba); False, staying with numpy, if numba is
+        not installed."""
         self._numpy_left = -1.0
         if importlib.util.find_spec("numba") is None:
             return False
@@ -206,8 +206,8 @@ class BounceThreshold:
         entries[:, k.BOUNCY:k.BOUNCY + 2] = self._bouncy
         entries[:, k.STIFFNESS] = self._stiffness
         entries[:, k.DAMPING] = self._damping
-        self._kernel_tables = (self._class, np.ascontiguousarray(self.table.pair_keys, dtype=np.int64), entries,
-                               self._dims, self._nclass, self._ngeom)
+        pair_keys = np.ascontiguousarray(self.table.pair_keys, dtype=np.int64)
+        self._kernel_tables = (self._class, pair_keys, entries, self._dims, self._nclass, self._ngeom)
         self._kernel = k.rest_slow_contacts
         return True
 

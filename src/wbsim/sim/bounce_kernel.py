@@ -41,10 +41,10 @@ def rest_slow_contacts(geom: np.ndarray, address: np.ndarray, solref: np.ndarray
         efc_vel: (nefc,) the constraint rows' velocities (after ``mj_step1``).
         kbip: (nefc, 4) the rows' stiffness, damping, impedance and its derivative, written.
         geom_class: (ngeom,) each geom's parameter class, ``nclass`` classes.
-        pair_keys: (npair,) sorted ``min(g1, g2) * ngeom + max(g1, g2)`` of the explicit pairs with own entries.
-        entries: (nentry, 7) per entry (class pairs ``a * nclass + b``, then the explicit pairs): the threshold
-            (m/s; -inf where contacts never switch), the resting and the bouncy (timeconst s, dampratio), the
-            resting normal row's K and B (columns :data:`THRESHOLD` ... :data:`DAMPING`).
+        pair_keys: (npair,) sorted ``min(g1, g2) * ngeom + max(g1, g2)`` of the explicit pairs with entries.
+        entries: (nentry, 7) per entry (class pairs ``a * nclass + b``, then the explicit pairs): the
+            threshold (m/s; -inf where contacts never switch), the resting and the bouncy (timeconst s,
+            dampratio), the resting normal row's K and B (columns :data:`THRESHOLD` ... :data:`DAMPING`).
         dims: (nentry,) the entries' contact dimension.
 
     Returns:
