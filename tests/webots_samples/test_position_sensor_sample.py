@@ -9,6 +9,11 @@ controller is a Python port of the sample's C PID (gains 35 / 5 / 28.9 on the po
 sum and its per-step difference, 16 ms steps): the wheels turn at minus that speed (clamped to 100 rad/s)
 to drive under the pole; it gives up when the pole is beyond 0.78 rad. The sample's description: the
 robot keeps the pole "in balance".
+
+It does not, on rigid-body physics: :func:`rigid_loop_modes` (a linearised model of the robot and its
+controller, no MuJoCo) has a growing 1.56 Hz mode, which wbsim reproduces; the robot with its upright pole is
+top-heavy on its axle. With the body's centre of mass 15 mm lower the unchanged controller holds the pole
+(see docs/differences.md).
 """
 
 from __future__ import annotations
