@@ -130,9 +130,11 @@ class BounceThreshold:
             at = np.minimum(np.searchsorted(pair_keys, keys), len(pair_keys) - 1)
             hit = pair_keys[at] == keys
             entry[hit] = self._nclass * self._nclass + at[hit]
+        switching = self._switches[entry]
+        if not switching.any():  # e.g. only wheels of a bounce-0 material touch the floor
+            return False
         address = np.array(contact.efc_address[:n], dtype=np.intp)
-        slow = np.flatnonzero(self._switches[entry] & (address >= 0)
-                              & (np.abs(data.efc_vel[address]) <= self._velocity[entry]))
+        slow = np.flatnonzero(switching & (address >= 0) & (np.abs(data.efc_vel[address]) <= self._velocity[entry]))
         if len(slow) == 0:
             return False
         entry, rows = entry[slow], address[slow]
