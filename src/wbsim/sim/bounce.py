@@ -20,12 +20,13 @@ cylinder pyramid crept 4.5 mm in 10 s and fell without it), while sliding contac
 them for every slow contact changed how wheels and tracks grip, docs/differences.md).
 
 Cost: the edit runs once per MuJoCo step. As numpy operations (``edit`` on small arrays) it costs about as
-much as the physics step of a small world (14 to 28 us for the demo rover's four contacts, where its
-``mj_step`` takes 12 us), so a long run switches to the same edit compiled as one loop
-(:mod:`wbsim.sim.bounce_kernel`, numba, 4 to 6 us with its call): at once when numba is already imported in
-the process, else after :data:`NUMPY_EDITS` edits (importing numba and loading its compiled code take about a
-second, which the numpy path's overhead reaches after about that many steps). The two paths give
-bit-identical results (tested), so the switch leaves runs deterministic.
+much as the physics step of a small world (14 us for the demo world's four contacts, its ``mj_step`` 18 us;
+best of repeated calls on a loaded machine, ``benchmarks/bounce_bench.py``), so a long run switches to the same
+edit compiled as one loop (:mod:`wbsim.sim.bounce_kernel`, numba: 5 us with its call, 17.5 us for 200
+contacts where numpy takes 161 us): at once when numba is already imported in the process, else after
+:data:`NUMPY_EDITS` edits (importing numba and loading its compiled code take 0.5 to 0.9 s, which the numpy
+path's overhead reaches after about that many steps). The two paths give bit-identical results (tested), so
+the switch leaves runs deterministic.
 """
 
 from __future__ import annotations
