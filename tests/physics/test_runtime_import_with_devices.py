@@ -134,7 +134,9 @@ def test_the_warm_start_choice_is_global(path, load):
     changed, _ = _run(load(path), 150, reset_at=(40, 90))
     assert np.array_equal(changed[:40], plain[:40])
     difference = np.abs(changed - plain).max(axis=1)
-    assert 0 < difference[40] < 1e-4 and difference.max() < 0.05  # measured: 4.9e-5 m, then 1.1e-2 m
+    # Measured: 1.6e-4 m at the first step, 1.9e-4 m at most; with the bounce threshold switched off
+    # (sim/bounce.py) 4.9e-5 m at the first step, then 0.19 m.
+    assert 0 < difference[40] < 1e-3 and difference.max() < 0.05
 
 
 def test_the_imported_robot_starts_afresh_and_its_controller_runs(path, load):
