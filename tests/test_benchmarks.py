@@ -13,6 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
+import bounce_bench  # noqa: E402
 import connector_bench  # noqa: E402
 import distance_sensor_bench  # noqa: E402
 import lidar_bench  # noqa: E402
@@ -157,3 +158,15 @@ def test_transmission_bench_worlds_move_alike_with_and_without_the_transmission_
     assert np.abs(direct_sim.data.qpos).max() > 0.01  # and they move
     direct_sim.close()
     attached_sim.close()
+
+
+def test_bounce_bench_worlds_run_with_the_threshold_compiled_numpy_or_off(tmp_path):
+    path = bounce_bench.boxes_world(tmp_path, 4)
+    sims = {mode: bounce_bench.load(path, mode) for mode in ("off", "numpy", "compiled")}
+    assert sims["off"]._bounce is None
+    assert sims["numpy"]._bounce._kernel is None and sims["compiled"]._bounce._kernel is not None
+    assert sims["compiled"].data.ncon == 16  # four boxes resting on their four corners
+    assert "16 contacts; per MuJoCo step: edit" in bounce_bench.edit_times(sims["compiled"])
+    assert bounce_bench.iterations(sims["off"], 2) >= 0
+    for sim in sims.values():
+        sim.close()

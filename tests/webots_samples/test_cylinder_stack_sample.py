@@ -116,3 +116,19 @@ def test_without_the_bounce_threshold_the_sample_pyramid_collapses(project, load
     moved = largest_move(project, load, SAMPLE_ROWS, 3.0)
     print(f"ten-log pyramid without the bounce threshold: largest move after 3 s {moved * 1000:.0f} mm")
     assert moved > 0.1
+
+
+def test_compiled_bounce_threshold_gives_the_same_pyramid(project, load) -> None:  # noqa: ANN001
+    """The bounce threshold's compiled loop (what long runs switch to) and its numpy path hold the pyramid
+    identically: the logs' positions after 20 s agree to the last bit."""
+    from wbsim.sim.bounce import BounceThreshold
+
+    finals = []
+    for compiled in (False, True):
+        sim = load(project(stack_world(SAMPLE_ROWS)), max_physics_step_ms=4.0)
+        sim._bounce = BounceThreshold(sim.compiled.bounce, sim.model, compiled=compiled)
+        sim.run(20.0)
+        assert (sim._bounce._kernel is not None) == compiled
+        finals.append(sim.data.xpos.copy())
+    print(f"ten-log pyramid, compiled vs numpy threshold: largest difference {np.abs(finals[1] - finals[0]).max()} m")
+    np.testing.assert_array_equal(finals[0], finals[1])

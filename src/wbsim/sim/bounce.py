@@ -18,16 +18,41 @@ mapping inflates (``2 dt / zeta``) for the normal row's sake; a slow contact tha
 the threshold) gets the resting damping on its friction rows too, so that a resting pile holds (the ten-log
 cylinder pyramid crept 4.5 mm in 10 s and fell without it), while sliding contacts keep theirs (changing
 them for every slow contact changed how wheels and tracks grip, docs/differences.md).
+
+Cost: the edit runs once per MuJoCo step. As numpy operations (``edit`` on small arrays) it costs about as
+much as the physics step of a small world (14 us for the demo world's four contacts, its ``mj_step`` 18 us;
+best of repeated calls on a loaded machine, ``benchmarks/bounce_bench.py``), so a long run switches to the same
+edit compiled as one loop (:mod:`wbsim.sim.bounce_kernel`, numba: 5 us with its call, 17.5 us for 200
+contacts where numpy takes 161 us): at once when numba is already imported in the process, else after
+:data:`NUMPY_EDITS` edits (importing numba and loading its compiled code take 0.5 to 0.9 s, which the numpy
+path's overhead reaches after about that many steps). The two paths give bit-identical results (tested), so
+the switch leaves runs deterministic.
 """
 
 from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable
 
 import mujoco
 import numpy as np
 
 from wbsim.compile.contacts import BounceTable
 
-__all__ = ["BounceThreshold"]
+__all__ = ["BounceThreshold", "NUMPY_EDITS"]
+
+NUMPY_EDITS = 50_000
+"""Edits done with numpy before switching to the compiled loop, when numba is installed but not yet imported;
+each contact of an edit counts as another 1/32 edit (the numpy path's cost grows by about that per contact).
+A rent-or-buy bound: by then the numpy path's extra cost (about 15 us per edit of a few contacts) is near the
+second that importing numba and loading the loop take, so a run never pays much more than twice the cheaper
+choice."""
+
+
+def _numba_imported() -> bool:
+    """numba is already imported in this process (then loading the compiled loop costs little)."""
+    return "numba" in sys.modules
 
 
 class BounceThreshold:
@@ -36,12 +61,18 @@ class BounceThreshold:
     Args:
         table: the compiled world's :class:`~wbsim.compile.contacts.BounceTable` (``table.active``).
         model: the compiled model (geom priorities, time step, cone and flags are read once).
+        compiled: True: edit with the compiled loop (:mod:`wbsim.sim.bounce_kernel`) from the first step;
+            False: always with numpy; None (default): numpy, then the compiled loop once numba is imported in
+            the process or after :data:`NUMPY_EDITS` edits, if numba is installed. Same results either way.
     """
 
-    def __init__(self, table: BounceTable, model: mujoco.MjModel) -> None:
+    def __init__(self, table: BounceTable, model: mujoco.MjModel, compiled: bool | None = None) -> None:
         if model.opt.cone != mujoco.mjtCone.mjCONE_ELLIPTIC:
             raise ValueError("the bounce threshold needs elliptic friction cones (one normal row per contact)")
         self.table = table
+        self._kernel: Callable[..., bool] | None = None
+        # Edits left before trying the compiled loop (negative: never); counted only on the numpy path.
+        self._numpy_left = 0.0 if compiled else (-1.0 if compiled is False else float(NUMPY_EDITS))
         self._ngeom = int(model.ngeom)
         refsafe = not (int(model.opt.disableflags) & int(mujoco.mjtDisableBit.mjDSBL_REFSAFE))
         self._min_timeconst = 2.0 * float(model.opt.timestep) if refsafe else 0.0
@@ -81,6 +112,14 @@ class BounceThreshold:
         if n == 0 or data.nefc == 0:
             return False
         contact = data.contact
+        kernel = self._kernel
+        if kernel is not None:
+            return kernel(contact.geom, contact.efc_address, contact.solref, contact.solreffriction,
+                          data.efc_vel, data.efc_KBIP, *self._kernel_tables)
+        if self._numpy_left >= 0:
+            self._numpy_left -= 1.0 + n / 32.0
+            if (self._numpy_left < 0 or _numba_imported()) and self._load_kernel():
+                return self.edit(model, data)
         if self._uniform is not None:
             return self._edit_uniform(contact, data, n)
         # Contact fields are strided views into MuJoCo's contact structs, slow to index: copied once each.
@@ -92,9 +131,11 @@ class BounceThreshold:
             at = np.minimum(np.searchsorted(pair_keys, keys), len(pair_keys) - 1)
             hit = pair_keys[at] == keys
             entry[hit] = self._nclass * self._nclass + at[hit]
+        switching = self._switches[entry]
+        if not switching.any():  # e.g. only wheels of a bounce-0 material touch the floor
+            return False
         address = np.array(contact.efc_address[:n], dtype=np.intp)
-        slow = np.flatnonzero(self._switches[entry] & (address >= 0)
-                              & (np.abs(data.efc_vel[address]) <= self._velocity[entry]))
+        slow = np.flatnonzero(switching & (address >= 0) & (np.abs(data.efc_vel[address]) <= self._velocity[entry]))
         if len(slow) == 0:
             return False
         entry, rows = entry[slow], address[slow]
@@ -153,6 +194,25 @@ class BounceThreshold:
         timeconst = np.maximum(self._rest[:, 0], self._min_timeconst)
         self._stiffness = 1.0 / (dmax * timeconst * self._rest[:, 1]) ** 2
         self._damping = 2.0 / (dmax * timeconst)
+
+    def _load_kernel(self) -> bool:
+        """Switch :meth:`edit` to the compiled loop (imports numba); False, staying with numpy, if numba is
+        not installed."""
+        self._numpy_left = -1.0
+        if importlib.util.find_spec("numba") is None:
+            return False
+        from wbsim.sim import bounce_kernel as k
+
+        entries = np.empty((len(self._switches), 7))
+        entries[:, k.THRESHOLD] = np.where(self._switches, self._velocity, -np.inf)  # -inf: never slow
+        entries[:, k.REST:k.REST + 2] = self._rest
+        entries[:, k.BOUNCY:k.BOUNCY + 2] = self._bouncy
+        entries[:, k.STIFFNESS] = self._stiffness
+        entries[:, k.DAMPING] = self._damping
+        pair_keys = np.ascontiguousarray(self.table.pair_keys, dtype=np.int64)
+        self._kernel_tables = (self._class, pair_keys, entries, self._dims, self._nclass, self._ngeom)
+        self._kernel = k.rest_slow_contacts
+        return True
 
     def _edit_uniform(self, contact: mujoco._structs._MjContactList, data: mujoco.MjData, n: int) -> bool:
         """:meth:`edit` for a world of one bouncy surface: the same threshold and rows for every contact."""

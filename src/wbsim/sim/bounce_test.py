@@ -84,3 +84,113 @@ def test_bounce_velocity_field_sets_the_threshold() -> None:
     mujoco.mj_step1(sim.model, sim.data)
     assert sim._bounce.edit(sim.model, sim.data)  # type: ignore[union-attr]
     assert sim.data.contact.solref[0][1] == 1.0
+
+
+# A world where every branch of the edit runs: a ball bouncing on a bouncy floor (fast contacts), boxes resting
+# (slow, sticking) and sliding (slow, sliding), a rolling-friction cylinder (condim 6), a box of a bounce-0
+# material (contacts that never switch) and material pairs with the floor (explicit MuJoCo pairs).
+MIXED_WORLD = HEADER + """WorldInfo { basicTimeStep 4 physicsDisableTime 0 contactProperties [
+    ContactProperties { bounce 0.8 }
+    ContactProperties { material2 "ground" coulombFriction 0.7 bounce 0.6 bounceVelocity 0.05 }
+    ContactProperties { material1 "ground" material2 "rubber" coulombFriction 1.5 bounce 0.3 }
+    ContactProperties { material2 "felt" bounce 0 }
+    ContactProperties { material1 "ground" material2 "roller" rollingFriction 0.01 0.01 0.01 bounce 0.5 }
+  ] }
+  Solid { contactMaterial "ground" boundingObject Plane { size 10 10 } }
+  DEF BALL Solid { translation 0 0 0.6 physics Physics { density -1 mass 0.2 } boundingObject Sphere { radius 0.05 } }
+  DEF REST Solid { translation 0.5 0 0.1 contactMaterial "rubber" physics Physics { density -1 mass 2 }
+    boundingObject Box { size 0.2 0.2 0.2 } }
+  DEF SLIDE Solid { translation -0.5 0 0.1 physics Physics { density -1 mass 1 } boundingObject Box { size 0.2 0.2 0.2 }
+    linearVelocity 1.5 0 0 }
+  DEF FELT Solid { translation 0 0.6 0.11 contactMaterial "felt" physics Physics { density -1 mass 1 }
+    boundingObject Box { size 0.2 0.2 0.2 } }
+  DEF ROLL Solid { translation 0 -0.6 0.1 rotation 1 0 0 1.5708 contactMaterial "roller"
+    physics Physics { density -1 mass 1 } boundingObject Cylinder { height 0.1 radius 0.1 } angularVelocity 8 0 0 }
+  DEF TOP Solid { translation 0.5 0 0.3 physics Physics { density -1 mass 0.5 } boundingObject Box { size 0.1 0.1 0.1 } }
+"""
+
+
+def mixed_sim(compiled: bool) -> Simulation:
+    """:data:`MIXED_WORLD` with its bounce threshold edited by the numpy path or the compiled loop."""
+    sim = Simulation(compile_world(load_world_model_from_string(MIXED_WORLD, "mixed.wbt")))
+    assert sim.compiled.bounce is not None
+    sim._bounce = BounceThreshold(sim.compiled.bounce, sim.model, compiled=compiled)
+    return sim
+
+
+def test_compiled_edit_equals_the_numpy_edit_bit_for_bit() -> None:
+    """In each MuJoCo step of a world with bouncing, resting, sliding and rolling contacts, material pairs and
+    contacts that never switch, the compiled loop writes exactly the rows and solref the numpy path writes."""
+    sim = mixed_sim(compiled=True)
+    model, data = sim.model, sim.data
+    numpy_path = BounceThreshold(sim.compiled.bounce, model, compiled=False)  # type: ignore[arg-type]
+    assert numpy_path._uniform is None and len(numpy_path.table.pair_keys) > 0  # the general path, with pairs
+    copy = mujoco.MjData(model)
+    outcomes = {True: 0, False: 0}
+    fast_and_slow = 0
+    for _ in range(1500):  # 6 s: the ball bounces and settles, the slider stops
+        mujoco.mj_step1(model, data)
+        mujoco.mj_copyData(copy, model, data)
+        expected = numpy_path.edit(model, copy)
+        changed = sim._bounce.edit(model, data)  # type: ignore[union-attr]
+        assert changed == expected
+        outcomes[changed] += 1
+        n = data.ncon
+        np.testing.assert_array_equal(data.efc_KBIP[:data.nefc], copy.efc_KBIP[:copy.nefc])
+        np.testing.assert_array_equal(data.contact.solref[:n], copy.contact.solref[:n])
+        np.testing.assert_array_equal(data.contact.solreffriction[:n], copy.contact.solreffriction[:n])
+        rows = data.contact.efc_address[:n]
+        speed = np.abs(data.efc_vel[rows[rows >= 0]])
+        fast_and_slow += bool((speed > 0.05).any() and (speed <= 0.01).any())
+        if changed:
+            mujoco.mj_referenceConstraint(model, data)
+        mujoco.mj_step2(model, data)
+    assert sim._bounce._kernel is not None  # type: ignore[union-attr]
+    assert outcomes[True] > 1000 and fast_and_slow > 10, (outcomes, fast_and_slow)
+
+
+def test_compiled_and_numpy_runs_are_identical() -> None:
+    """Whole simulations with either path end bit-identical (so switching paths keeps runs deterministic)."""
+    runs = [mixed_sim(compiled) for compiled in (False, True)]
+    for sim in runs:
+        sim.run(3.0)
+    np.testing.assert_array_equal(runs[0].data.qpos, runs[1].data.qpos)
+    np.testing.assert_array_equal(runs[0].data.qvel, runs[1].data.qvel)
+
+
+def test_default_threshold_switches_to_the_compiled_loop_after_numpy_edits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Default: numpy edits first, the compiled loop once they used up :data:`NUMPY_EDITS` (each contact adding
+    1/32 edit; numba not yet imported): 33 with one contact are 32 numpy edits."""
+    import wbsim.sim.bounce as bounce_module
+
+    monkeypatch.setattr(bounce_module, "NUMPY_EDITS", 33)
+    monkeypatch.setattr(bounce_module, "_numba_imported", lambda: False)  # as in a fresh process
+    sim = ball_world(0.005)
+    threshold = BounceThreshold(sim.compiled.bounce, sim.model)  # type: ignore[arg-type]
+    mujoco.mj_step1(sim.model, sim.data)
+    assert sim.data.ncon == 1
+    for _ in range(32):
+        assert threshold.edit(sim.model, sim.data) and threshold._kernel is None
+    assert threshold.edit(sim.model, sim.data) and threshold._kernel is not None
+
+
+def test_numba_already_imported_switches_at_the_first_edit(monkeypatch: pytest.MonkeyPatch) -> None:
+    import wbsim.sim.bounce as bounce_module
+
+    monkeypatch.setattr(bounce_module, "_numba_imported", lambda: True)
+    sim = ball_world(0.005)
+    threshold = BounceThreshold(sim.compiled.bounce, sim.model)  # type: ignore[arg-type]
+    mujoco.mj_step1(sim.model, sim.data)
+    assert threshold.edit(sim.model, sim.data) and threshold._kernel is not None
+
+
+def test_without_numba_the_numpy_path_stays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """numba is a dependency, but a threshold asked for the compiled loop without it keeps editing with numpy."""
+    import wbsim.sim.bounce as bounce_module
+
+    monkeypatch.setattr(bounce_module.importlib.util, "find_spec", lambda name: None)
+    sim = ball_world(0.005)
+    threshold = BounceThreshold(sim.compiled.bounce, sim.model, compiled=True)  # type: ignore[arg-type]
+    mujoco.mj_step1(sim.model, sim.data)
+    assert threshold.edit(sim.model, sim.data) and threshold._kernel is None
+    assert sim.data.contact.solref[0][1] == 1.0
