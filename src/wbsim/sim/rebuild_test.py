@@ -343,3 +343,79 @@ def test_nodes_imported_and_removed_inside_a_robot(project, load, capfd):
     err = capfd.readouterr().err
     assert "would change" in err and children.getCount() == 1 and host.getDevice("ds") is None
     host.step(4)
+
+
+SHAPED = """
+DEF SHAPED Solid {
+  translation 6 0 1
+  name "shaped"
+  boundingObject DEF BOUNDS Group { children [ Box { size 0.1 0.1 0.1 } ] }
+  physics Physics { density -1 mass 1 }
+}
+DEF BARE Solid { translation 8 0 1 name "bare" physics Physics { density -1 mass 1 } }
+"""
+
+
+def test_changes_to_a_solids_collision_or_mass_description_are_refused_with_webots_style_errors(project, load, capfd):
+    # wbsim applies field writes inside a boundingObject (a Box's size) but not nodes added to or removed from it,
+    # nor a boundingObject or Physics node imported or removed: each is refused with an error line, nothing changed.
+    sim = load(project(WORLD + SHAPED), start_controllers=False)
+    boss = sim.robot("boss")
+    shaped, bare = boss.getFromDef("SHAPED"), boss.getFromDef("BARE")
+    bounds = boss.getFromDef("BOUNDS").getField("children")
+    model = sim.model
+    capfd.readouterr()
+    bounds.removeMF(0)
+    bounds.importMFNodeFromString(-1, "Sphere { radius 0.2 }")
+    boss.getFromDef("BOUNDS").getField("children").getMFNode(0).remove()
+    bare.getField("boundingObject").importSFNodeFromString("Sphere { radius 0.1 }")
+    bare.getField("physics").removeSF()
+    shaped.getField("boundingObject").removeSF()
+    err = capfd.readouterr().err.splitlines()
+    assert err == [
+        "Error: wb_supervisor_field_remove_mf(): changing the nodes of a Solid's boundingObject at run time is not "
+        "supported by wbsim yet.",
+        "Error: wb_supervisor_field_import_mf_node_from_string(): changing the nodes of a Solid's boundingObject at "
+        "run time is not supported by wbsim yet.",
+        "Error: wb_supervisor_field_remove_mf(): changing the nodes of a Solid's boundingObject at run time is not "
+        "supported by wbsim yet.",
+        "Error: wb_supervisor_field_import_sf_node_from_string(): importing into 'boundingObject' at run time is not "
+        "supported by wbsim yet.",
+        "Error: wb_supervisor_field_remove_sf(): removing physical nodes at run time is not supported by wbsim yet.",
+        "Error: wb_supervisor_field_remove_sf(): removing physical nodes at run time is not supported by wbsim yet.",
+    ]
+    assert bounds.getCount() == 1 and bare.getField("boundingObject").getSFNode() is None
+    assert bare.getField("physics").getSFNode() is not None and sim.model is model
+    boss.step(2000)  # the Box still collides: the Solid rests on the floor on its half size
+    assert shaped.getPosition()[2] == pytest.approx(0.05, abs=2e-3)
+
+
+PLUGIN = """
+def webots_physics_init():
+    pass
+def webots_physics_step():
+    pass
+def webots_physics_cleanup():
+    pass
+"""
+
+
+def test_a_world_with_a_physics_plugin_refuses_solids_at_run_time(project, load, capfd):
+    path = project(WORLD.replace("physicsDisableTime 0", 'physicsDisableTime 0 physics "plug"'),
+                   files={"plugins/physics/plug/plug.py": PLUGIN})
+    sim = load(path, start_controllers=False)
+    boss = sim.robot("boss")
+    children = boss.getRoot().getField("children")
+    model, count = sim.model, children.getCount()
+    capfd.readouterr()
+    children.importMFNodeFromString(-1, BOX_STRING)
+    boss.getFromDef("SPINNER").remove()
+    err = capfd.readouterr().err.splitlines()
+    reason = "adding or removing Solids at run time is not supported yet in a world with a physics plugin."
+    assert err == [f"Error: wb_supervisor_field_import_mf_node_from_string(): {reason}",
+                   f"Error: wb_supervisor_field_remove_mf(): {reason}"]
+    assert children.getCount() == count and sim.model is model and boss.getFromDef("SPINNER") is not None
+    with pytest.raises(SimulationError, match="physics plugin"):
+        sim.replace_root_nodes(sim.world.nodes[:-1])
+    children.importMFNodeFromString(-1, "Pose { children [ Shape { } ] }")  # no physical part: accepted
+    assert children.getCount() == count + 1
