@@ -266,3 +266,36 @@ def test_every_kind_of_device_state_carries_over(project, load):
     last = changed[1][-1]
     assert last[1] == ["boss 98"]  # the boss's packet of the previous step, through the re-import
     assert any(v != 0 for v in last[2][-2])  # the lidar sees the wall
+
+
+def test_many_episodes_keep_no_removed_robot_alive(path, load, capfd):
+    # The RL pattern fetches the robot's Node, removes it and imports a new one each episode, and its controller
+    # writes customData: once nothing holds a removed robot's Node object, nothing of its nodes stays.
+    import gc
+
+    from wbsim.world.model import WbNode
+
+    sim = load(path)
+    boss = sim.robot("boss")
+    children = boss.getRoot().getField("children")
+
+    def episodes(count: int) -> int:
+        for _ in range(count):
+            boss.getFromDef("EPISODE").remove()
+            children.importMFNodeFromString(-1, _epuck("episode", -3.0, "driver"))
+            for _ in range(3):
+                boss.step(16)
+        gc.collect()
+        return sum(isinstance(o, WbNode) for o in gc.get_objects())
+
+    first = episodes(3)
+    assert episodes(10) == first
+    held = boss.getFromDef("EPISODE")
+    held_id = held.getId()
+    assert episodes(3) > first  # a Node object held keeps its removed node (and what its Field objects read)
+    capfd.readouterr()
+    assert held.getId() == -1 and boss.getFromId(held_id) is None  # Webots: an invalid node, no longer found
+    assert "invalid 'node' argument" in capfd.readouterr().err
+    assert len(sim.supervision.overrides) <= 3 and len(sim.supervision.node_ids) <= 3
+    fresh = boss.getFromDef("EPISODE")
+    assert fresh.getId() > held_id and fresh.getTypeName() == "Robot"  # ids are never handed out twice

@@ -144,11 +144,10 @@ class Field(ArgumentChecked):
         sim = self._supervisor._sim
         before = self._raw()
         kept = set(value) if isinstance(value, tuple) else {value}
+        sim.supervision.overrides[(self._node, self._name)] = value  # type: ignore[index]
         for node in before if isinstance(before, tuple) else (before,):
             if isinstance(node, WbNode) and node not in kept:  # removed: its Node objects answer as Webots'
-                known = sim.supervision.node_ids
-                sim.removed_nodes.update(n for n in node.walk() if n in known)
-        sim.supervision.overrides[(self._node, self._name)] = value  # type: ignore[index]
+                sim.forget_removed_nodes(node.walk())
 
     def _parse_nodes(self, fn: str, text: str) -> list[WbNode] | None:
         """The nodes of ``text`` checked as nodes of this field, or None (after Webots-style errors) if they
@@ -1081,8 +1080,11 @@ class Supervisor(Robot):
         return False
 
     def _node(self, node: WbNode) -> Node:
-        ids = self._sim.supervision.node_ids
-        node_id = ids.setdefault(node, len(ids) + 1)
+        supervision = self._sim.supervision
+        node_id = supervision.node_ids.get(node)
+        if node_id is None:
+            supervision.last_node_id += 1
+            node_id = supervision.node_ids[node] = supervision.last_node_id
         cached = self._nodes.get(node_id)
         if cached is None:
             cached = self._nodes[node_id] = Node(self, node, node_id)

@@ -14,7 +14,7 @@ import sys
 import warnings
 import weakref
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
@@ -136,7 +136,7 @@ class Simulation:
         exit_status: the status given to ``simulationQuit`` (0 otherwise).
         messages: simulator warnings and errors printed so far (the latest ones).
         removed_nodes: the nodes removed from the scene at run time, with their descendants, that supervisors
-            hold ``Node`` objects of (those answer as Webots' for an invalid node).
+            had ``Node`` objects of (those answer as Webots' for an invalid node), held weakly.
         banks: the runtime bank of every registered device kind, by kind name (registry order).
         device_rows: each device node's bank and row.
     """
@@ -170,7 +170,8 @@ class Simulation:
         self.recorder: Recorder | None = None  # the recording in progress (start_recording)
         self.world_resets = 0  # counts world resets (simulationReset and reset())
         self.restarts = 0  # counts reset() calls (controllers restarted, API caches configured again)
-        self.removed_nodes: set[WbNode] = set()  # nodes removed from the scene at run time (and their descendants)
+        # Nodes removed from the scene at run time (and their descendants), while Node objects of them live.
+        self.removed_nodes: weakref.WeakSet[WbNode] = weakref.WeakSet()
         # Devices, robots and supervision refer back to the simulation weakly (see _shutdown).
         self_ref = weakref.ref(self)
 
@@ -330,6 +331,7 @@ class Simulation:
         new = self.supervision
         new.overrides.update((key, value) for key, value in old.overrides.items() if key != (None, "children"))
         new.node_ids.update(old.node_ids)
+        new.last_node_id = old.last_node_id
         new.masses_changed = old.masses_changed
         bodies = dict(zip(mapping.bodies[0].tolist(), mapping.bodies[1].tolist()))
         new.wrenches.update((bodies[b], w) for b, w in old.wrenches.items() if b in bodies)
@@ -860,15 +862,40 @@ class Simulation:
             if name.startswith("body_"):
                 arrays[name][bn] = values[bo]
         self._initial_model_arrays = arrays
-        known = self.supervision.node_ids  # only nodes a supervisor holds Node objects of need remembering
-        self.removed_nodes.update(node for node in before if node not in present and node in known)
         self._rebuild_runtime(mapping, scripts)
+        self.forget_removed_nodes([node for node in before if node not in present])
         if self.recorder is not None:
             self.recorder.rebind(self)
         for warning in compiled.warnings:  # those of the imported nodes (the others were printed at load)
             if warning.location is not None and warning.location.file == IMPORTED_NODE_FILE:
                 self.messages.warning(f"{warning.node_path}: {warning.message}" if warning.node_path
                                       else warning.message)
+
+    def forget_removed_nodes(self, nodes: Iterable[WbNode]) -> None:
+        """Let go of ``nodes``, removed from the scene at run time (with their descendants): field values
+        supervisors wrote move into the nodes themselves (their ``Field`` objects keep their last values), their
+        ids and the supervisors' cached ``Node`` objects go, and those a controller still holds answer as
+        Webots' for an invalid node (:attr:`removed_nodes` holds them weakly). So a reinforcement-learning loop
+        that removes and imports a robot every episode keeps nothing of the removed ones."""
+        gone = set(nodes)
+        if not gone:
+            return
+        supervision = self.supervision
+        for key in [key for key in supervision.overrides if key[0] in gone]:
+            node, name = key
+            value = supervision.overrides.pop(key)
+            values = node.proto_fields if node.proto_name is not None and name in node.proto_fields else node.fields
+            values[name] = value
+        self.removed_nodes.update(gone)
+        ids = [supervision.node_ids.pop(node) for node in gone if node in supervision.node_ids]
+        if not ids:
+            return
+        for runtime in self.robots:
+            for api in list(runtime.api_robots):
+                cache = getattr(api, "_nodes", None)
+                if cache is not None:
+                    for node_id in ids:
+                        cache.pop(node_id, None)
 
     def _check_robot_changes(self, compiled: CompiledWorld, present: set[WbNode]) -> dict[WbNode, Path]:
         """Check the Robots that a recompilation adds or removes (nothing changed yet); the controller files of

@@ -107,6 +107,7 @@ class Supervision:
         self.saved_states: dict[tuple[WbNode, str], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         self.masses_changed = False  # a supervisor wrote a Physics mass (the reset recomputes MuJoCo's constants)
         self.node_ids: dict[WbNode, int] = {}
+        self.last_node_id = 0  # the last id handed out (ids of removed nodes are never handed out again)
         self.wrenches: dict[int, np.ndarray] = {}
         self._fresh_at: int | None = None
         self.version = 0  # counts edits of the state between steps (caches keyed on it refresh)
