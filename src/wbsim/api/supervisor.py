@@ -322,6 +322,8 @@ class Field(ArgumentChecked):
         return len(self._raw())  # type: ignore[arg-type]
 
     def _get(self) -> object:
+        if self._type.is_multiple:  # Webots' ``value`` reads SF types only: an MF field gives None
+            return None
         return self._python(self._raw())
 
     # Webots' Python getters return the value of the field's actual type, whatever getter is used.
@@ -499,8 +501,8 @@ def _saved_value(sim: Simulation) -> Any:
     return value
 
 
-@c_arguments(2, getField="str", getFromProtoDef="str", getPose="node", getFieldByIndex="int",
-             getBaseNodeField="str", getBaseNodeFieldByIndex="int", setVelocity="double6",
+@c_arguments(2, getField="text", getFromProtoDef="text", getPose="node", getFieldByIndex="int",
+             getBaseNodeField="text", getBaseNodeFieldByIndex="int", setVelocity="double6",
              addForce=("double3", "flag"), addForceWithOffset=("double3", "double3", "flag"))
 class Node(ArgumentChecked):
     """A node of the scene tree (Webots ``controller.Node``)."""
@@ -1106,6 +1108,8 @@ class Supervisor(Robot):
         """The node with DEF name ``name``; ``"A.B"`` means a node DEF B directly inside DEF A."""
         if not self._allowed("wb_supervisor_node_get_from_def"):
             return None
+        if name is None:  # Webots' binding builds Node(DEF=None), which is the root
+            return self.getRoot()
         if not name:
             print_error("wb_supervisor_node_get_from_def() called with a NULL or empty 'def' argument.")
             return None
