@@ -269,8 +269,8 @@ def test_every_kind_of_device_state_carries_over(project, load):
 
 
 def test_many_episodes_keep_no_removed_robot_alive(path, load, capfd):
-    # The RL pattern fetches the robot's Node, removes it and imports a new one each episode, and its controller
-    # writes customData: once nothing holds a removed robot's Node object, nothing of its nodes stays.
+    # The RL pattern fetches the robot's Node, removes it and imports a new one each episode, and its
+    # controller writes customData: once nothing holds a removed robot's Node object, nothing of it stays.
     import gc
 
     from wbsim.world.model import WbNode

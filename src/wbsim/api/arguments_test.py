@@ -217,8 +217,8 @@ def test_every_api_method_with_junk_raises_only_what_webots_binding_raises(api, 
     capsys.readouterr()
 
 
-# The methods the test above skips because they change the scene or the state, with junk too: each example on a
-# fresh simulation (a removal or import is not undone by a reset), the calls in a drawn order.
+# The methods the test above skips because they change the scene or the state, with junk too: each example on
+# a fresh simulation (a removal or import is not undone by a reset), the calls in a drawn order.
 _CHANGING = ("importMFNodeFromString", "importSFNodeFromString", "removeMF", "removeSF", "setJointPosition",
              "batterySensorEnable", "saveState", "loadState", "remove", "restartController", "resetPhysics",
              "simulationResetPhysics", "setLabel")
@@ -228,11 +228,11 @@ _NODE_STRINGS = st.sampled_from([
     "Solid { translation nan 0 0 }", "GPS { }"])
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-          derandomize=True,
+@settings(max_examples=6, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
           phases=[Phase.explicit, Phase.reuse, Phase.generate], print_blob=True)
 @given(data=st.data())
-def test_scene_changing_methods_with_junk_raise_only_what_webots_binding_raises(data, capsys) -> None:  # noqa: ANN001
+def test_scene_changing_methods_with_junk_raise_only_binding_errors(data, capsys) -> None:  # noqa: ANN001
     from wbsim.compile.builder import compile_world
     from wbsim.sim.simulation import Simulation, SimulationOptions
     from wbsim.world.loader import load_world_model_from_string

@@ -205,10 +205,10 @@ class Field(ArgumentChecked):
                     inner.path = new_prefix + inner.path[len(old_prefix):]
 
     def importMFNodeFromString(self, position: int, nodeString: str) -> None:
-        """Insert the nodes of ``nodeString`` at ``position`` (-1: at the end) of this MFNode field. Solids, joints,
-        devices and Robots recompile the world with the state kept (``Simulation.replace_root_nodes`` for the
-        root's children, ``replace_node_field`` elsewhere); nodes inside a Solid's ``boundingObject`` or ``physics``
-        are refused."""
+        """Insert the nodes of ``nodeString`` at ``position`` (-1: at the end) of this MFNode field. Solids,
+        joints, devices and Robots recompile the world with the state kept (``Simulation.replace_root_nodes``
+        for the root's children, ``replace_node_field`` elsewhere); nodes inside a Solid's ``boundingObject``
+        or ``physics`` are refused."""
         fn = "wb_supervisor_field_import_mf_node_from_string"
         if self._type is not FieldType.MFNode:
             print_error(f"{fn}() called with a field of type {self._type.value} instead of MFNode.")
@@ -621,8 +621,8 @@ class Node(ArgumentChecked):
         return node_text(self._wb, value)
 
     def remove(self) -> None:
-        """Remove the node from the scene (as :meth:`Field.removeMF` / :meth:`Field.removeSF` of its parent field;
-        the root cannot be removed)."""
+        """Remove the node from the scene (as :meth:`Field.removeMF` / :meth:`Field.removeSF` of its parent
+        field; the root cannot be removed)."""
         node = self._wb
         if node is None:
             print_error("wb_supervisor_node_remove(): the root node cannot be removed.")

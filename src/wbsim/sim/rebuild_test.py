@@ -356,9 +356,9 @@ DEF BARE Solid { translation 8 0 1 name "bare" physics Physics { density -1 mass
 """
 
 
-def test_changes_to_a_solids_collision_or_mass_description_are_refused_with_webots_style_errors(project, load, capfd):
-    # wbsim applies field writes inside a boundingObject (a Box's size) but not nodes added to or removed from it,
-    # nor a boundingObject or Physics node imported or removed: each is refused with an error line, nothing changed.
+def test_changes_inside_a_solids_bounds_or_physics_are_refused_with_webots_style_errors(project, load, capfd):
+    # wbsim applies field writes inside a boundingObject (a Box's size) but not nodes added to or removed from
+    # it, nor a boundingObject or Physics node imported or removed: each is refused with an error line.
     sim = load(project(WORLD + SHAPED), start_controllers=False)
     boss = sim.robot("boss")
     shaped, bare = boss.getFromDef("SHAPED"), boss.getFromDef("BARE")
@@ -371,18 +371,17 @@ def test_changes_to_a_solids_collision_or_mass_description_are_refused_with_webo
     bare.getField("boundingObject").importSFNodeFromString("Sphere { radius 0.1 }")
     bare.getField("physics").removeSF()
     shaped.getField("boundingObject").removeSF()
-    err = capfd.readouterr().err.splitlines()
-    assert err == [
-        "Error: wb_supervisor_field_remove_mf(): changing the nodes of a Solid's boundingObject at run time is not "
-        "supported by wbsim yet.",
-        "Error: wb_supervisor_field_import_mf_node_from_string(): changing the nodes of a Solid's boundingObject at "
-        "run time is not supported by wbsim yet.",
-        "Error: wb_supervisor_field_remove_mf(): changing the nodes of a Solid's boundingObject at run time is not "
-        "supported by wbsim yet.",
-        "Error: wb_supervisor_field_import_sf_node_from_string(): importing into 'boundingObject' at run time is not "
-        "supported by wbsim yet.",
-        "Error: wb_supervisor_field_remove_sf(): removing physical nodes at run time is not supported by wbsim yet.",
-        "Error: wb_supervisor_field_remove_sf(): removing physical nodes at run time is not supported by wbsim yet.",
+    inside = "(): changing the nodes of a Solid's boundingObject at run time is not supported by wbsim yet."
+    removing = ("Error: wb_supervisor_field_remove_sf(): removing physical nodes at run time is not "
+                "supported by wbsim yet.")
+    assert capfd.readouterr().err.splitlines() == [
+        "Error: wb_supervisor_field_remove_mf" + inside,
+        "Error: wb_supervisor_field_import_mf_node_from_string" + inside,
+        "Error: wb_supervisor_field_remove_mf" + inside,
+        "Error: wb_supervisor_field_import_sf_node_from_string(): importing into 'boundingObject' at run "
+        "time is not supported by wbsim yet.",
+        removing,
+        removing,
     ]
     assert bounds.getCount() == 1 and bare.getField("boundingObject").getSFNode() is None
     assert bare.getField("physics").getSFNode() is not None and sim.model is model

@@ -873,10 +873,10 @@ class Simulation:
 
     def forget_removed_nodes(self, nodes: Iterable[WbNode]) -> None:
         """Let go of ``nodes``, removed from the scene at run time (with their descendants): field values
-        supervisors wrote move into the nodes themselves (their ``Field`` objects keep their last values), their
-        ids and the supervisors' cached ``Node`` objects go, and those a controller still holds answer as
-        Webots' for an invalid node (:attr:`removed_nodes` holds them weakly). So a reinforcement-learning loop
-        that removes and imports a robot every episode keeps nothing of the removed ones."""
+        supervisors wrote move into the nodes themselves (their ``Field`` objects keep their last values),
+        their ids and the supervisors' cached ``Node`` objects go, and those a controller still holds answer
+        as Webots' for an invalid node (:attr:`removed_nodes` holds them weakly). So a reinforcement-learning
+        loop that removes and imports a robot every episode keeps nothing of the removed ones."""
         gone = set(nodes)
         if not gone:
             return
@@ -884,8 +884,8 @@ class Simulation:
         for key in [key for key in supervision.overrides if key[0] in gone]:
             node, name = key
             value = supervision.overrides.pop(key)
-            values = node.proto_fields if node.proto_name is not None and name in node.proto_fields else node.fields
-            values[name] = value
+            in_proto = node.proto_name is not None and name in node.proto_fields
+            (node.proto_fields if in_proto else node.fields)[name] = value
         self.removed_nodes.update(gone)
         ids = [supervision.node_ids.pop(node) for node in gone if node in supervision.node_ids]
         if not ids:
