@@ -418,3 +418,83 @@ def test_a_world_with_a_physics_plugin_refuses_solids_at_run_time(project, load,
         sim.replace_root_nodes(sim.world.nodes[:-1])
     children.importMFNodeFromString(-1, "Pose { children [ Shape { } ] }")  # no physical part: accepted
     assert children.getCount() == count + 1
+
+
+SIZED = """
+WorldInfo { basicTimeStep 4 }
+DEF FLOOR Solid { boundingObject Plane { size 20 20 } }
+DEF BOSS Robot {
+  name "boss"
+  controller "<extern>"
+  supervisor TRUE
+  translation 4 0 0.1
+  children [ DistanceSensor { name "ds" rotation 0 0 1 3.14159265 lookupTable [ 0 0 0, 10 10 0 ] } ]
+}
+DEF BOX Solid {
+  translation 0 0 0.1
+  name "box"
+  boundingObject DEF BB Box { size 0.2 0.2 0.2 }
+  physics Physics { density -1 mass 1 }
+}
+DEF BALL Solid {
+  translation 2 0 0.1
+  name "ball"
+  boundingObject DEF BP Pose { translation 0 0 0 children [ DEF BS Sphere { radius 0.1 } ] }
+  physics Physics { density 1000 }
+}
+DEF WALKER Solid { translation -3 0 0.5 name "walker" linearVelocity 0 1 0 physics Physics { } }
+"""
+
+
+def test_writing_a_bounding_object_size_resizes_the_collision_shape_and_its_mass(project, load):
+    # Webots applies a boundingObject geometry write to the ODE geom and recomputes the Solid's mass from it
+    # (WbBox::updateSize -> applyToOdeData -> applyToOdeMass): the box rests on its new half size, the ball
+    # of density 1000 kg/m^3 gets the mass of its new volume, distance sensors see the new shape.
+    sim = load(project(SIZED), start_controllers=False)
+    boss = sim.robot("boss")
+    box, ball, walker = boss.getFromDef("BOX"), boss.getFromDef("BALL"), boss.getFromDef("WALKER")
+    sensor = boss.getDevice("ds")
+    sensor.enable(4)
+    boss.step(400)
+    assert box.getPosition()[2] == pytest.approx(0.1, abs=2e-3)
+    assert sensor.getValue() == pytest.approx(4 - 2 - 0.1, abs=1e-4)  # to the ball's surface, along -x
+    plain = load(project(SIZED, world_name="plain.wbt"), start_controllers=False)
+    plain.robot("boss").step(400)
+    box.getField("translation").setSFVec3f([0.0, 0.0, 0.3])  # lifted first: they fall onto their new sizes
+    ball.getField("translation").setSFVec3f([2.0, 0.0, 0.3])
+    boss.getFromDef("BB").getField("size").setSFVec3f([0.4, 0.4, 0.4])
+    boss.getFromDef("BS").getField("radius").setSFFloat(0.2)
+    assert boss.getFromDef("BB").getField("size").getSFVec3f() == [0.4, 0.4, 0.4]
+    body = sim.bindings.solid(ball._wb).body_id
+    assert sim.model.body_mass[body] == pytest.approx(1000 * 4 / 3 * math.pi * 0.2**3)
+    boss.step(2000)
+    assert box.getPosition()[2] == pytest.approx(0.2, abs=2e-3)
+    assert ball.getPosition()[2] == pytest.approx(0.2, abs=2e-3)
+    surface = math.sqrt(0.2**2 - 0.1**2)  # where the ray, 0.1 m below the centre, meets the sphere
+    assert sensor.getValue() == pytest.approx(4 - 2 - surface, abs=2e-3)
+    plain.robot("boss").step(2000)  # the others go on bit for bit
+    assert walker.getPosition() == plain.robot("boss").getFromDef("WALKER").getPosition()
+
+
+def test_a_bounding_object_size_the_compilation_refuses_is_an_error_and_changes_nothing(project, load, capfd):
+    sim = load(project(SIZED), start_controllers=False)
+    boss = sim.robot("boss")
+    size = boss.getFromDef("BB").getField("size")
+    model = sim.model
+    capfd.readouterr()
+    size.setSFVec3f([0.0, 0.4, 0.4])
+    err = capfd.readouterr().err
+    assert err.startswith("Error: the 'size' field of Solid \"box\" > boundingObject > DEF BB Box cannot be ")
+    assert "size 0 must be positive" in err  # MuJoCo's refusal, placed at the Box
+    assert size.getSFVec3f() == [0.2, 0.2, 0.2] and sim.model is model
+
+
+def test_moving_a_pose_inside_a_bounding_object_moves_the_collision_shape(project, load):
+    sim = load(project(SIZED), start_controllers=False)
+    boss = sim.robot("boss")
+    ball = boss.getFromDef("BALL")
+    boss.step(400)
+    ball.getField("translation").setSFVec3f([2.0, 0.0, 0.3])
+    boss.getFromDef("BP").getField("translation").setSFVec3f([0.0, 0.0, 0.1])  # the sphere 0.1 m higher
+    boss.step(2000)
+    assert ball.getPosition()[2] == pytest.approx(0.0, abs=2e-3)  # its origin rests on the floor

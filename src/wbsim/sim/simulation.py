@@ -823,9 +823,37 @@ class Simulation:
             host.fields[name], host.given = old, old_given
             raise
 
-    def _recompile(self, nodes: tuple[WbNode, ...], before: set[WbNode]) -> None:
+    def replace_bounds_field(self, node: WbNode, name: str, value: object, solid: WbNode) -> None:
+        """Give field ``name`` of ``node``, a node inside the ``boundingObject`` of ``solid``, the value
+        ``value``: the world is compiled again with the state kept, ``solid`` getting its new collision shape
+        and the mass properties of it (as Webots' geometry nodes do with ``applyToOdeData`` and
+        ``applyToOdeMass``; a Physics ``mass`` written before is applied again). A value the new compilation refuses (a size of 0)
+        is printed as an error and leaves everything unchanged."""
+        from wbsim.api.device import print_error  # the API's error lines (wbsim.api imports the simulation)
+
+        before = set(self.world.walk())
+        old, old_given = node.fields[name], node.given
+        node.fields[name] = value
+        node.given = node.given | {name}
+        try:
+            self._recompile(self.world.nodes, before, refit={solid})
+        except WbsimError as error:
+            node.fields[name], node.given = old, old_given
+            print_error(f"the {name!r} field of {node.path} cannot be changed at run time: {error}")
+            return
+        except BaseException:
+            node.fields[name], node.given = old, old_given
+            raise
+        physics = solid["physics"]
+        mass = self.supervision.overrides.get((physics, "mass")) if isinstance(physics, WbNode) else None
+        if mass is not None:
+            self.supervision._set_mass(physics, mass)  # type: ignore[arg-type]
+
+    def _recompile(self, nodes: tuple[WbNode, ...], before: set[WbNode],
+                   refit: set[WbNode] | None = None) -> None:
         """Compile the world made of ``nodes`` and carry the running state over to it (``before``: every node
-        of the world before the change)."""
+        of the world before the change; ``refit``: Solids whose mass properties come from the new compilation
+        rather than from the running model)."""
         unsupported = [what for what, used in (("a physics plugin", self.plugin is not None),) if used]
         unsupported += [reason for bank in self.banks.values() if bank.n and (reason := bank.transfer_refusal())]
         if unsupported:
@@ -840,7 +868,10 @@ class Simulation:
         mapping = map_state(self.model, self.bindings, compiled.model, compiled.bindings, kept)
         model = compiled.model
         copy_options(self.model, model)  # the same options (AUTORESET off, and any a user changed)
-        copy_model_rows(mapping, self.model, model)
+        refitted = [b for b in self.bindings.solids if refit and b.node in refit]
+        refit_bodies = {b.body_id for b in refitted if b.owns_body}
+        copy_model_rows(mapping, self.model, model, skip_mass=refit_bodies,
+                        skip_geoms={g for b in refitted for g in b.geom_ids})
         if self.supervision.masses_changed:
             mujoco.mj_setConst(model, mujoco.MjData(model))
             tie_loop_weights(model)  # loop welds keep their parents' softness (compile/loops.py)
@@ -858,9 +889,10 @@ class Simulation:
         # the new compilation made them, which is what they were at load for the devices that stay.
         arrays = {name: getattr(model, name).copy() for name in self._initial_model_arrays}
         bo, bn = mapping.bodies
+        keep = ~np.isin(bo, list(refit_bodies))  # a refitted Solid's mass properties are its new ones
         for name, values in self._initial_model_arrays.items():
             if name.startswith("body_"):
-                arrays[name][bn] = values[bo]
+                arrays[name][bn[keep]] = values[bo[keep]]
         self._initial_model_arrays = arrays
         self._rebuild_runtime(mapping, scripts)
         self.forget_removed_nodes([node for node in before if node not in present])
