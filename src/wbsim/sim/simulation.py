@@ -868,8 +868,9 @@ class Simulation:
         mapping = map_state(self.model, self.bindings, compiled.model, compiled.bindings, kept)
         model = compiled.model
         copy_options(self.model, model)  # the same options (AUTORESET off, and any a user changed)
-        refitted = [b for b in self.bindings.solids if refit and b.node in refit]
-        refit_bodies = {b.body_id for b in refitted if b.owns_body}
+        # A frame-only Solid (geoms on its parent's body) keeps the geom poses a supervisor may have moved.
+        refitted = [b for b in self.bindings.solids if refit and b.node in refit and b.owns_body]
+        refit_bodies = {b.body_id for b in refitted}
         copy_model_rows(mapping, self.model, model, skip_mass=refit_bodies,
                         skip_geoms={g for b in refitted for g in b.geom_ids})
         if self.supervision.masses_changed:
