@@ -498,3 +498,15 @@ def test_moving_a_pose_inside_a_bounding_object_moves_the_collision_shape(projec
     boss.getFromDef("BP").getField("translation").setSFVec3f([0.0, 0.0, 0.1])  # the sphere 0.1 m higher
     boss.step(2000)
     assert ball.getPosition()[2] == pytest.approx(0.0, abs=2e-3)  # its origin rests on the floor
+
+
+def test_a_bounding_object_write_in_a_physics_plugin_world_is_refused(project, load, capfd):
+    path = project(SIZED.replace("basicTimeStep 4", 'basicTimeStep 4 physics "plug"'),
+                   files={"plugins/physics/plug/plug.py": PLUGIN})
+    sim = load(path, start_controllers=False)
+    size = sim.robot("boss").getFromDef("BB").getField("size")
+    capfd.readouterr()
+    size.setSFVec3f([0.4, 0.4, 0.4])
+    assert capfd.readouterr().err.endswith("changing a boundingObject at run time is not supported yet in a world "
+                                           "with a physics plugin.\n")
+    assert size.getSFVec3f() == [0.2, 0.2, 0.2]

@@ -836,7 +836,7 @@ class Simulation:
         node.fields[name] = value
         node.given = node.given | {name}
         try:
-            self._recompile(self.world.nodes, before, refit={solid})
+            self._recompile(self.world.nodes, before, refit={solid}, change="changing a boundingObject")
         except WbsimError as error:
             node.fields[name], node.given = old, old_given
             print_error(f"the {name!r} field of {node.path} cannot be changed at run time: {error}")
@@ -849,15 +849,15 @@ class Simulation:
         if mass is not None:
             self.supervision._set_mass(physics, mass)  # type: ignore[arg-type]
 
-    def _recompile(self, nodes: tuple[WbNode, ...], before: set[WbNode],
-                   refit: set[WbNode] | None = None) -> None:
+    def _recompile(self, nodes: tuple[WbNode, ...], before: set[WbNode], refit: set[WbNode] | None = None,
+                   change: str = "adding or removing Solids") -> None:
         """Compile the world made of ``nodes`` and carry the running state over to it (``before``: every node
         of the world before the change; ``refit``: Solids whose mass properties come from the new compilation
         rather than from the running model)."""
         unsupported = [what for what, used in (("a physics plugin", self.plugin is not None),) if used]
         unsupported += [reason for bank in self.banks.values() if bank.n and (reason := bank.transfer_refusal())]
         if unsupported:
-            raise SimulationError("adding or removing Solids at run time is not supported yet in a world with "
+            raise SimulationError(f"{change} at run time is not supported yet in a world with "
                                   + ", ".join(unsupported) + ".")
         self.supervision.refresh()  # apply pending static moves to the old model first
         world = dataclasses.replace(self.world, nodes=tuple(nodes))
