@@ -155,7 +155,8 @@ def test_force_sensor_sample_reports_collision_forces_and_avoids(project, load, 
     lines = re.findall(r"collision force ([0-9.]+) N at t=([0-9.]+)", capfd.readouterr().out)
     forces = [float(f) for f, _ in lines]
     assert len(forces) >= 8
-    assert all(0.01 <= f < 100.0 for f in forces)  # printed with 4 decimals: a value just above 0.01 reads 0.0100
+    # Printed with 4 decimals: a force just above the sample's 0.01 N threshold shows as 0.0100.
+    assert all(0.01 <= f < 100.0 for f in forces)
     # Each print (re)starts the manoeuvre at that control step.
     starts = sorted({int(round(float(t) / 0.008)) - 1 for _, t in lines})
     _check_avoidance(track, starts, 0.008)

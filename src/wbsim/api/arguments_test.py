@@ -220,3 +220,45 @@ def test_every_api_method_with_junk_raises_only_what_webots_binding_raises(api, 
         assert "unstable" in str(error)
         sim.reset()
     capsys.readouterr()
+
+
+# The methods the test above skips because they change the scene or the state, with junk too: each example on
+# a fresh simulation (a removal or import is not undone by a reset), the calls in a drawn order.
+_CHANGING = ("importMFNodeFromString", "importSFNodeFromString", "removeMF", "removeSF", "setJointPosition",
+             "batterySensorEnable", "saveState", "loadState", "remove", "restartController", "resetPhysics",
+             "simulationResetPhysics", "setLabel")
+_NODE_STRINGS = st.sampled_from([
+    "Solid { }", "Robot { name \"x\" }", "DEF X Pose { children [ Shape { } ] }", "Shape { }", "{", "Box { }",
+    "Solid { physics Physics { } boundingObject Sphere { radius 0.1 } }", "HingeJoint { endPoint Solid { } }",
+    "Solid { translation nan 0 0 }", "GPS { }"])
+
+
+@settings(max_examples=6, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+          phases=[Phase.explicit, Phase.reuse, Phase.generate], print_blob=True)
+@given(data=st.data())
+def test_scene_changing_methods_with_junk_raise_only_binding_errors(data, capsys) -> None:  # noqa: ANN001
+    from wbsim.compile.builder import compile_world
+    from wbsim.sim.simulation import Simulation, SimulationOptions
+    from wbsim.world.loader import load_world_model_from_string
+
+    model = load_world_model_from_string("#VRML_SIM R2023b utf8\n" + WORLD, "junk.wbt")
+    sim = Simulation(compile_world(model), SimulationOptions(start_controllers=False))
+    try:
+        sim.step()
+        calls = [(f"{type(obj).__name__}.{name}", name, getattr(obj, name)) for obj in _api_objects(sim)
+                 for name in _CHANGING if callable(getattr(obj, name, None))]
+        assert {label.split(".")[1] for label, *_ in calls} == set(_CHANGING)
+        for label, name, method in data.draw(st.permutations(calls), label="order"):
+            count = len([p for p in inspect.signature(method).parameters.values() if p.default is p.empty])
+            args = [data.draw(st.one_of(_JUNK, _NODE_STRINGS), label=label) for _ in range(count)]
+            try:
+                method(*args)
+            except Exception as error:  # noqa: BLE001 - which exceptions come out is what is tested
+                innermost = Path(traceback.extract_tb(error.__traceback__)[-1].filename)
+                assert innermost == _ARGUMENTS, (
+                    f"{label}{tuple(args)!r} raised {type(error).__name__}: {error} from {innermost}")
+        sim.step()  # whatever was accepted, the simulation still steps
+    finally:
+        sim.close()
+        capsys.readouterr()

@@ -144,15 +144,14 @@ class Field(ArgumentChecked):
         sim = self._supervisor._sim
         before = self._raw()
         kept = set(value) if isinstance(value, tuple) else {value}
+        sim.supervision.overrides[(self._node, self._name)] = value  # type: ignore[index]
         for node in before if isinstance(before, tuple) else (before,):
             if isinstance(node, WbNode) and node not in kept:  # removed: its Node objects answer as Webots'
-                known = sim.supervision.node_ids
-                sim.removed_nodes.update(n for n in node.walk() if n in known)
-        sim.supervision.overrides[(self._node, self._name)] = value  # type: ignore[index]
+                sim.forget_removed_nodes(node.walk())
 
     def _parse_nodes(self, fn: str, text: str) -> list[WbNode] | None:
         """The nodes of ``text`` checked as nodes of this field, or None (after Webots-style errors) if they
-        cannot be imported: wbsim adds nodes without a physical part (no Solid, joint or device) at run time."""
+        cannot be imported."""
         from wbsim.sim.simulation import IMPORTED_NODE_FILE
         from wbsim.world.loader import load_world_model_from_string
 
@@ -178,6 +177,19 @@ class Field(ArgumentChecked):
             node.parent_field = self._name
         return nodes
 
+    def _refused_in_description(self, fn: str) -> bool:
+        """Print a Webots-style error and return True if this field belongs to a Solid's ``boundingObject`` or
+        ``physics`` (the field's node or one above it is that node): their geometry and mass are compiled into
+        MuJoCo geoms and inertia, which wbsim does not rebuild when nodes come or go inside them."""
+        node = self._node
+        while node is not None:
+            if node.parent_field in ("boundingObject", "physics"):
+                print_error(f"{fn}(): changing the nodes of a Solid's {node.parent_field} at run time is not "
+                            "supported by wbsim yet.")
+                return True
+            node = node.parent
+        return False
+
     def _place(self, nodes: list[WbNode], first_index: int | None) -> None:
         """Give imported ``nodes`` (and their descendants) their scene-tree paths in this field: they were
         checked inside a stand-in of the field's node, whose path prefixes theirs."""
@@ -193,9 +205,10 @@ class Field(ArgumentChecked):
                     inner.path = new_prefix + inner.path[len(old_prefix):]
 
     def importMFNodeFromString(self, position: int, nodeString: str) -> None:
-        """Insert the nodes of ``nodeString`` at ``position`` (-1: at the end) of this MFNode field: nodes without a
-        physical part anywhere; Solids and Robots (with their devices) into the root's children only, the world
-        then being recompiled with the state kept (``Simulation.replace_root_nodes``)."""
+        """Insert the nodes of ``nodeString`` at ``position`` (-1: at the end) of this MFNode field. Solids,
+        joints, devices and Robots recompile the world with the state kept (``Simulation.replace_root_nodes``
+        for the root's children, ``replace_node_field`` elsewhere); nodes inside a Solid's ``boundingObject``
+        or ``physics`` are refused."""
         fn = "wb_supervisor_field_import_mf_node_from_string"
         if self._type is not FieldType.MFNode:
             print_error(f"{fn}() called with a field of type {self._type.value} instead of MFNode.")
@@ -204,6 +217,8 @@ class Field(ArgumentChecked):
         if not -len(items) - 1 <= position <= len(items):
             print_error(f"{fn}() called with an out-of-bound index: {position} (should be between "
                         f"{-len(items) - 1} and {len(items)}).")
+            return
+        if self._refused_in_description(fn):
             return
         nodes = self._parse_nodes(fn, nodeString)
         if nodes is None:
@@ -243,6 +258,8 @@ class Field(ArgumentChecked):
         if self._name in ("boundingObject", "physics"):
             print_error(f"{fn}(): importing into '{self._name}' at run time is not supported by wbsim yet.")
             return
+        if self._refused_in_description(fn):
+            return
         nodes = self._parse_nodes(fn, nodeString)
         if nodes:
             self._place(nodes[:1], None)
@@ -261,6 +278,8 @@ class Field(ArgumentChecked):
             print_error(f"wb_supervisor_field_remove_mf() called with an out-of-bound index: {index}.")
             return
         item = items[index]
+        if isinstance(item, WbNode) and self._refused_in_description("wb_supervisor_field_remove_mf"):
+            return
         if isinstance(item, WbNode):
             self._store_nodes_physically("wb_supervisor_field_remove_mf", items[:index] + items[index + 1:], [item])
             return
@@ -279,6 +298,8 @@ class Field(ArgumentChecked):
         if isinstance(value, WbNode) and self._name in ("boundingObject", "physics"):
             print_error("wb_supervisor_field_remove_sf(): removing physical nodes at run time is not supported by "
                         "wbsim yet.")
+            return
+        if isinstance(value, WbNode) and self._refused_in_description("wb_supervisor_field_remove_sf"):
             return
         self._store_nodes_physically("wb_supervisor_field_remove_sf", None,
                                      [value] if isinstance(value, WbNode) else [])
@@ -301,6 +322,8 @@ class Field(ArgumentChecked):
         return len(self._raw())  # type: ignore[arg-type]
 
     def _get(self) -> object:
+        if self._type.is_multiple:  # Webots' ``value`` reads SF types only: an MF field gives None
+            return None
         return self._python(self._raw())
 
     # Webots' Python getters return the value of the field's actual type, whatever getter is used.
@@ -478,8 +501,8 @@ def _saved_value(sim: Simulation) -> Any:
     return value
 
 
-@c_arguments(2, getField="str", getFromProtoDef="str", getPose="node", getFieldByIndex="int",
-             getBaseNodeField="str", getBaseNodeFieldByIndex="int", setVelocity="double6",
+@c_arguments(2, getField="text", getFromProtoDef="text", getPose="node", getFieldByIndex="int",
+             getBaseNodeField="text", getBaseNodeFieldByIndex="int", setVelocity="double6",
              addForce=("double3", "flag"), addForceWithOffset=("double3", "double3", "flag"))
 class Node(ArgumentChecked):
     """A node of the scene tree (Webots ``controller.Node``)."""
@@ -598,7 +621,8 @@ class Node(ArgumentChecked):
         return node_text(self._wb, value)
 
     def remove(self) -> None:
-        """Remove the node from the scene (nodes without a physical part only; the root cannot be removed)."""
+        """Remove the node from the scene (as :meth:`Field.removeMF` / :meth:`Field.removeSF` of its parent
+        field; the root cannot be removed)."""
         node = self._wb
         if node is None:
             print_error("wb_supervisor_node_remove(): the root node cannot be removed.")
@@ -1058,8 +1082,11 @@ class Supervisor(Robot):
         return False
 
     def _node(self, node: WbNode) -> Node:
-        ids = self._sim.supervision.node_ids
-        node_id = ids.setdefault(node, len(ids) + 1)
+        supervision = self._sim.supervision
+        node_id = supervision.node_ids.get(node)
+        if node_id is None:
+            supervision.last_node_id += 1
+            node_id = supervision.node_ids[node] = supervision.last_node_id
         cached = self._nodes.get(node_id)
         if cached is None:
             cached = self._nodes[node_id] = Node(self, node, node_id)
@@ -1081,6 +1108,8 @@ class Supervisor(Robot):
         """The node with DEF name ``name``; ``"A.B"`` means a node DEF B directly inside DEF A."""
         if not self._allowed("wb_supervisor_node_get_from_def"):
             return None
+        if name is None:  # Webots' binding builds Node(DEF=None), which is the root
+            return self.getRoot()
         if not name:
             print_error("wb_supervisor_node_get_from_def() called with a NULL or empty 'def' argument.")
             return None

@@ -959,3 +959,25 @@ def test_field_mf_arguments_and_getter_errors_as_webots(project, load, capfd):
     table.insertMFBool(0, True)
     assert capfd.readouterr().err == ("Error: wb_supervisor_field_insert_mf_bool() called with wrong field type: "
                                       "MFVec3f.\n")
+
+
+def test_sf_getters_of_mf_fields_and_none_names_as_webots_binding(project, load, capfd):
+    """Webots' field.py reads every SF getter through ``value``, which knows the SF types only (an MF field
+    gives None, whatever its items); node.py encodes field and PROTO DEF names (``str.encode(None)``
+    raises), and ``Supervisor.getFromDef(None)`` builds ``Node(DEF=None)``, which is the root."""
+    sim = load(project(FIELDS))
+    boss = sim.robot("s")
+    info, children = boss.getFromDef("W").getField("info"), boss.getFromDef("B").getField("children")
+    assert info.getSFString() is None and info.getSFFloat() is None and info.value is None
+    assert children.getSFBool() is None and children.getCount() == 1
+    assert boss.getFromDef("W").getField("basicTimeStep").getSFString() == 16.0  # SF: by the field's own type
+    body = boss.getFromDef("B")
+    for method in (body.getField, body.getFromProtoDef, body.getBaseNodeField):
+        with pytest.raises(TypeError, match="'encode' for 'str' objects doesn't apply to a 'NoneType'"):
+            method(None)
+    root = boss.getFromDef(None)
+    assert root is not None and root.getId() == 0 and root.getTypeName() == "Group"
+    assert capfd.readouterr().err == ""
+    assert boss.getFromDef("") is None
+    error = "Error: wb_supervisor_node_get_from_def() called with a NULL or empty 'def' argument.\n"
+    assert capfd.readouterr().err == error

@@ -943,13 +943,16 @@ def test_mujoco_error_messages_are_mapped_to_joints_and_geoms() -> None:
     assert error.location is None and "something global" in error.message
 
 
-def test_thousands_of_solids_get_an_arena_that_fits(monkeypatch) -> None:
+@pytest.mark.parametrize(("count", "inside"), [(3000, ""), (2000, "boundingObject Box { size 0.5 0.5 0.5 }")],
+                         ids=["3000 empty Solids", "2000 static boxes"])
+def test_thousands_of_solids_get_an_arena_that_fits(monkeypatch, count, inside) -> None:
     # MuJoCo's default arena does not grow with the body count; its collision pass needs a body-pair table.
-    # It is sized before the one compilation (a second one doubled the load time of large worlds).
+    # It is sized before the one compilation (a second one doubled the load time of large worlds). The issue's
+    # two reproductions: empty Solids, and static Solids with a Box each (geoms in the collision pass).
     compiles = []
     original = mujoco.MjSpec.compile
     monkeypatch.setattr(mujoco.MjSpec, "compile", lambda spec, *a: (compiles.append(1), original(spec, *a))[1])
-    body = "\n".join(f'Solid {{ translation {i} 0 0 name "s{i}" }}' for i in range(3000))
+    body = "\n".join(f'Solid {{ translation {i} 0 0 name "s{i}" {inside} }}' for i in range(count))
     c = compiled_of(body)
     assert len(compiles) == 1
     data = mujoco.MjData(c.model)

@@ -166,15 +166,23 @@ def copy_state(mapping: StateMap, old: mujoco.MjData, new: mujoco.MjData) -> Non
     new.xfrc_applied[bn] = old.xfrc_applied[bo]
 
 
-def copy_model_rows(mapping: StateMap, old: mujoco.MjModel, new: mujoco.MjModel) -> None:
+def copy_model_rows(mapping: StateMap, old: mujoco.MjModel, new: mujoco.MjModel,
+                    skip_mass: set[int] | frozenset[int] = frozenset(),
+                    skip_geoms: set[int] | frozenset[int] = frozenset()) -> None:
     """Copy the model rows that wbsim edits at run time (body poses and masses, geom and site poses) of the
-    kept bodies, so that supervisor edits made before the recompilation stay in effect."""
+    kept bodies, so that supervisor edits made before the recompilation stay in effect; the bodies of
+    ``skip_mass`` and the geoms of ``skip_geoms`` (old ids: a Solid whose boundingObject changed) keep their
+    newly compiled masses and poses."""
     bo, bn = mapping.bodies
-    for name in ("body_pos", "body_quat", "body_mass", "body_inertia"):
+    for name in ("body_pos", "body_quat"):
         getattr(new, name)[bn] = getattr(old, name)[bo]
+    keep = ~np.isin(bo, list(skip_mass))
+    for name in ("body_mass", "body_inertia"):
+        getattr(new, name)[bn[keep]] = getattr(old, name)[bo[keep]]
     go, gn = mapping.geoms
+    keep = ~np.isin(go, list(skip_geoms))
     for name in ("geom_pos", "geom_quat", "geom_sameframe"):
-        getattr(new, name)[gn] = getattr(old, name)[go]
+        getattr(new, name)[gn[keep]] = getattr(old, name)[go[keep]]
     so, sn = mapping.sites
     for name in ("site_pos", "site_quat", "site_sameframe"):
         getattr(new, name)[sn] = getattr(old, name)[so]

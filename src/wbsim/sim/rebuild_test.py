@@ -343,3 +343,170 @@ def test_nodes_imported_and_removed_inside_a_robot(project, load, capfd):
     err = capfd.readouterr().err
     assert "would change" in err and children.getCount() == 1 and host.getDevice("ds") is None
     host.step(4)
+
+
+SHAPED = """
+DEF SHAPED Solid {
+  translation 6 0 1
+  name "shaped"
+  boundingObject DEF BOUNDS Group { children [ Box { size 0.1 0.1 0.1 } ] }
+  physics Physics { density -1 mass 1 }
+}
+DEF BARE Solid { translation 8 0 1 name "bare" physics Physics { density -1 mass 1 } }
+"""
+
+
+def test_changes_inside_a_solids_bounds_or_physics_are_refused_with_webots_style_errors(project, load, capfd):
+    # wbsim applies field writes inside a boundingObject (a Box's size) but not nodes added to or removed from
+    # it, nor a boundingObject or Physics node imported or removed: each is refused with an error line.
+    sim = load(project(WORLD + SHAPED), start_controllers=False)
+    boss = sim.robot("boss")
+    shaped, bare = boss.getFromDef("SHAPED"), boss.getFromDef("BARE")
+    bounds = boss.getFromDef("BOUNDS").getField("children")
+    model = sim.model
+    capfd.readouterr()
+    bounds.removeMF(0)
+    bounds.importMFNodeFromString(-1, "Sphere { radius 0.2 }")
+    boss.getFromDef("BOUNDS").getField("children").getMFNode(0).remove()
+    bare.getField("boundingObject").importSFNodeFromString("Sphere { radius 0.1 }")
+    bare.getField("physics").removeSF()
+    shaped.getField("boundingObject").removeSF()
+    inside = "(): changing the nodes of a Solid's boundingObject at run time is not supported by wbsim yet."
+    removing = ("Error: wb_supervisor_field_remove_sf(): removing physical nodes at run time is not "
+                "supported by wbsim yet.")
+    assert capfd.readouterr().err.splitlines() == [
+        "Error: wb_supervisor_field_remove_mf" + inside,
+        "Error: wb_supervisor_field_import_mf_node_from_string" + inside,
+        "Error: wb_supervisor_field_remove_mf" + inside,
+        "Error: wb_supervisor_field_import_sf_node_from_string(): importing into 'boundingObject' at run "
+        "time is not supported by wbsim yet.",
+        removing,
+        removing,
+    ]
+    assert bounds.getCount() == 1 and bare.getField("boundingObject").getSFNode() is None
+    assert bare.getField("physics").getSFNode() is not None and sim.model is model
+    boss.step(2000)  # the Box still collides: the Solid rests on the floor on its half size
+    assert shaped.getPosition()[2] == pytest.approx(0.05, abs=2e-3)
+
+
+PLUGIN = """
+def webots_physics_init():
+    pass
+def webots_physics_step():
+    pass
+def webots_physics_cleanup():
+    pass
+"""
+
+
+def test_a_world_with_a_physics_plugin_refuses_solids_at_run_time(project, load, capfd):
+    path = project(WORLD.replace("physicsDisableTime 0", 'physicsDisableTime 0 physics "plug"'),
+                   files={"plugins/physics/plug/plug.py": PLUGIN})
+    sim = load(path, start_controllers=False)
+    boss = sim.robot("boss")
+    children = boss.getRoot().getField("children")
+    model, count = sim.model, children.getCount()
+    capfd.readouterr()
+    children.importMFNodeFromString(-1, BOX_STRING)
+    boss.getFromDef("SPINNER").remove()
+    err = capfd.readouterr().err.splitlines()
+    reason = "adding or removing Solids at run time is not supported yet in a world with a physics plugin."
+    assert err == [f"Error: wb_supervisor_field_import_mf_node_from_string(): {reason}",
+                   f"Error: wb_supervisor_field_remove_mf(): {reason}"]
+    assert children.getCount() == count and sim.model is model and boss.getFromDef("SPINNER") is not None
+    with pytest.raises(SimulationError, match="physics plugin"):
+        sim.replace_root_nodes(sim.world.nodes[:-1])
+    children.importMFNodeFromString(-1, "Pose { children [ Shape { } ] }")  # no physical part: accepted
+    assert children.getCount() == count + 1
+
+
+SIZED = """
+WorldInfo { basicTimeStep 4 }
+DEF FLOOR Solid { boundingObject Plane { size 20 20 } }
+DEF BOSS Robot {
+  name "boss"
+  controller "<extern>"
+  supervisor TRUE
+  translation 4 0 0.1
+  children [ DistanceSensor { name "ds" rotation 0 0 1 3.14159265 lookupTable [ 0 0 0, 10 10 0 ] } ]
+}
+DEF BOX Solid {
+  translation 0 0 0.1
+  name "box"
+  boundingObject DEF BB Box { size 0.2 0.2 0.2 }
+  physics Physics { density -1 mass 1 }
+}
+DEF BALL Solid {
+  translation 2 0 0.1
+  name "ball"
+  boundingObject DEF BP Pose { translation 0 0 0 children [ DEF BS Sphere { radius 0.1 } ] }
+  physics Physics { density 1000 }
+}
+DEF WALKER Solid { translation -3 0 0.5 name "walker" linearVelocity 0 1 0 physics Physics { } }
+"""
+
+
+def test_writing_a_bounding_object_size_resizes_the_collision_shape_and_its_mass(project, load):
+    # Webots applies a boundingObject geometry write to the ODE geom and recomputes the Solid's mass from it
+    # (WbBox::updateSize -> applyToOdeData -> applyToOdeMass): the box rests on its new half size, the ball
+    # of density 1000 kg/m^3 gets the mass of its new volume, distance sensors see the new shape.
+    sim = load(project(SIZED), start_controllers=False)
+    boss = sim.robot("boss")
+    box, ball, walker = boss.getFromDef("BOX"), boss.getFromDef("BALL"), boss.getFromDef("WALKER")
+    sensor = boss.getDevice("ds")
+    sensor.enable(4)
+    boss.step(400)
+    assert box.getPosition()[2] == pytest.approx(0.1, abs=2e-3)
+    assert sensor.getValue() == pytest.approx(4 - 2 - 0.1, abs=1e-4)  # to the ball's surface, along -x
+    plain = load(project(SIZED, world_name="plain.wbt"), start_controllers=False)
+    plain.robot("boss").step(400)
+    box.getField("translation").setSFVec3f([0.0, 0.0, 0.3])  # lifted first: they fall onto their new sizes
+    ball.getField("translation").setSFVec3f([2.0, 0.0, 0.3])
+    boss.getFromDef("BB").getField("size").setSFVec3f([0.4, 0.4, 0.4])
+    boss.getFromDef("BS").getField("radius").setSFFloat(0.2)
+    assert boss.getFromDef("BB").getField("size").getSFVec3f() == [0.4, 0.4, 0.4]
+    body = sim.bindings.solid(ball._wb).body_id
+    assert sim.model.body_mass[body] == pytest.approx(1000 * 4 / 3 * math.pi * 0.2**3)
+    boss.step(2000)
+    assert box.getPosition()[2] == pytest.approx(0.2, abs=2e-3)
+    assert ball.getPosition()[2] == pytest.approx(0.2, abs=2e-3)
+    surface = math.sqrt(0.2**2 - 0.1**2)  # where the ray, 0.1 m below the centre, meets the sphere
+    assert sensor.getValue() == pytest.approx(4 - 2 - surface, abs=2e-3)
+    plain.robot("boss").step(2000)  # the others go on bit for bit
+    assert walker.getPosition() == plain.robot("boss").getFromDef("WALKER").getPosition()
+
+
+def test_a_bounding_object_size_the_compilation_refuses_is_an_error_and_changes_nothing(project, load, capfd):
+    sim = load(project(SIZED), start_controllers=False)
+    boss = sim.robot("boss")
+    size = boss.getFromDef("BB").getField("size")
+    model = sim.model
+    capfd.readouterr()
+    size.setSFVec3f([0.0, 0.4, 0.4])
+    err = capfd.readouterr().err
+    assert err.startswith("Error: the 'size' field of Solid \"box\" > boundingObject > DEF BB Box cannot be ")
+    assert "size 0 must be positive" in err  # MuJoCo's refusal, placed at the Box
+    assert size.getSFVec3f() == [0.2, 0.2, 0.2] and sim.model is model
+
+
+def test_moving_a_pose_inside_a_bounding_object_moves_the_collision_shape(project, load):
+    sim = load(project(SIZED), start_controllers=False)
+    boss = sim.robot("boss")
+    ball = boss.getFromDef("BALL")
+    boss.step(400)
+    ball.getField("translation").setSFVec3f([2.0, 0.0, 0.3])
+    boss.getFromDef("BP").getField("translation").setSFVec3f([0.0, 0.0, 0.1])  # the sphere 0.1 m higher
+    boss.step(2000)
+    assert ball.getPosition()[2] == pytest.approx(0.0, abs=2e-3)  # its origin rests on the floor
+
+
+def test_a_bounding_object_write_in_a_physics_plugin_world_is_refused(project, load, capfd):
+    path = project(SIZED.replace("basicTimeStep 4", 'basicTimeStep 4 physics "plug"'),
+                   files={"plugins/physics/plug/plug.py": PLUGIN})
+    sim = load(path, start_controllers=False)
+    size = sim.robot("boss").getFromDef("BB").getField("size")
+    capfd.readouterr()
+    size.setSFVec3f([0.4, 0.4, 0.4])
+    assert capfd.readouterr().err.endswith("changing a boundingObject at run time is not supported yet in a world "
+                                           "with a physics plugin.\n")
+    assert size.getSFVec3f() == [0.2, 0.2, 0.2]

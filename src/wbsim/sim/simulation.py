@@ -14,7 +14,7 @@ import sys
 import warnings
 import weakref
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
@@ -136,7 +136,7 @@ class Simulation:
         exit_status: the status given to ``simulationQuit`` (0 otherwise).
         messages: simulator warnings and errors printed so far (the latest ones).
         removed_nodes: the nodes removed from the scene at run time, with their descendants, that supervisors
-            hold ``Node`` objects of (those answer as Webots' for an invalid node).
+            had ``Node`` objects of (those answer as Webots' for an invalid node), held weakly.
         banks: the runtime bank of every registered device kind, by kind name (registry order).
         device_rows: each device node's bank and row.
     """
@@ -170,7 +170,8 @@ class Simulation:
         self.recorder: Recorder | None = None  # the recording in progress (start_recording)
         self.world_resets = 0  # counts world resets (simulationReset and reset())
         self.restarts = 0  # counts reset() calls (controllers restarted, API caches configured again)
-        self.removed_nodes: set[WbNode] = set()  # nodes removed from the scene at run time (and their descendants)
+        # Nodes removed from the scene at run time (and their descendants), while Node objects of them live.
+        self.removed_nodes: weakref.WeakSet[WbNode] = weakref.WeakSet()
         # Devices, robots and supervision refer back to the simulation weakly (see _shutdown).
         self_ref = weakref.ref(self)
 
@@ -330,6 +331,7 @@ class Simulation:
         new = self.supervision
         new.overrides.update((key, value) for key, value in old.overrides.items() if key != (None, "children"))
         new.node_ids.update(old.node_ids)
+        new.last_node_id = old.last_node_id
         new.masses_changed = old.masses_changed
         bodies = dict(zip(mapping.bodies[0].tolist(), mapping.bodies[1].tolist()))
         new.wrenches.update((bodies[b], w) for b, w in old.wrenches.items() if b in bodies)
@@ -821,13 +823,41 @@ class Simulation:
             host.fields[name], host.given = old, old_given
             raise
 
-    def _recompile(self, nodes: tuple[WbNode, ...], before: set[WbNode]) -> None:
+    def replace_bounds_field(self, node: WbNode, name: str, value: object, solid: WbNode) -> None:
+        """Give field ``name`` of ``node``, a node inside the ``boundingObject`` of ``solid``, the value
+        ``value``: the world is compiled again with the state kept, ``solid`` getting its new collision shape
+        and the mass properties of it (as Webots' geometry nodes do with ``applyToOdeData`` and
+        ``applyToOdeMass``; a Physics ``mass`` written before is applied again). A value the new compilation refuses (a size of 0)
+        is printed as an error and leaves everything unchanged."""
+        from wbsim.api.device import print_error  # the API's error lines (wbsim.api imports the simulation)
+
+        before = set(self.world.walk())
+        old, old_given = node.fields[name], node.given
+        node.fields[name] = value
+        node.given = node.given | {name}
+        try:
+            self._recompile(self.world.nodes, before, refit={solid}, change="changing a boundingObject")
+        except WbsimError as error:
+            node.fields[name], node.given = old, old_given
+            print_error(f"the {name!r} field of {node.path} cannot be changed at run time: {error}")
+            return
+        except BaseException:
+            node.fields[name], node.given = old, old_given
+            raise
+        physics = solid["physics"]
+        mass = self.supervision.overrides.get((physics, "mass")) if isinstance(physics, WbNode) else None
+        if mass is not None:
+            self.supervision._set_mass(physics, mass)  # type: ignore[arg-type]
+
+    def _recompile(self, nodes: tuple[WbNode, ...], before: set[WbNode], refit: set[WbNode] | None = None,
+                   change: str = "adding or removing Solids") -> None:
         """Compile the world made of ``nodes`` and carry the running state over to it (``before``: every node
-        of the world before the change)."""
+        of the world before the change; ``refit``: Solids whose mass properties come from the new compilation
+        rather than from the running model)."""
         unsupported = [what for what, used in (("a physics plugin", self.plugin is not None),) if used]
         unsupported += [reason for bank in self.banks.values() if bank.n and (reason := bank.transfer_refusal())]
         if unsupported:
-            raise SimulationError("adding or removing Solids at run time is not supported yet in a world with "
+            raise SimulationError(f"{change} at run time is not supported yet in a world with "
                                   + ", ".join(unsupported) + ".")
         self.supervision.refresh()  # apply pending static moves to the old model first
         world = dataclasses.replace(self.world, nodes=tuple(nodes))
@@ -838,7 +868,11 @@ class Simulation:
         mapping = map_state(self.model, self.bindings, compiled.model, compiled.bindings, kept)
         model = compiled.model
         copy_options(self.model, model)  # the same options (AUTORESET off, and any a user changed)
-        copy_model_rows(mapping, self.model, model)
+        # A frame-only Solid (geoms on its parent's body) keeps the geom poses a supervisor may have moved.
+        refitted = [b for b in self.bindings.solids if refit and b.node in refit and b.owns_body]
+        refit_bodies = {b.body_id for b in refitted}
+        copy_model_rows(mapping, self.model, model, skip_mass=refit_bodies,
+                        skip_geoms={g for b in refitted for g in b.geom_ids})
         if self.supervision.masses_changed:
             mujoco.mj_setConst(model, mujoco.MjData(model))
             tie_loop_weights(model)  # loop welds keep their parents' softness (compile/loops.py)
@@ -856,19 +890,45 @@ class Simulation:
         # the new compilation made them, which is what they were at load for the devices that stay.
         arrays = {name: getattr(model, name).copy() for name in self._initial_model_arrays}
         bo, bn = mapping.bodies
+        keep = ~np.isin(bo, list(refit_bodies))  # a refitted Solid's mass properties are its new ones
         for name, values in self._initial_model_arrays.items():
             if name.startswith("body_"):
-                arrays[name][bn] = values[bo]
+                arrays[name][bn[keep]] = values[bo[keep]]
         self._initial_model_arrays = arrays
-        known = self.supervision.node_ids  # only nodes a supervisor holds Node objects of need remembering
-        self.removed_nodes.update(node for node in before if node not in present and node in known)
         self._rebuild_runtime(mapping, scripts)
+        self.forget_removed_nodes([node for node in before if node not in present])
         if self.recorder is not None:
             self.recorder.rebind(self)
         for warning in compiled.warnings:  # those of the imported nodes (the others were printed at load)
             if warning.location is not None and warning.location.file == IMPORTED_NODE_FILE:
                 self.messages.warning(f"{warning.node_path}: {warning.message}" if warning.node_path
                                       else warning.message)
+
+    def forget_removed_nodes(self, nodes: Iterable[WbNode]) -> None:
+        """Let go of ``nodes``, removed from the scene at run time (with their descendants): field values
+        supervisors wrote move into the nodes themselves (their ``Field`` objects keep their last values),
+        their ids and the supervisors' cached ``Node`` objects go, and those a controller still holds answer
+        as Webots' for an invalid node (:attr:`removed_nodes` holds them weakly). So a reinforcement-learning
+        loop that removes and imports a robot every episode keeps nothing of the removed ones."""
+        gone = set(nodes)
+        if not gone:
+            return
+        supervision = self.supervision
+        for key in [key for key in supervision.overrides if key[0] in gone]:
+            node, name = key
+            value = supervision.overrides.pop(key)
+            in_proto = node.proto_name is not None and name in node.proto_fields
+            (node.proto_fields if in_proto else node.fields)[name] = value
+        self.removed_nodes.update(gone)
+        ids = [supervision.node_ids.pop(node) for node in gone if node in supervision.node_ids]
+        if not ids:
+            return
+        for runtime in self.robots:
+            for api in list(runtime.api_robots):
+                cache = getattr(api, "_nodes", None)
+                if cache is not None:
+                    for node_id in ids:
+                        cache.pop(node_id, None)
 
     def _check_robot_changes(self, compiled: CompiledWorld, present: set[WbNode]) -> dict[WbNode, Path]:
         """Check the Robots that a recompilation adds or removes (nothing changed yet); the controller files of

@@ -107,6 +107,7 @@ class Supervision:
         self.saved_states: dict[tuple[WbNode, str], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         self.masses_changed = False  # a supervisor wrote a Physics mass (the reset recomputes MuJoCo's constants)
         self.node_ids: dict[WbNode, int] = {}
+        self.last_node_id = 0  # the last id handed out (ids of removed nodes are never handed out again)
         self.wrenches: dict[int, np.ndarray] = {}
         self._fresh_at: int | None = None
         self.version = 0  # counts edits of the state between steps (caches keyed on it refresh)
@@ -562,6 +563,14 @@ class Supervision:
             return
         if name == "mass" and node.type_name == "Physics":
             self._set_mass(node, value)
+        solid = bounding_owner(node)
+        if solid is not None and self.sim.bindings.solid(solid) is not None:
+            # A boundingObject's geometry (a Box size, a Sphere radius, a Pose inside it): Webots resizes the
+            # collision shape and recomputes the Solid's mass from it; wbsim compiles the world again with the
+            # state kept (Simulation.replace_bounds_field).
+            stored = tuple(value) if isinstance(value, list) else value
+            self.sim.replace_bounds_field(node, name, stored, solid)
+            return
         device = self.sim.device_rows.get(node)
         if device is not None:
             applied = device[0].field_changed(device[1], name, value)
@@ -571,6 +580,16 @@ class Supervision:
         for robot in self.sim.robots:
             if robot.node is node and name == "customData":
                 robot.custom_data = str(value)
+
+
+def bounding_owner(node: WbNode) -> WbNode | None:
+    """The Solid whose ``boundingObject`` holds ``node`` (the geometry itself or a node above it), or None."""
+    above: WbNode | None = node
+    while isinstance(above, WbNode):
+        if above.parent_field == "boundingObject":
+            return above.parent
+        above = above.parent
+    return None
 
 
 def _refit_bvh(model: mujoco.MjModel, body: int, moved: set[int]) -> None:

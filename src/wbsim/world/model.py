@@ -62,6 +62,7 @@ class WbNode:
     __slots__ = (
         "schema", "fields", "given", "field_locations", "location", "def_name", "path", "proto_name",
         "proto_fields", "inside_proto", "parent", "parent_field", "index", "proto_given", "use_name",
+        "__weakref__",  # Simulation.removed_nodes holds removed nodes weakly
     )
 
     def __init__(
