@@ -489,13 +489,18 @@ class Simulation:
         if wrenches:
             self.supervision.apply_wrenches()
         split = plugin.before_physics(data) if plugin is not None and plugin.enabled else False
-        substepping = [b for b in self._substep_capable if b.watches_substeps] if self._substep_capable else ()
+        substepping: tuple[DeviceBank, ...] = ()
+        editing: tuple[DeviceBank, ...] = ()
+        for bank in self._substep_capable:  # usually none or one: a loop, not two list comprehensions
+            if bank.watches_substeps:
+                substepping += (bank,)
+            if bank.edits_contacts:
+                editing += (bank,)
         # MuJoCo reports a diverging state through its warning handler at the first bad value, before the
         # next substeps spread NaN to every degree of freedom: the handler sees which one diverged first.
         previous_handler = mujoco.get_mju_user_warning()
         mujoco.set_mju_user_warning(self._on_mujoco_warning)
         try:
-            editing = [b for b in self._substep_capable if b.edits_contacts]
             # Bouncy surfaces: slow contacts get their resting solref in every physics step (sim/bounce.py).
             bounce = self._bounce
             if split or substepping or editing or bounce is not None:  # contacts are edited, or a bank
