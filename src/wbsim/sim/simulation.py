@@ -24,6 +24,7 @@ import mujoco
 import numpy as np
 
 from wbsim.compile.builder import CompiledWorld, CompileOptions, compile_world
+from wbsim.collector import paused_collection
 from wbsim.compile.loops import tie_loop_weights
 from wbsim.devices.kind import BankContext, CoreDevice, DeviceBank
 from wbsim.devices.registry import device_kinds
@@ -1010,13 +1011,14 @@ def load_world(
         WorldLoadError: the world has errors (every one is listed, with file, line, column and node path).
         ControllerError: a controller file is missing (with ``missing_controller="error"``).
     """
-    model = load_world_model(path, webots_home=webots_home, offline=offline)
-    compiled = compile_world(model, CompileOptions(max_physics_step_ms=max_physics_step_ms))
-    for warning in (*model.warnings, *compiled.warnings):
-        _emit_warning(warning)
-    return Simulation(compiled, SimulationOptions(seed=seed, missing_controller=missing_controller,
-                                                  start_controllers=start_controllers,
-                                                  compile=CompileOptions(max_physics_step_ms=max_physics_step_ms)))
+    with paused_collection():  # see wbsim.collector: large loads were superlinear in the collector's passes
+        model = load_world_model(path, webots_home=webots_home, offline=offline)
+        compiled = compile_world(model, CompileOptions(max_physics_step_ms=max_physics_step_ms))
+        for warning in (*model.warnings, *compiled.warnings):
+            _emit_warning(warning)
+        return Simulation(compiled, SimulationOptions(seed=seed, missing_controller=missing_controller,
+                                                      start_controllers=start_controllers,
+                                                      compile=CompileOptions(max_physics_step_ms=max_physics_step_ms)))
 
 
 def _emit_warning(warning: WorldWarning) -> None:
