@@ -226,6 +226,7 @@ class ControllerProcess:
         self.argv = [script.name, *args]
         self.finder = finder
         self._chdir = (finder.working_directory.chdir, finder.working_directory.fchdir)
+        self._exit_function = self._os_exit  # bound once, not on every resume
         self._host_chdir: tuple[object, object] = (os.chdir, os.fchdir)
         self.private_names = importable_names(self.folder)
         self.loaded_names: set[str] = set()
@@ -387,7 +388,7 @@ class ControllerProcess:
         self._host_streams = (sys.stdout, sys.stderr, os._exit)
         if self.own_streams is not None:
             sys.stdout, sys.stderr = self.own_streams  # type: ignore[assignment]
-        os._exit = self._os_exit  # type: ignore[assignment]
+        os._exit = self._exit_function  # type: ignore[assignment]
         self._host_chdir = (os.chdir, os.fchdir)
         os.chdir, os.fchdir = self._chdir  # directory changes are noted, not read back after the step
         return saved_argv, saved_path, outside
