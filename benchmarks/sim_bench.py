@@ -14,7 +14,7 @@ Also against raw C stepping: the same model advanced by ``mj_step`` with all the
 
 Run: ``python benchmarks/sim_bench.py`` (``--quick`` for a short run, ``--robots 1 20`` to choose).
 ``--no-bounce-emulation`` drops wbsim's per-physics-step bounce-threshold edit (``sim/bounce.py``; the hand-written
-loop has no equivalent, and the demo's body and caster bounce by Webots' default ContactProperties) for a
+loop has no equivalent; the demo's default material bounces on itself by Webots' default ContactProperties) for a
 measurement of the rest of wbsim's layer only: the physics then differs slightly from a normal run.
 """
 
