@@ -13,6 +13,9 @@ Also against raw C stepping: the same model advanced by ``mj_step`` with all the
 (no Python, no controller), the cost floor of the physics alone; and loading a world with 100 robots.
 
 Run: ``python benchmarks/sim_bench.py`` (``--quick`` for a short run, ``--robots 1 20`` to choose).
+``--no-bounce-emulation`` drops wbsim's per-physics-step bounce-threshold edit (``sim/bounce.py``; the hand-written
+loop has no equivalent; the demo's default material bounces on itself by Webots' default ContactProperties) for a
+measurement of the rest of wbsim's layer only: the physics then differs slightly from a normal run.
 """
 
 from __future__ import annotations
@@ -95,9 +98,12 @@ def _load(path: Path):
         return load_world(path)
 
 
-def wbsim_block(path: Path, steps: int) -> tuple[object, Callable[[], None]]:
-    """A warmed-up simulation and a function running ``steps`` basic steps of it (controllers included)."""
+def wbsim_block(path: Path, steps: int, bounce_emulation: bool = True) -> tuple[object, Callable[[], None]]:
+    """A warmed-up simulation and a function running ``steps`` basic steps of it (controllers included);
+    ``bounce_emulation=False`` switches off the bounce-threshold contact edit (a measurement aid only)."""
     sim = _load(path)
+    if not bounce_emulation:
+        sim._bounce = None  # noqa: SLF001  # the per-physics-step edit of sim/bounce.py
     sim.run(0.1)  # warm up: controllers started, sensors enabled
 
     def run() -> None:
@@ -178,17 +184,20 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer pairs of blocks")
     parser.add_argument("--pairs", type=int, default=None, help="pairs of alternating blocks per scenario")
     parser.add_argument("--robots", type=int, nargs="+", default=[1, 20, 100])
+    parser.add_argument("--no-bounce-emulation", action="store_true",
+                        help="measure wbsim without its bounce-threshold contact edit (see the module docstring)")
     args = parser.parse_args()
     pairs = args.pairs or (30 if args.quick else 150)
     print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {pairs} pairs of alternating blocks of "
-          "about 20 ms; ratio = wbsim speed / other speed, median of the paired ratios (p10-p90)")
+          "about 20 ms; ratio = wbsim speed / other speed, median of the paired ratios (p10-p90)"
+          + ("; wbsim without its bounce-threshold edit" if args.no_bounce_emulation else ""))
     print(f"{'scenario':<16}{'wbsim st/s':>12}{'other st/s':>14} {'other':<10}{'ratio (p10-p90)':>22}")
     with tempfile.TemporaryDirectory() as tmp:
         for robots in args.robots:
             path = make_project(Path(tmp) / f"p{robots}", robots)
             # Blocks of about 20 ms: short enough that load spikes hit both sides of a pair alike.
             steps = max(3, 600 // (robots + 1))
-            sim, ours = wbsim_block(path, steps)
+            sim, ours = wbsim_block(path, steps, bounce_emulation=not args.no_bounce_emulation)
             label = "demo robot" if robots == 1 else f"{robots} robots"
             loop = paired_ratios(ours, baseline_block(path, steps), pairs)
             print(_row(label, steps, loop, "MuJoCo loop"))

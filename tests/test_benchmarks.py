@@ -45,6 +45,11 @@ def test_sim_bench_worlds_and_blocks_run(tmp_path):
     baseline_run()
     assert sim.time_s == pytest.approx(before + 3 * sim.basic_time_step_ms / 1000)
     sim.close()
+    assert sim._bounce is not None  # the demo's default surfaces bounce: the edit runs normally
+    off, off_run = sim_bench.wbsim_block(path, 3, bounce_emulation=False)
+    off_run()
+    assert off._bounce is None and off.step_count > 3
+    off.close()
 
 
 def test_touch_sensor_bench_worlds_have_four_sensors_per_rover_or_none(tmp_path):

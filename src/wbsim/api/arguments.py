@@ -219,6 +219,8 @@ def _checked(method: Callable[..., object], kinds: tuple[str, ...], first: int) 
 
         @functools.wraps(method)
         def checked_one(self: object, *args: object, **kwargs: object) -> object:
+            if len(args) == 1 and not kwargs:  # the usual call: no argument list to rebuild
+                return method(self, only_convert(args[0], only_position))
             if args:
                 return method(self, only_convert(args[0], only_position), *args[1:], **kwargs)
             if only_name in kwargs:

@@ -58,6 +58,10 @@ if TYPE_CHECKING:
 __all__ = ["ControllerProcess", "WorkingDirectory", "current_robot", "ControllerFinder", "find_controller",
            "importable_names", "NO_CONTROLLER", "exit_status_message"]
 
+_OS_CHDIR = os.chdir
+_OS_FCHDIR = os.fchdir
+"""The real ``os.chdir`` / ``os.fchdir`` (controllers run with :class:`WorkingDirectory`'s in their place)."""
+
 _CURRENT_ROBOT: contextvars.ContextVar[RobotRuntime | None] = contextvars.ContextVar("wbsim_robot", default=None)
 
 
@@ -159,8 +163,10 @@ class WorkingDirectory:
     ``os.chdir`` is called only when the next controller's folder differs from the current directory
     (controllers of one folder run one after another without any), and the host's directory is restored
     once per :meth:`begin` / :meth:`end` bracket (the controllers phase of a step), not after each
-    controller. After a controller runs, the directory it left is read back (``os.getcwd``): a controller
-    that changes directory still starts its next step in its own folder, as before.
+    controller. While a controller runs, ``os.chdir`` and ``os.fchdir`` are :meth:`chdir` / :meth:`fchdir`,
+    which mark the current directory unknown: a controller that changes directory still starts its next step
+    in its own folder, and one that does not costs no ``os.getcwd`` system call after each step (a directory
+    change made by C code, not through ``os``, goes unseen).
     """
 
     def __init__(self) -> None:
@@ -180,9 +186,16 @@ class WorkingDirectory:
             os.chdir(folder)
             self._current = folder
 
-    def left(self) -> None:
-        """A controller has stopped running: note the directory it left."""
-        self._current = os.getcwd()
+    def chdir(self, path: object) -> None:
+        """``os.chdir`` while a controller runs: change directory, then treat the current one as unknown (the
+        next controller, or the host, gets its own back)."""
+        self._current = None
+        _OS_CHDIR(path)  # type: ignore[arg-type]
+
+    def fchdir(self, fd: object) -> None:
+        """``os.fchdir`` while a controller runs (see :meth:`chdir`)."""
+        self._current = None
+        _OS_FCHDIR(fd)  # type: ignore[arg-type]
 
     def end(self) -> None:
         """Close a bracket; the outermost one puts the host's directory back."""
@@ -212,6 +225,9 @@ class ControllerProcess:
         self._folder_str = str(self.folder)
         self.argv = [script.name, *args]
         self.finder = finder
+        self._chdir = (finder.working_directory.chdir, finder.working_directory.fchdir)
+        self._exit_function = self._os_exit  # bound once, not on every resume
+        self._host_chdir: tuple[object, object] = (os.chdir, os.fchdir)
         self.private_names = importable_names(self.folder)
         self.loaded_names: set[str] = set()
         self._swap = set(self.private_names)
@@ -372,7 +388,9 @@ class ControllerProcess:
         self._host_streams = (sys.stdout, sys.stderr, os._exit)
         if self.own_streams is not None:
             sys.stdout, sys.stderr = self.own_streams  # type: ignore[assignment]
-        os._exit = self._os_exit  # type: ignore[assignment]
+        os._exit = self._exit_function  # type: ignore[assignment]
+        self._host_chdir = (os.chdir, os.fchdir)
+        os.chdir, os.fchdir = self._chdir  # directory changes are noted, not read back after the step
         return saved_argv, saved_path, outside
 
     def _leave(self, saved: tuple[list[str], list[str], dict[str, ModuleType | None]]) -> None:
@@ -384,6 +402,7 @@ class ControllerProcess:
             self.own_streams = None  # it put the host's streams back
         sys.stdout, sys.stderr = host_out, host_err  # type: ignore[assignment]
         os._exit = host_exit
+        os.chdir, os.fchdir = self._host_chdir
         self.finder.active = None
         self.path = sys.path  # the controller may have replaced its list
         sys.path = saved_path
@@ -401,7 +420,6 @@ class ControllerProcess:
                     os.environ.pop(name, None)
                 else:
                     os.environ[name] = value
-        self.finder.working_directory.left()
         sys.argv = saved_argv
 
     def resume(self) -> None:
@@ -411,7 +429,8 @@ class ControllerProcess:
         if self.greenlet is None:
             self.greenlet = greenlet.greenlet(self._main)
         current = greenlet.getcurrent()
-        self.greenlet.parent = current
+        if self.greenlet.parent is not current:  # setting it checks for cycles: only when it changes
+            self.greenlet.parent = current
         self._resumer = current
         working_directory = self.finder.working_directory
         working_directory.begin()

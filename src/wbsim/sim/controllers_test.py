@@ -449,3 +449,16 @@ def test_each_controller_steps_in_its_own_folder_and_the_host_keeps_its_director
         assert os.getcwd() == host  # between steps, the host's directory
     for folder, name in (("wanderer", "a"), ("wanderer", "b"), ("other", "c")):
         assert (tmp_path / "controllers" / folder / f"seen_{name}.txt").read_text() == " ".join([folder] * 4)
+
+
+def test_a_controller_changing_directory_with_fchdir_still_steps_in_its_own_folder(project, load, tmp_path):
+    fchdir = WANDERER.replace('os.chdir("..")', 'fd = os.open("..", os.O_RDONLY); os.fchdir(fd); os.close(fd)')
+    path = project('WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "wanderer" }',
+                   controllers={"wanderer": fchdir})
+    sim = load(path)
+    host = os.getcwd()
+    for _ in range(6):
+        sim.step()
+        assert os.getcwd() == host
+    assert os.chdir is not None and os.chdir.__module__ in ("posix", "nt", "os")  # the host's os.chdir is back
+    assert (tmp_path / "controllers" / "wanderer" / "seen_a.txt").read_text() == " ".join(["wanderer"] * 4)

@@ -109,7 +109,9 @@ class RobotRuntime:
         Raises:
             ControllerError: for a negative duration.
         """
-        sim = self.sim
+        sim = self._sim_ref()
+        if sim is None:
+            sim = self.sim  # raises the typed error
         process = self.controller
         own = process is not None and process.in_own_greenlet()
         if self.removed:  # its node left the world: as a controller whose robot is gone, it gets -1
@@ -139,7 +141,8 @@ class RobotRuntime:
             # greenlet frames, so it would keep a dropped simulation alive).
             del sim
             process.yield_to_simulation()
-            if self.sim.ended:
+            sim = self._sim_ref()
+            if (sim if sim is not None else self.sim).ended:
                 self.saw_end = True
                 return -1
             return 0

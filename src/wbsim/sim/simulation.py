@@ -24,6 +24,7 @@ import mujoco
 import numpy as np
 
 from wbsim.compile.builder import CompiledWorld, CompileOptions, compile_world
+from wbsim.collector import paused_collection
 from wbsim.compile.loops import tie_loop_weights
 from wbsim.devices.kind import BankContext, CoreDevice, DeviceBank
 from wbsim.devices.registry import device_kinds
@@ -491,13 +492,18 @@ class Simulation:
         if wrenches:
             self.supervision.apply_wrenches()
         split = plugin.before_physics(data) if plugin is not None and plugin.enabled else False
-        substepping = [b for b in self._substep_capable if b.watches_substeps] if self._substep_capable else ()
+        substepping: tuple[DeviceBank, ...] = ()
+        editing: tuple[DeviceBank, ...] = ()
+        for bank in self._substep_capable:  # usually none or one: a loop, not two list comprehensions
+            if bank.watches_substeps:
+                substepping += (bank,)
+            if bank.edits_contacts:
+                editing += (bank,)
         # MuJoCo reports a diverging state through its warning handler at the first bad value, before the
         # next substeps spread NaN to every degree of freedom: the handler sees which one diverged first.
         previous_handler = mujoco.get_mju_user_warning()
         mujoco.set_mju_user_warning(self._on_mujoco_warning)
         try:
-            editing = [b for b in self._substep_capable if b.edits_contacts]
             # Bouncy surfaces: slow contacts get their resting solref in every physics step (sim/bounce.py).
             bounce = self._bounce
             if split or substepping or editing or bounce is not None:  # contacts are edited, or a bank
@@ -1065,13 +1071,14 @@ def load_world(
         WorldLoadError: the world has errors (every one is listed, with file, line, column and node path).
         ControllerError: a controller file is missing (with ``missing_controller="error"``).
     """
-    model = load_world_model(path, webots_home=webots_home, offline=offline)
-    compiled = compile_world(model, CompileOptions(max_physics_step_ms=max_physics_step_ms))
-    for warning in (*model.warnings, *compiled.warnings):
-        _emit_warning(warning)
-    return Simulation(compiled, SimulationOptions(seed=seed, missing_controller=missing_controller,
-                                                  start_controllers=start_controllers,
-                                                  compile=CompileOptions(max_physics_step_ms=max_physics_step_ms)))
+    with paused_collection():  # see wbsim.collector: large loads were superlinear in the collector's passes
+        model = load_world_model(path, webots_home=webots_home, offline=offline)
+        compiled = compile_world(model, CompileOptions(max_physics_step_ms=max_physics_step_ms))
+        for warning in (*model.warnings, *compiled.warnings):
+            _emit_warning(warning)
+        return Simulation(compiled, SimulationOptions(seed=seed, missing_controller=missing_controller,
+                                                      start_controllers=start_controllers,
+                                                      compile=CompileOptions(max_physics_step_ms=max_physics_step_ms)))
 
 
 def _emit_warning(warning: WorldWarning) -> None:

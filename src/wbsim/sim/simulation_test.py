@@ -607,3 +607,48 @@ def test_other_mujoco_warnings_still_print_and_the_handler_is_restored(project, 
     assert "WARNING: Inertia matrix is too close to singular at DOF 4" in capfd.readouterr().out
     sim.step()
     assert mujoco.get_mju_user_warning() is None
+
+
+ENCODER_DRIVE = """
+from controller import Robot
+robot = Robot()
+left, right = robot.getDevice("left"), robot.getDevice("right")
+sensor = robot.getDevice("right sensor")  # no noise: its samples are plain copies
+sensor.enable(16)
+for motor in (left, right):
+    motor.setPosition(float("inf"))
+t = 0
+while robot.step(16) != -1:
+    t += 1
+    value = sensor.getValue()
+    left.setVelocity(5.0 + (t % 50) / 10.0)
+    right.setVelocity(4.0 + (value if value == value else 0.0) % 2.0)
+"""
+
+
+def test_plain_python_writes_on_few_devices_give_bit_identical_runs(project, load, monkeypatch):
+    """Motors and encoders of a few devices are written element by element in plain Python (cheaper than
+    numpy's dispatch); the run is bit-identical to the vectorised path's."""
+    from wbsim.devices.motor import bank as motor_bank
+    from wbsim.devices.position_sensor import bank as sensor_bank
+
+    path = rover(project, source=ENCODER_DRIVE)
+
+    def run() -> tuple[np.ndarray, list[float], bool]:
+        sim = load(path)
+        rows, values = [], []
+        for _ in range(120):
+            sim.step()
+            rows.append(np.concatenate([sim.data.qpos, sim.data.qvel, sim.data.ctrl]))
+            values.append(float(sim.banks["position_sensor"].value[1]))
+        plain = sim.banks["motor"]._simple_pairs is not None and all(
+            g.cache is not None and g.cache.pairs is not None for g in sim.banks["position_sensor"].schedule.groups)
+        return np.asarray(rows), values, plain
+
+    fast, fast_values, fast_plain = run()
+    monkeypatch.setattr(motor_bank, "PLAIN_PYTHON_ROWS", 0)
+    monkeypatch.setattr(sensor_bank, "PLAIN_PYTHON_ROWS", 0)
+    vectorised, vectorised_values, vectorised_plain = run()
+    assert fast_plain and not vectorised_plain  # each run took the path it is meant to test
+    assert not np.isnan(fast_values[-1]) and fast[-1, 0] != fast[0, 0]  # it drove and sampled
+    assert np.array_equal(fast, vectorised) and fast_values == vectorised_values

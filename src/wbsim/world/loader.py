@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from wbsim.errors import SourceLocation, WorldError, WorldLoadError, WorldSyntaxError
+from wbsim.collector import paused_collection
 from wbsim.recursion import raised_recursion_limit
 from wbsim.world.assets import AssetResolver, AssetSettings
 from wbsim.world.checker import Checker
@@ -66,7 +67,8 @@ def load_world_model_from_string(
     # Parsing and checking recurse once per nesting level (a few frames each); long kinematic chains
     # (a Solid > HingeJoint > endPoint > Solid > ... rope) need more than Python's default 1000 frames.
     try:
-        with raised_recursion_limit():
+        # Paused collector: its full passes over the growing object graph made large loads superlinear.
+        with raised_recursion_limit(), paused_collection():
             try:
                 syntax = parse_world(text, file)
             except WorldSyntaxError as error:

@@ -48,13 +48,15 @@ class Motor(Device):
 
     def _configure(self) -> None:
         # The controller library's cache, filled from the simulator as by Webots' configure message.
+        self._sim_ref = self._robot._runtime._sim_ref  # read on every command (_cache): no property call
         self._restarts = self._robot._runtime.sim.restarts
         self._position = self._core.target_position
         self._velocity = self._core.velocity
         self._available = float(self._core.bank.available[self._core.index])
 
     def _cache(self) -> Motor:
-        if self._restarts != self._robot._runtime.sim.restarts:  # sim.reset(): configured again
+        sim = self._sim_ref()
+        if sim is None or self._restarts != sim.restarts:  # sim.reset(): configured again (a typed error if gone)
             self._configure()
         return self
 

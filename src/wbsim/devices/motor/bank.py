@@ -36,9 +36,13 @@ from wbsim.devices.motor.compile import MotorBinding
 from wbsim.devices.motor.kinematic import kinematic_control
 from wbsim.devices.sampling import SampleSchedule
 
-__all__ = ["MotorBank", "Motor", "control_law"]
+__all__ = ["MotorBank", "Motor", "control_law", "PLAIN_PYTHON_ROWS"]
 
 _CONTROL, _TORQUE = 0, 1
+
+PLAIN_PYTHON_ROWS = 8
+"""Up to this many motors in a per-step write, plain Python element writes replace numpy's fancy indexing
+(whose dispatch costs more than the work on a few elements); the values written are the same doubles."""
 
 
 def control_law(
@@ -230,6 +234,9 @@ class MotorBank(DeviceBank):
         simple = control & ~np.isfinite(self.target_position) & (self.acceleration == -1.0) & (self.available != 0.0)
         self._simple = np.flatnonzero(simple)
         self._simple_ref = self.ref_dof[self._simple]
+        # (row, reference dof) of each simple motor when there are few: written element by element.
+        self._simple_pairs = (list(zip(self._simple.tolist(), self._simple_ref.tolist()))
+                              if len(self._simple) <= PLAIN_PYTHON_ROWS else None)
         self._general = np.flatnonzero(control & ~simple)
         self._torque = np.flatnonzero(torque)
         self._torque_ref = self.ref_dof[self._torque]
@@ -240,6 +247,8 @@ class MotorBank(DeviceBank):
         self._ctrl_idx = self.actuator[idx]
         self._ctrl_dof = self.dof_adr[idx]
         self._ctrl_values = np.where(torque[idx], self.torque[idx], 0.0)
+        self._ctrl_pairs = (list(zip(self._ctrl_idx.tolist(), self._ctrl_values.tolist()))
+                            if len(idx) <= PLAIN_PYTHON_ROWS else None)
         # ODE's timing: the whole basic step's torque impulse in the first MuJoCo step (module docstring).
         self.watches_substeps = self.substeps > 1 and bool(np.any(self._ctrl_values != 0.0))
         self._kinematic_idx = np.flatnonzero(self.kinematic)
@@ -255,7 +264,14 @@ class MotorBank(DeviceBank):
         if views is None or views[0] is not data:  # MjData's array attributes make a new view per access
             views = self._views = (data, data.qpos, data.qvel, data.ctrl)
         _, qpos, qvel, ctrl = views
-        if len(self._simple):
+        pairs = self._simple_pairs
+        if pairs is not None:
+            target, current = self.target_velocity, self.current_velocity
+            for row, ref in pairs:
+                commanded = target.item(row)
+                qvel[ref] = commanded
+                current[row] = commanded
+        elif len(self._simple):
             commanded = self.target_velocity[self._simple]
             qvel[self._simple_ref] = commanded
             # Webots' "previous velocity" for the acceleration limit is the velocity commanded at this step,
@@ -284,6 +300,9 @@ class MotorBank(DeviceBank):
             self._held = np.where(force * bias > 0.0, np.sign(force) * np.minimum(np.abs(force), np.abs(bias)), 0.0)
             ctrl[self._ctrl_idx] = self._held + (force - self._held) * self.substeps
             self._first_substep = True
+        elif self._ctrl_pairs is not None:
+            for index, value in self._ctrl_pairs:
+                ctrl[index] = value
         elif len(self._ctrl_idx):
             ctrl[self._ctrl_idx] = self._ctrl_values
         if len(self._kinematic_idx):
@@ -313,9 +332,12 @@ class MotorBank(DeviceBank):
 
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Refresh the force/torque feedback of motors whose sampling period elapsed at ``step``."""
-        forces = data.qfrc_constraint if self._kept_forces is None else self._kept_forces
-        self._kept_forces = None
-        for group in self.feedback.due(step):
+        kept, self._kept_forces = self._kept_forces, None
+        due = self.feedback.due(step)
+        if not due:  # the usual case: no feedback enabled (reading MjData.qfrc_constraint makes a new view)
+            return
+        forces = data.qfrc_constraint if kept is None else kept
+        for group in due:
             rows = group.rows
             moving = self.dynamic[rows]
             # The velocity motor's force on the joint is the reaction on the reference DOF, negated.

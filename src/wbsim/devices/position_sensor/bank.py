@@ -19,7 +19,7 @@ from wbsim.devices.position_sensor.compile import PositionSensorBinding
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
 
-__all__ = ["PositionSensorBank", "PositionSensor"]
+__all__ = ["PositionSensorBank", "PositionSensor", "PLAIN_PYTHON_ROWS"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,12 @@ class _Gather:
     initial: np.ndarray
     noise: np.ndarray | None
     resolution: np.ndarray | None
+    pairs: list[tuple[int, int]] | None = None  # (row, qpos address) when a plain copy of a few values
+
+
+PLAIN_PYTHON_ROWS = 8
+"""Up to this many sensors in a group with nothing but a copy to do, plain Python element copies replace
+numpy's fancy indexing (whose dispatch costs more than the work on a few elements); same values."""
 
 
 class PositionSensorBank(SampledBank):
@@ -73,12 +79,15 @@ class PositionSensorBank(SampledBank):
     def _gather(self, group: SampleGroup) -> _Gather:
         rows = group.rows
         noise, resolution, has_joint = self.noise[rows], self.resolution[rows], self.has_joint[rows]
+        plain = has_joint.all() and not (noise > 0).any() and not (resolution > 0).any()
         return _Gather(
             adr=self.safe_adr[rows],
             has_joint=None if has_joint.all() else has_joint,
             initial=self.initial[rows],
             noise=noise if (noise > 0).any() else None,
             resolution=resolution if (resolution > 0).any() else None,
+            pairs=(list(zip(rows.tolist(), self.safe_adr[rows].tolist()))
+                   if plain and len(rows) <= PLAIN_PYTHON_ROWS else None),
         )
 
     def sample(self, data: mujoco.MjData, step: int) -> None:
@@ -90,6 +99,11 @@ class PositionSensorBank(SampledBank):
             assert isinstance(gather, _Gather)
             if self._qpos is None or self._qpos[0] is not data:  # one view of MjData.qpos, not one per access
                 self._qpos = (data, data.qpos)
+            if gather.pairs is not None:
+                qpos, value = self._qpos[1], self.value
+                for row, adr in gather.pairs:
+                    value[row] = qpos.item(adr)
+                continue
             raw = self._qpos[1][gather.adr]
             if gather.has_joint is not None:
                 raw = np.where(gather.has_joint, raw, gather.initial)
