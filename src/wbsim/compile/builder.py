@@ -152,10 +152,15 @@ class CompileOptions:
             equal physics steps not longer than this (Webots runs one ODE step per basicTimeStep, which
             is too coarse for MuJoCo's soft contacts at Webots' default 32 ms).
         physics_step_ms: force this MuJoCo time step instead (it must divide basicTimeStep).
+        bounce_threshold: emulate ODE's bounce threshold (contacts slower than ``bounceVelocity`` get the
+            resting, non-bouncing spring; ``sim/bounce.py``). False keeps every contact's bouncy spring, which
+            lets MuJoCo run all physics steps of a basic step in one call (faster, especially for small worlds)
+            but makes resting contacts on bouncy surfaces springy (piles and stacks may creep or collapse).
     """
 
     max_physics_step_ms: float = 4.0
     physics_step_ms: float | None = None
+    bounce_threshold: bool = True
 
 
 @dataclass
@@ -1468,7 +1473,8 @@ def compile_world(world: WorldModel, options: CompileOptions | None = None) -> C
         substeps=builder.substeps,
         warnings=tuple(builder.warnings),
         body_names=builder.body_paths,
-        bounce=BounceTable.build(model, builder.geom_contacts, builder.pair_contacts),
+        bounce=(BounceTable.build(model, builder.geom_contacts, builder.pair_contacts)
+                if builder.options.bounce_threshold else None),
     )
 
 

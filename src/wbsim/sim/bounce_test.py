@@ -194,3 +194,23 @@ def test_without_numba_the_numpy_path_stays(monkeypatch: pytest.MonkeyPatch) -> 
     mujoco.mj_step1(sim.model, sim.data)
     assert threshold.edit(sim.model, sim.data) and threshold._kernel is None
     assert sim.data.contact.solref[0][1] == 1.0
+
+
+def test_the_threshold_can_be_turned_off_and_the_run_keeps_the_bouncy_springs(tmp_path) -> None:  # noqa: ANN001
+    """``bounce_threshold=False`` (load_world, CompileOptions): no edit, every physics step of a basic step in one
+    ``mj_step`` call, the same motion as with the edit removed by hand, and not the default's."""
+    from wbsim.sim.simulation import load_world
+
+    (tmp_path / "worlds").mkdir()
+    path = tmp_path / "worlds" / "mixed.wbt"
+    path.write_text(MIXED_WORLD)
+    off = load_world(path, bounce_threshold=False)
+    assert off.compiled.bounce is None and off._bounce is None
+    assert off.options.compile.bounce_threshold is False  # kept for run-time recompilations
+    by_hand = load_world(path)
+    by_hand._bounce = None
+    default = load_world(path)
+    for sim in (off, by_hand, default):
+        sim.run(1.0)
+    np.testing.assert_array_equal(off.data.qpos, by_hand.data.qpos)
+    assert not np.array_equal(off.data.qpos, default.data.qpos)

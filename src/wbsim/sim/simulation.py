@@ -1055,6 +1055,7 @@ def load_world(
     start_controllers: bool = True,
     webots_home: str | os.PathLike[str] | None = None,
     offline: bool | None = None,
+    bounce_threshold: bool = True,
 ) -> Simulation:
     """Load, check and compile a ``.wbt`` world and return a ready-to-run simulation.
 
@@ -1066,19 +1067,23 @@ def load_world(
         start_controllers: False to run no controller files (drive every robot with :meth:`Simulation.robot`).
         webots_home: a Webots installation or checkout for ``webots://`` assets (default: ``WEBOTS_HOME``).
         offline: True never downloads Webots' assets (default: ``WBSIM_OFFLINE``).
+        bounce_threshold: False turns off the emulation of ODE's bounce threshold
+            (:class:`~wbsim.compile.builder.CompileOptions`): faster, but resting contacts on bouncy surfaces
+            keep their bouncy spring.
 
     Raises:
         WorldLoadError: the world has errors (every one is listed, with file, line, column and node path).
         ControllerError: a controller file is missing (with ``missing_controller="error"``).
     """
+    options = CompileOptions(max_physics_step_ms=max_physics_step_ms, bounce_threshold=bounce_threshold)
     with paused_collection():  # see wbsim.collector: large loads were superlinear in the collector's passes
         model = load_world_model(path, webots_home=webots_home, offline=offline)
-        compiled = compile_world(model, CompileOptions(max_physics_step_ms=max_physics_step_ms))
+        compiled = compile_world(model, options)
         for warning in (*model.warnings, *compiled.warnings):
             _emit_warning(warning)
         return Simulation(compiled, SimulationOptions(seed=seed, missing_controller=missing_controller,
                                                       start_controllers=start_controllers,
-                                                      compile=CompileOptions(max_physics_step_ms=max_physics_step_ms)))
+                                                      compile=options))
 
 
 def _emit_warning(warning: WorldWarning) -> None:
