@@ -1155,6 +1155,8 @@ class _Builder:
             if lo < hi:
                 j.limited = mujoco.mjtLimited.mjLIMITED_TRUE
                 j.range = [lo, hi]
+                j.solref_limit = [2.0 * self.dt_s, 1.0]
+                j.solimp_limit = list(_FRICTION_SOLIMP)
             else:  # ODE ignores both stops when the low one is above the high one, and so does Webots
                 where = spec["params_node"] if isinstance(spec["params_node"], WbNode) else pending.node
                 self.warnings.append(WorldWarning(
