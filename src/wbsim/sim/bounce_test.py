@@ -254,3 +254,25 @@ def test_a_higher_priority_geoms_smaller_condim_edits_only_its_own_rows(compiled
     assert last.data.contact.dim[:last.data.ncon].tolist() == [3, 1]
     last.run(0.5)
     assert abs(last.data.qpos[9] - 0.0995) < 1e-3 and last.data.qpos[7] == 0.0  # ICE rests where it was
+
+
+def test_a_switch_to_the_compiled_loop_mid_run_and_a_reset_keep_runs_bit_identical(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default threshold switches from numpy to the compiled loop during the first run (after 300 edits
+    here); that run, the run after :meth:`Simulation.reset` and a numpy-only run end bit-identical."""
+    import wbsim.sim.bounce as bounce_module
+
+    monkeypatch.setattr(bounce_module, "NUMPY_EDITS", 300)
+    monkeypatch.setattr(bounce_module, "_numba_imported", lambda: False)
+    sim = Simulation(compile_world(load_world_model_from_string(MIXED_WORLD, "mixed.wbt")))
+    assert sim._bounce is not None and sim._bounce._kernel is None
+    sim.run(2.0)
+    assert sim._bounce._kernel is not None  # switched during the run
+    first = (sim.data.qpos.copy(), sim.data.qvel.copy())
+    sim.reset()
+    sim.run(2.0)
+    numpy_only = mixed_sim(compiled=False)
+    numpy_only.run(2.0)
+    for other in (sim, numpy_only):
+        np.testing.assert_array_equal(other.data.qpos, first[0])
+        np.testing.assert_array_equal(other.data.qvel, first[1])
