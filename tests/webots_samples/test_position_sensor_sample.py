@@ -12,8 +12,9 @@ robot keeps the pole "in balance".
 
 It does not, on rigid-body physics: :func:`rigid_loop_modes` (a linearised model of the robot and its
 controller, no MuJoCo) has a growing 1.56 Hz mode, which wbsim reproduces; the robot with its upright pole is
-top-heavy on its axle. With the body's centre of mass 15 mm lower the unchanged controller holds the pole
-(see docs/differences.md).
+top-heavy on its axle. With the body's centre of mass 15 mm lower the unchanged controller holds the pole;
+so does, on the unchanged robot, a PID on the pole's absolute angle (the body's pitch added; see
+docs/differences.md).
 """
 
 from __future__ import annotations
