@@ -108,6 +108,25 @@ def test_the_sample_pyramid_stands_for_60_s(project, load, step_ms: float) -> No
     assert moved < 0.01
 
 
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="kept awake (physicsDisableTime 0) the pyramid creeps (the bottom row "
+                   "spreads, 9.7 mm in 40 s, and the logs roll at 0.016 rad/s: likely MuJoCo's soft friction, "
+                   "row Friction cone): 2.8 mm after 10 s, 46 mm after 60 s, "
+                   "falls at about 75 s at 4 ms steps (before 60 s at 2 ms); it stands 60 s because its logs fall "
+                   "asleep, as Webots' defaults make them; Coulomb statics hold it for any friction above 0.27. "
+                   "docs/differences.md, row Bounce")
+def test_the_sample_pyramid_kept_awake_stands_for_60_s(project, load) -> None:  # noqa: ANN001
+    world = stack_world(SAMPLE_ROWS).replace("WorldInfo { basicTimeStep 16", "WorldInfo { basicTimeStep 16 "
+                                              "physicsDisableTime 0")
+    sim = load(project(world), max_physics_step_ms=4.0)
+    bodies = [sim.bindings.solid(sim.node(f"LOG{i}")).body_id for i in range(len(SAMPLE_ROWS))]
+    start = sim.data.xpos[bodies].copy()
+    sim.run(60.0)
+    moved = float(np.linalg.norm(sim.data.xpos[bodies] - start, axis=1).max())
+    print(f"ten-log pyramid kept awake, 4 ms steps: largest move after 60 s {moved * 1000:.1f} mm")
+    assert moved < 0.01
+
+
 def test_without_the_bounce_threshold_the_sample_pyramid_collapses(project, load, monkeypatch) -> None:
     """The bouncy spring on every contact (no switch to the resting solref): the pyramid falls apart."""
     from wbsim.sim.bounce import BounceThreshold

@@ -167,13 +167,15 @@ class BounceThreshold:
         rows: list[tuple[bool, float, tuple[float, float], tuple[float, float], float, int]] = []
         for a in classes:
             for b in classes:
-                dim = max(a[8], b[8])  # MuJoCo: the larger condim, whatever the priorities
                 if a[0] != b[0]:
+                    # MuJoCo takes everything from the higher priority, condim too (a smaller one would make
+                    # the sticking test read and write the next contact's rows).
                     w = a if a[0] > b[0] else b
-                    rows.append((w[1], w[2], (w[3], w[4]), (w[5], w[6]), w[7], dim))
+                    rows.append((w[1], w[2], (w[3], w[4]), (w[5], w[6]), w[7], w[8]))
                 else:
                     rows.append((a[1] or b[1], max(a[2], b[2]), (0.5 * (a[3] + b[3]), 0.5 * (a[4] + b[4])),
-                                 (0.5 * (a[5] + b[5]), 0.5 * (a[6] + b[6])), 0.5 * (a[7] + b[7]), dim))
+                                 (0.5 * (a[5] + b[5]), 0.5 * (a[6] + b[6])), 0.5 * (a[7] + b[7]),
+                                 max(a[8], b[8])))  # equal priorities: the larger condim
         if not classes:
             rows.append((False, 0.0, (0.02, 1.0), (0.02, 1.0), 0.95, 1))
         pair_of_key = {}

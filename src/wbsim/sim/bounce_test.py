@@ -214,3 +214,65 @@ def test_the_threshold_can_be_turned_off_and_the_run_keeps_the_bouncy_springs(tm
         sim.run(1.0)
     np.testing.assert_array_equal(off.data.qpos, by_hand.data.qpos)
     assert not np.array_equal(off.data.qpos, default.data.qpos)
+
+
+
+# A frictionless material (condim 1, geom priority 1) on a floor of the default surface (condim 3, priority 0):
+# MuJoCo gives their contacts the higher priority's condim, 1. SLIDE rests on the floor sliding along x.
+ICE = """DEF ICE Solid { translation 0 0 0.0999 contactMaterial "ice" physics Physics { density -1 mass 1 }
+    boundingObject Sphere { radius 0.1 } }
+"""
+SLIDE = """DEF SLIDE Solid { translation 1 0 0.0999 physics Physics { density -1 mass 1 }
+    boundingObject Sphere { radius 0.1 } linearVelocity 0.5 0 0 }
+"""
+PRIORITY_WORLD = HEADER + """WorldInfo { basicTimeStep 4 physicsDisableTime 0 contactProperties [
+    ContactProperties { material2 "ice" coulombFriction 0 } ] }
+  Solid { boundingObject Plane { size 10 10 } }
+"""
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_higher_priority_geoms_smaller_condim_edits_only_its_own_rows(compiled: bool) -> None:
+    """ICE's slow frictionless contact has one constraint row: the edit must not take the next contact's rows
+    for its friction rows (SLIDE's contact is slow but sliding, so its friction rows keep their bouncy
+    damping), nor read past the last row when ICE's is the last contact (the numpy path raised IndexError;
+    the compiled loop read and wrote out of bounds)."""
+    sim = Simulation(compile_world(load_world_model_from_string(PRIORITY_WORLD + ICE + SLIDE, "p.wbt")))
+    model, data = sim.model, sim.data
+    threshold = BounceThreshold(sim.compiled.bounce, model, compiled=compiled)  # type: ignore[arg-type]
+    mujoco.mj_step1(model, data)
+    assert data.contact.dim[:data.ncon].tolist() == [1, 3] and data.contact.efc_address[1] == 1
+    before = data.efc_KBIP[:data.nefc].copy()
+    assert threshold.edit(model, data)
+    assert data.contact.solref[0][1] == 1.0 and data.contact.solref[1][1] == 1.0  # both slow
+    assert data.efc_KBIP[0, 1] == data.efc_KBIP[1, 1] != before[1, 1]  # both normal rows resting
+    np.testing.assert_array_equal(data.efc_KBIP[2:4], before[2:4])  # SLIDE slides: bouncy friction rows
+    # ICE's contact last: whole runs with the edit in every step.
+    last = Simulation(compile_world(load_world_model_from_string(PRIORITY_WORLD + SLIDE + ICE, "p.wbt")))
+    last._bounce = BounceThreshold(last.compiled.bounce, last.model, compiled=compiled)  # type: ignore[arg-type]
+    mujoco.mj_step1(last.model, last.data)
+    assert last.data.contact.dim[:last.data.ncon].tolist() == [3, 1]
+    last.run(0.5)
+    assert abs(last.data.qpos[9] - 0.0995) < 1e-3 and last.data.qpos[7] == 0.0  # ICE rests where it was
+
+
+def test_a_switch_to_the_compiled_loop_mid_run_and_a_reset_keep_runs_bit_identical(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default threshold switches from numpy to the compiled loop during the first run (after 300 edits
+    here); that run, the run after :meth:`Simulation.reset` and a numpy-only run end bit-identical."""
+    import wbsim.sim.bounce as bounce_module
+
+    monkeypatch.setattr(bounce_module, "NUMPY_EDITS", 300)
+    monkeypatch.setattr(bounce_module, "_numba_imported", lambda: False)
+    sim = Simulation(compile_world(load_world_model_from_string(MIXED_WORLD, "mixed.wbt")))
+    assert sim._bounce is not None and sim._bounce._kernel is None
+    sim.run(2.0)
+    assert sim._bounce._kernel is not None  # switched during the run
+    first = (sim.data.qpos.copy(), sim.data.qvel.copy())
+    sim.reset()
+    sim.run(2.0)
+    numpy_only = mixed_sim(compiled=False)
+    numpy_only.run(2.0)
+    for other in (sim, numpy_only):
+        np.testing.assert_array_equal(other.data.qpos, first[0])
+        np.testing.assert_array_equal(other.data.qvel, first[1])
