@@ -31,6 +31,7 @@ the switch leaves runs deterministic.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 from collections.abc import Callable
@@ -71,6 +72,10 @@ class BounceThreshold:
             raise ValueError("the bounce threshold needs elliptic friction cones (one normal row per contact)")
         self.table = table
         self._kernel: Callable[..., bool] | None = None
+        # The compiled loop on the mjData struct (bounce_kernel.rest_slow_contacts_at) and its arguments after
+        # the data's address; tables None until a first compiled edit with contact rows checked the layout.
+        self._raw: Callable[..., bool] | None = None
+        self._raw_tables: tuple | None = None
         # Edits left before trying the compiled loop (negative: never); counted only on the numpy path.
         self._numpy_left = 0.0 if compiled else (-1.0 if compiled is False else float(NUMPY_EDITS))
         self._ngeom = int(model.ngeom)
@@ -108,12 +113,19 @@ class BounceThreshold:
         Returns:
             True if a constraint row changed (the caller must then call ``mj_referenceConstraint``).
         """
+        raw = self._raw
+        if raw is not None:  # the compiled loop reading the mjData struct in place: no views, few arguments
+            return raw(data._address, *self._raw_tables)  # noqa: SLF001
         n = data.ncon
         if n == 0 or data.nefc == 0:
             return False
         contact = data.contact
         kernel = self._kernel
         if kernel is not None:
+            if self._raw_tables is None:  # the first edit with contact rows: find and check the struct offsets
+                self._load_raw(data)
+                if self._raw is not None:
+                    return self._raw(data._address, *self._raw_tables)  # noqa: SLF001
             return kernel(contact.geom, contact.efc_address, contact.solref, contact.solreffriction,
                           data.efc_vel, data.efc_KBIP, *self._kernel_tables)
         if self._numpy_left >= 0:
@@ -150,6 +162,15 @@ class BounceThreshold:
         if dims.max() > 1:
             self._stick(data, rows, dims, damping, self._velocity[entry])
         return True
+
+    def step_edit(self, model: mujoco.MjModel, data: mujoco.MjData) -> Callable[[], bool]:
+        """:meth:`edit` on ``model`` and ``data`` as a call without arguments, for the physics steps of one
+        basic step (the physics loop calls it once per MuJoCo step): the compiled loop bound to ``data``'s
+        struct once it is loaded and checked, else :meth:`edit` itself (which may load it)."""
+        raw = self._raw
+        if raw is not None:
+            return functools.partial(raw, data._address, *self._raw_tables)  # type: ignore[misc]  # noqa: SLF001
+        return functools.partial(self.edit, model, data)
 
     def _entries(self, table: BounceTable, model: mujoco.MjModel) -> None:
         """Per geom class pair (then per explicit pair): whether contacts switch, the threshold, the bouncy
@@ -213,6 +234,18 @@ class BounceThreshold:
         self._kernel_tables = (self._class, pair_keys, entries, self._dims, self._nclass, self._ngeom)
         self._kernel = k.rest_slow_contacts
         return True
+
+    def _load_raw(self, data: mujoco.MjData) -> None:
+        """Switch the compiled path to reading ``data``'s struct in place if its layout checks out
+        (:func:`wbsim.sim.mjlayout.data_layout`; ``data`` holds contact rows); else keep the views, for good."""
+        from wbsim.sim import bounce_kernel as k
+        from wbsim.sim.mjlayout import data_layout
+
+        layout = data_layout(data)
+        geom_class, pair_keys, entries, dims, nclass, ngeom = self._kernel_tables
+        self._raw_tables = () if layout is None else (
+            k.pack_tables(layout.as_array(), geom_class, pair_keys, dims, nclass, ngeom), entries)
+        self._raw = None if layout is None else k.rest_slow_contacts_at
 
     def _edit_uniform(self, contact: mujoco._structs._MjContactList, data: mujoco.MjData, n: int) -> bool:
         """:meth:`edit` for a world of one bouncy surface: the same threshold and rows for every contact."""
