@@ -76,6 +76,10 @@ class BounceThreshold:
         # the data's address; tables None until a first compiled edit with contact rows checked the layout.
         self._raw: Callable[..., bool] | None = None
         self._raw_tables: tuple | None = None
+        self._functions: tuple | None = None  # (libmujoco's entry points,) for compiled_steps; () if not found
+        # The last data (and model) step_edit and compiled_steps bound their compiled calls to, and the calls.
+        self._bound: tuple | None = None
+        self._bound_steps: tuple | None = None
         # Edits left before trying the compiled loop (negative: never); counted only on the numpy path.
         self._numpy_left = 0.0 if compiled else (-1.0 if compiled is False else float(NUMPY_EDITS))
         self._ngeom = int(model.ngeom)
@@ -168,9 +172,35 @@ class BounceThreshold:
         basic step (the physics loop calls it once per MuJoCo step): the compiled loop bound to ``data``'s
         struct once it is loaded and checked, else :meth:`edit` itself (which may load it)."""
         raw = self._raw
-        if raw is not None:
-            return functools.partial(raw, data._address, *self._raw_tables)  # type: ignore[misc]  # noqa: SLF001
-        return functools.partial(self.edit, model, data)
+        if raw is None:
+            return functools.partial(self.edit, model, data)
+        cached = self._bound
+        if cached is None or cached[0] is not data:  # bound once per data object (its struct never moves)
+            cached = self._bound = (data, functools.partial(raw, data._address, *self._raw_tables))  # type: ignore[misc]  # noqa: SLF001
+        return cached[1]
+
+    def compiled_steps(self, model: mujoco.MjModel, data: mujoco.MjData) -> Callable[[int], None] | None:
+        """EXPERIMENTAL (:mod:`wbsim.sim.c_steps`, which says why it is off by default): ``count`` MuJoCo
+        steps of ``model`` and ``data`` with this edit, in one compiled call; None until the struct-reading
+        loop is loaded and checked (see :meth:`step_edit`), or if libmujoco's entry points are not found."""
+        cached = self._bound_steps
+        if cached is not None and cached[0] is data and cached[1] is model:
+            return cached[2]
+        if self._raw is None:
+            return None
+        if self._functions is None:
+            from wbsim.sim.c_steps import mujoco_functions
+
+            functions = mujoco_functions()
+            self._functions = () if functions is None else (functions,)
+        if not self._functions:
+            return None
+        from wbsim.sim.bounce_kernel import bounce_steps
+
+        steps = functools.partial(bounce_steps, *self._functions, *self._raw_tables,  # type: ignore[misc]
+                                  model._address, data._address)  # noqa: SLF001
+        self._bound_steps = (data, model, steps)
+        return steps
 
     def _entries(self, table: BounceTable, model: mujoco.MjModel) -> None:
         """Per geom class pair (then per explicit pair): whether contacts switch, the threshold, the bouncy

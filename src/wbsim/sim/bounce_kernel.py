@@ -24,7 +24,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["rest_slow_contacts", "rest_slow_contacts_at", "pack_tables", "THRESHOLD", "REST", "BOUNCY", "STIFFNESS", "DAMPING"]
+__all__ = ["rest_slow_contacts", "rest_slow_contacts_at", "pack_tables", "bounce_steps", "THRESHOLD", "REST", "BOUNCY", "STIFFNESS", "DAMPING"]
 
 
 THRESHOLD, REST, BOUNCY, STIFFNESS, DAMPING = 0, 1, 3, 5, 6
@@ -162,3 +162,41 @@ def rest_slow_contacts_at(data: int, tables: np.ndarray, entries: np.ndarray) ->
                          entries, dims, nclass, ngeom):
             changed = True
     return changed
+
+
+@intrinsic
+def _call(typingctx, function, model, data):  # noqa: ANN001, ANN202, ARG001
+    """Call the C function at address ``function`` as ``void f(const mjModel*, mjData*)``."""
+
+    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202, ARG001
+        from llvmlite import ir
+
+        kind = ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t, cgutils.voidptr_t])
+        target = builder.inttoptr(args[0], kind.as_pointer())
+        builder.call(target, [builder.inttoptr(args[1], cgutils.voidptr_t),
+                              builder.inttoptr(args[2], cgutils.voidptr_t)])
+        return context.get_dummy_value()
+
+    return types.void(types.int64, types.int64, types.int64), codegen
+
+
+@numba.njit(cache=True, error_model="numpy")
+def bounce_steps(functions: np.ndarray, tables: np.ndarray, entries: np.ndarray, model: int, data: int,
+                 count: int) -> None:
+    """EXPERIMENTAL (:mod:`wbsim.sim.c_steps`): ``count`` MuJoCo steps with the bounce edit, in one call:
+    ``mj_step1``, :func:`rest_slow_contacts_at`, ``mj_referenceConstraint`` if a row changed, ``mj_step2``,
+    called through libmujoco's C entry points (the GIL stays held: MuJoCo's warning handler, a Python
+    callback, runs from C as from the binding's calls).
+
+    Args:
+        functions: (3,) int64 addresses of ``mj_step1``, ``mj_step2``, ``mj_referenceConstraint``.
+        tables, entries: as :func:`rest_slow_contacts_at`.
+        model, data: the ``mjModel`` and ``mjData`` structs' addresses.
+        count: MuJoCo steps.
+    """
+    step1, step2, reference = functions[0], functions[1], functions[2]
+    for _ in range(count):
+        _call(step1, model, data)
+        if rest_slow_contacts_at(data, tables, entries):
+            _call(reference, model, data)
+        _call(step2, model, data)

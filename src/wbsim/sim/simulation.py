@@ -197,6 +197,9 @@ class Simulation:
         self.model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
         self._warning_counts = self.data.warning.number
         self._diverged_dof: int | None = None  # set by _on_mujoco_warning when the state diverges
+        # EXPERIMENTAL, off: a basic step's MuJoCo steps and bounce edits in one compiled call (sim/c_steps.py:
+        # bit-identical, but a fatal MuJoCo error there exits the process instead of raising SimulationError).
+        self.experimental_c_steps = False
         self._reset_requested = False
         self._load_requested: Path | None = None  # worldLoad / worldReload, applied at the end of the step
         self.recorder: Recorder | None = None  # the recording in progress (start_recording)
@@ -546,10 +549,16 @@ class Simulation:
                         bank.substep(data)
             elif substepping or editing or bounce is not None:  # contacts are edited, or a bank must see
                 # every physics step. The edits, in order: the bounce threshold, then the banks'.
-                edits = [functools.partial(bank.edit_contacts, self.model, data) for bank in editing]
-                if bounce is not None:
-                    edits.insert(0, bounce.step_edit(self.model, data))
-                _edited_steps(self.model, data, self.substeps, edits, substepping)
+                steps = (bounce.compiled_steps(self.model, data)
+                         if self.experimental_c_steps and bounce is not None and not editing and not substepping
+                         else None)
+                if steps is not None:  # EXPERIMENTAL, off by default (sim/c_steps.py says why)
+                    steps(self.substeps)
+                else:
+                    edits = [functools.partial(bank.edit_contacts, self.model, data) for bank in editing]
+                    if bounce is not None:
+                        edits.insert(0, bounce.step_edit(self.model, data))
+                    _edited_steps(self.model, data, self.substeps, edits, substepping)
             else:
                 mujoco.mj_step(self.model, data, nstep=self.substeps)
         except mujoco.FatalError as error:
