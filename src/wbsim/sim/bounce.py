@@ -20,13 +20,17 @@ cylinder pyramid crept 4.5 mm in 10 s and fell without it), while sliding contac
 them for every slow contact changed how wheels and tracks grip, docs/differences.md).
 
 Cost: the edit runs once per MuJoCo step. As numpy operations (``edit`` on small arrays) it costs about as
-much as the physics step of a small world (14 us for the demo world's four contacts, its ``mj_step`` 18 us;
+much as the physics step of a small world (8 to 14 us for the demo world's four contacts, its ``mj_step`` 18 us;
 best of repeated calls on a loaded machine, ``benchmarks/bounce_bench.py``), so a long run switches to the same
-edit compiled as one loop (:mod:`wbsim.sim.bounce_kernel`, numba: 5 us with its call, 17.5 us for 200
-contacts where numpy takes 161 us): at once when numba is already imported in the process, else after
-:data:`NUMPY_EDITS` edits (importing numba and loading its compiled code take 0.5 to 0.9 s, which the numpy
-path's overhead reaches after about that many steps). The two paths give bit-identical results (tested), so
-the switch leaves runs deterministic.
+edit compiled as one loop (:mod:`wbsim.sim.bounce_kernel`, numba, reading MuJoCo's structs in place
+(:mod:`wbsim.sim.mjlayout`): 1.1 us with its call, 11.5 us for 200 contacts where numpy takes 72 us; with
+the binding's views as arguments it took 5 and 17.5 us). In the physics loop, the split step (``mj_step1``,
+the edit bound once per basic step by :meth:`BounceThreshold.step_edit`, ``mj_step2``) costs about 3.6 us per
+MuJoCo step more than ``mj_step`` with ``nstep`` on the 1-robot benchmark world (11.5 us with the views and
+three Python frames per step; 2026-11-27, paired blocks on a shared machine). The compiled edit starts at
+once when numba is already imported in the process, else after :data:`NUMPY_EDITS` edits (importing numba
+and loading its compiled code take 0.5 to 0.9 s, which the numpy path's overhead reaches after about that many
+steps). The two paths give bit-identical results (tested), so the switch leaves runs deterministic.
 """
 
 from __future__ import annotations
@@ -176,7 +180,8 @@ class BounceThreshold:
             return functools.partial(self.edit, model, data)
         cached = self._bound
         if cached is None or cached[0] is not data:  # bound once per data object (its struct never moves)
-            cached = self._bound = (data, functools.partial(raw, data._address, *self._raw_tables))  # type: ignore[misc]  # noqa: SLF001
+            bound = functools.partial(raw, data._address, *self._raw_tables)  # type: ignore[misc]  # noqa: SLF001
+            cached = self._bound = (data, bound)
         return cached[1]
 
     def compiled_steps(self, model: mujoco.MjModel, data: mujoco.MjData) -> Callable[[int], None] | None:

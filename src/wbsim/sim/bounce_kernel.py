@@ -9,6 +9,11 @@ the normal row's K and B, and the resting damping of a sticking contact's fricti
 comparisons and ``hypot`` (the C library's, as numpy's), so the result is bit-identical to the numpy path (the
 tests compare the two).
 
+:func:`rest_slow_contacts_at` is the same loop reading the ``mjData`` struct in place (the counts and the
+arrays' current addresses, at offsets :mod:`wbsim.sim.mjlayout` found and checked): the views and the
+unboxing of a dozen arguments cost more than the work on a few contacts. :func:`bounce_steps` (experimental,
+off by default, :mod:`wbsim.sim.c_steps`) runs a basic step's MuJoCo steps with it in one call.
+
 Compiled with ``cache=True`` (the machine code is stored in ``__pycache__`` next to this file, or numba's user
 cache). This module imports numba (about half a second): :mod:`wbsim.sim.bounce` imports it only once a
 simulation has run enough steps for the compiled loop to pay for it, never at ``import wbsim``.
@@ -24,7 +29,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["rest_slow_contacts", "rest_slow_contacts_at", "pack_tables", "bounce_steps", "THRESHOLD", "REST", "BOUNCY", "STIFFNESS", "DAMPING"]
+__all__ = ["rest_slow_contacts", "rest_slow_contacts_at", "pack_tables", "bounce_steps", "THRESHOLD", "REST",
+           "BOUNCY", "STIFFNESS", "DAMPING"]
 
 
 THRESHOLD, REST, BOUNCY, STIFFNESS, DAMPING = 0, 1, 3, 5, 6
