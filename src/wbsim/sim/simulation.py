@@ -171,6 +171,10 @@ class Simulation:
             had ``Node`` objects of (those answer as Webots' for an invalid node), held weakly.
         banks: the runtime bank of every registered device kind, by kind name (registry order).
         device_rows: each device node's bank and row.
+        experimental_c_steps: EXPERIMENTAL, False by default: in a world with the bounce threshold and no
+            contact-editing or substep-watching bank, run each basic step's MuJoCo steps and edits in one
+            compiled call (:mod:`wbsim.sim.c_steps`: same results, but a fatal MuJoCo error inside it exits
+            the process instead of raising :class:`~wbsim.errors.SimulationError`).
     """
 
     def __init__(self, compiled: CompiledWorld, options: SimulationOptions | None = None) -> None:
