@@ -16,6 +16,8 @@ Run: ``python benchmarks/sim_bench.py`` (``--quick`` for a short run, ``--robots
 ``--no-bounce-emulation`` drops wbsim's per-physics-step bounce-threshold edit (``sim/bounce.py``; the hand-written
 loop has no equivalent; the demo's default material bounces on itself by Webots' default ContactProperties) for a
 measurement of the rest of wbsim's layer only: the physics then differs slightly from a normal run.
+``--experimental-c-steps`` runs wbsim with the experimental one-call physics loop (``sim/c_steps.py``, off by
+default: same results, but a fatal MuJoCo error inside it exits the process).
 """
 
 from __future__ import annotations
@@ -98,12 +100,15 @@ def _load(path: Path):
         return load_world(path)
 
 
-def wbsim_block(path: Path, steps: int, bounce_emulation: bool = True) -> tuple[object, Callable[[], None]]:
+def wbsim_block(path: Path, steps: int, bounce_emulation: bool = True,
+                c_steps: bool = False) -> tuple[object, Callable[[], None]]:
     """A warmed-up simulation and a function running ``steps`` basic steps of it (controllers included);
-    ``bounce_emulation=False`` switches off the bounce-threshold contact edit (a measurement aid only)."""
+    ``bounce_emulation=False`` switches off the bounce-threshold contact edit (a measurement aid only);
+    ``c_steps`` turns on the experimental one-call physics loop (``sim/c_steps.py``)."""
     sim = _load(path)
     if not bounce_emulation:
         sim._bounce = None  # noqa: SLF001  # the per-physics-step edit of sim/bounce.py
+    sim.experimental_c_steps = c_steps  # type: ignore[attr-defined]
     sim.run(0.1)  # warm up: controllers started, sensors enabled
 
     def run() -> None:
@@ -186,18 +191,22 @@ def main() -> int:
     parser.add_argument("--robots", type=int, nargs="+", default=[1, 20, 100])
     parser.add_argument("--no-bounce-emulation", action="store_true",
                         help="measure wbsim without its bounce-threshold contact edit (see the module docstring)")
+    parser.add_argument("--experimental-c-steps", action="store_true",
+                        help="wbsim with its experimental one-call physics loop (sim/c_steps.py, off by default)")
     args = parser.parse_args()
     pairs = args.pairs or (30 if args.quick else 150)
     print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {pairs} pairs of alternating blocks of "
           "about 20 ms; ratio = wbsim speed / other speed, median of the paired ratios (p10-p90)"
-          + ("; wbsim without its bounce-threshold edit" if args.no_bounce_emulation else ""))
+          + ("; wbsim without its bounce-threshold edit" if args.no_bounce_emulation else "")
+          + ("; wbsim with its experimental one-call physics loop" if args.experimental_c_steps else ""))
     print(f"{'scenario':<16}{'wbsim st/s':>12}{'other st/s':>14} {'other':<10}{'ratio (p10-p90)':>22}")
     with tempfile.TemporaryDirectory() as tmp:
         for robots in args.robots:
             path = make_project(Path(tmp) / f"p{robots}", robots)
             # Blocks of about 20 ms: short enough that load spikes hit both sides of a pair alike.
             steps = max(3, 600 // (robots + 1))
-            sim, ours = wbsim_block(path, steps, bounce_emulation=not args.no_bounce_emulation)
+            sim, ours = wbsim_block(path, steps, bounce_emulation=not args.no_bounce_emulation,
+                                    c_steps=args.experimental_c_steps)
             label = "demo robot" if robots == 1 else f"{robots} robots"
             loop = paired_ratios(ours, baseline_block(path, steps), pairs)
             print(_row(label, steps, loop, "MuJoCo loop"))

@@ -20,17 +20,22 @@ cylinder pyramid crept 4.5 mm in 10 s and fell without it), while sliding contac
 them for every slow contact changed how wheels and tracks grip, docs/differences.md).
 
 Cost: the edit runs once per MuJoCo step. As numpy operations (``edit`` on small arrays) it costs about as
-much as the physics step of a small world (14 us for the demo world's four contacts, its ``mj_step`` 18 us;
+much as the physics step of a small world (8 to 14 us for the demo world's four contacts, its ``mj_step`` 18 us;
 best of repeated calls on a loaded machine, ``benchmarks/bounce_bench.py``), so a long run switches to the same
-edit compiled as one loop (:mod:`wbsim.sim.bounce_kernel`, numba: 5 us with its call, 17.5 us for 200
-contacts where numpy takes 161 us): at once when numba is already imported in the process, else after
-:data:`NUMPY_EDITS` edits (importing numba and loading its compiled code take 0.5 to 0.9 s, which the numpy
-path's overhead reaches after about that many steps). The two paths give bit-identical results (tested), so
-the switch leaves runs deterministic.
+edit compiled as one loop (:mod:`wbsim.sim.bounce_kernel`, numba, reading MuJoCo's structs in place
+(:mod:`wbsim.sim.mjlayout`): 1.1 us with its call, 11.5 us for 200 contacts where numpy takes 72 us; with
+the binding's views as arguments it took 5 and 17.5 us). In the physics loop, the split step (``mj_step1``,
+the edit bound once per basic step by :meth:`BounceThreshold.step_edit`, ``mj_step2``) costs about 3.6 us per
+MuJoCo step more than ``mj_step`` with ``nstep`` on the 1-robot benchmark world (11.5 us with the views and
+three Python frames per step; 2026-11-27, paired blocks on a shared machine). The compiled edit starts at
+once when numba is already imported in the process, else after :data:`NUMPY_EDITS` edits (importing numba
+and loading its compiled code take 0.5 to 0.9 s, which the numpy path's overhead reaches after about that many
+steps). The two paths give bit-identical results (tested), so the switch leaves runs deterministic.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 from collections.abc import Callable
@@ -71,6 +76,14 @@ class BounceThreshold:
             raise ValueError("the bounce threshold needs elliptic friction cones (one normal row per contact)")
         self.table = table
         self._kernel: Callable[..., bool] | None = None
+        # The compiled loop on the mjData struct (bounce_kernel.rest_slow_contacts_at) and its arguments after
+        # the data's address; tables None until a first compiled edit with contact rows checked the layout.
+        self._raw: Callable[..., bool] | None = None
+        self._raw_tables: tuple | None = None
+        self._functions: tuple | None = None  # (libmujoco's entry points,) for compiled_steps; () if not found
+        # The last data (and model) step_edit and compiled_steps bound their compiled calls to, and the calls.
+        self._bound: tuple | None = None
+        self._bound_steps: tuple | None = None
         # Edits left before trying the compiled loop (negative: never); counted only on the numpy path.
         self._numpy_left = 0.0 if compiled else (-1.0 if compiled is False else float(NUMPY_EDITS))
         self._ngeom = int(model.ngeom)
@@ -108,12 +121,19 @@ class BounceThreshold:
         Returns:
             True if a constraint row changed (the caller must then call ``mj_referenceConstraint``).
         """
+        raw = self._raw
+        if raw is not None:  # the compiled loop reading the mjData struct in place: no views, few arguments
+            return raw(data._address, *self._raw_tables)  # noqa: SLF001
         n = data.ncon
         if n == 0 or data.nefc == 0:
             return False
         contact = data.contact
         kernel = self._kernel
         if kernel is not None:
+            if self._raw_tables is None:  # the first edit with contact rows: find and check the struct offsets
+                self._load_raw(data)
+                if self._raw is not None:
+                    return self._raw(data._address, *self._raw_tables)  # noqa: SLF001
             return kernel(contact.geom, contact.efc_address, contact.solref, contact.solreffriction,
                           data.efc_vel, data.efc_KBIP, *self._kernel_tables)
         if self._numpy_left >= 0:
@@ -150,6 +170,42 @@ class BounceThreshold:
         if dims.max() > 1:
             self._stick(data, rows, dims, damping, self._velocity[entry])
         return True
+
+    def step_edit(self, model: mujoco.MjModel, data: mujoco.MjData) -> Callable[[], bool]:
+        """:meth:`edit` on ``model`` and ``data`` as a call without arguments, for the physics steps of one
+        basic step (the physics loop calls it once per MuJoCo step): the compiled loop bound to ``data``'s
+        struct once it is loaded and checked, else :meth:`edit` itself (which may load it)."""
+        raw = self._raw
+        if raw is None:
+            return functools.partial(self.edit, model, data)
+        cached = self._bound
+        if cached is None or cached[0] is not data:  # bound once per data object (its struct never moves)
+            bound = functools.partial(raw, data._address, *self._raw_tables)  # type: ignore[misc]  # noqa: SLF001
+            cached = self._bound = (data, bound)
+        return cached[1]
+
+    def compiled_steps(self, model: mujoco.MjModel, data: mujoco.MjData) -> Callable[[int], None] | None:
+        """EXPERIMENTAL (:mod:`wbsim.sim.c_steps`, which says why it is off by default): ``count`` MuJoCo
+        steps of ``model`` and ``data`` with this edit, in one compiled call; None until the struct-reading
+        loop is loaded and checked (see :meth:`step_edit`), or if libmujoco's entry points are not found."""
+        cached = self._bound_steps
+        if cached is not None and cached[0] is data and cached[1] is model:
+            return cached[2]
+        if self._raw is None:
+            return None
+        if self._functions is None:
+            from wbsim.sim.c_steps import mujoco_functions
+
+            functions = mujoco_functions()
+            self._functions = () if functions is None else (functions,)
+        if not self._functions:
+            return None
+        from wbsim.sim.bounce_kernel import bounce_steps
+
+        steps = functools.partial(bounce_steps, *self._functions, *self._raw_tables,  # type: ignore[misc]
+                                  model._address, data._address)  # noqa: SLF001
+        self._bound_steps = (data, model, steps)
+        return steps
 
     def _entries(self, table: BounceTable, model: mujoco.MjModel) -> None:
         """Per geom class pair (then per explicit pair): whether contacts switch, the threshold, the bouncy
@@ -215,6 +271,18 @@ class BounceThreshold:
         self._kernel_tables = (self._class, pair_keys, entries, self._dims, self._nclass, self._ngeom)
         self._kernel = k.rest_slow_contacts
         return True
+
+    def _load_raw(self, data: mujoco.MjData) -> None:
+        """Switch the compiled path to reading ``data``'s struct in place if its layout checks out
+        (:func:`wbsim.sim.mjlayout.data_layout`; ``data`` holds contact rows); else keep the views, for good."""
+        from wbsim.sim import bounce_kernel as k
+        from wbsim.sim.mjlayout import data_layout
+
+        layout = data_layout(data)
+        geom_class, pair_keys, entries, dims, nclass, ngeom = self._kernel_tables
+        self._raw_tables = () if layout is None else (
+            k.pack_tables(layout.as_array(), geom_class, pair_keys, dims, nclass, ngeom), entries)
+        self._raw = None if layout is None else k.rest_slow_contacts_at
 
     def _edit_uniform(self, contact: mujoco._structs._MjContactList, data: mujoco.MjData, n: int) -> bool:
         """:meth:`edit` for a world of one bouncy surface: the same threshold and rows for every contact."""

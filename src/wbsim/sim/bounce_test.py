@@ -146,7 +146,30 @@ def test_compiled_edit_equals_the_numpy_edit_bit_for_bit() -> None:
             mujoco.mj_referenceConstraint(model, data)
         mujoco.mj_step2(model, data)
     assert sim._bounce._kernel is not None  # type: ignore[union-attr]
+    assert sim._bounce._raw is not None  # type: ignore[union-attr]  # the loop reading the mjData struct
     assert outcomes[True] > 1000 and fast_and_slow > 10, (outcomes, fast_and_slow)
+
+
+def test_struct_reading_loop_equals_the_view_loop_and_falls_back_to_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled loop reads the mjData struct in place once its layout checks out; if the check fails it
+    keeps the binding's views. Whole runs either way are bit-identical, and the physics loop binds the struct
+    reader to the data (one call per MuJoCo step)."""
+    import wbsim.sim.mjlayout as mjlayout
+
+    in_place = mixed_sim(compiled=True)
+    in_place.run(0.1)
+    bounce = in_place._bounce
+    assert bounce is not None and bounce._raw is not None
+    step_edit = bounce.step_edit(in_place.model, in_place.data)
+    assert step_edit.func is bounce._raw and step_edit.args[0] == in_place.data._address  # type: ignore[attr-defined]
+    monkeypatch.setattr(mjlayout, "data_layout", lambda data: None)  # another MuJoCo's layout
+    views = mixed_sim(compiled=True)
+    views.run(0.1)
+    assert views._bounce is not None and views._bounce._raw is None and views._bounce._kernel is not None
+    for sim in (in_place, views):
+        sim.run(2.9)
+    np.testing.assert_array_equal(in_place.data.qpos, views.data.qpos)
+    np.testing.assert_array_equal(in_place.data.qvel, views.data.qvel)
 
 
 def test_compiled_and_numpy_runs_are_identical() -> None:

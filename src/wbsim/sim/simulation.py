@@ -106,6 +106,37 @@ def _edit_contacts(banks: list[DeviceBank], bounce: BounceThreshold | None, mode
         mujoco.mj_referenceConstraint(model, data)
 
 
+def _edited_steps(model: mujoco.MjModel, data: mujoco.MjData, count: int, edits: list[Callable[[], bool]],
+                  substepping: tuple[DeviceBank, ...]) -> None:
+    """``count`` physics steps, each split around the contact edits: collision detection and the constraint
+    rows (``mj_step1``), ``edits`` in order (each True if it changed a row), the constraint references
+    recomputed if one did, the solver and integration (``mj_step2``), then the substep-watching banks.
+    The loop for a single edit (the bounce threshold alone, the usual case) makes one Python call per step
+    besides MuJoCo's."""
+    step1, step2, reference = mujoco.mj_step1, mujoco.mj_step2, mujoco.mj_referenceConstraint
+    if len(edits) == 1 and not substepping:
+        edit = edits[0]
+        for _ in range(count):
+            step1(model, data)
+            if edit():
+                reference(model, data)
+            step2(model, data)
+        return
+    for _ in range(count):
+        if edits:
+            step1(model, data)
+            edited = False
+            for edit in edits:
+                edited = edit() or edited
+            if edited:
+                reference(model, data)
+            step2(model, data)
+        else:
+            mujoco.mj_step(model, data)
+        for bank in substepping:
+            bank.substep(data)
+
+
 def _shutdown(finder: ControllerFinder, processes: list[ControllerProcess]) -> None:
     """Finalizer of a simulation dropped without ``close()``: stop its controllers, remove its finder.
 
@@ -140,6 +171,10 @@ class Simulation:
             had ``Node`` objects of (those answer as Webots' for an invalid node), held weakly.
         banks: the runtime bank of every registered device kind, by kind name (registry order).
         device_rows: each device node's bank and row.
+        experimental_c_steps: EXPERIMENTAL, False by default: in a world with the bounce threshold and no
+            contact-editing or substep-watching bank, run each basic step's MuJoCo steps and edits in one
+            compiled call (:mod:`wbsim.sim.c_steps`: same results, but a fatal MuJoCo error inside it exits
+            the process instead of raising :class:`~wbsim.errors.SimulationError`).
     """
 
     def __init__(self, compiled: CompiledWorld, options: SimulationOptions | None = None) -> None:
@@ -166,6 +201,9 @@ class Simulation:
         self.model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
         self._warning_counts = self.data.warning.number
         self._diverged_dof: int | None = None  # set by _on_mujoco_warning when the state diverges
+        # EXPERIMENTAL, off: a basic step's MuJoCo steps and bounce edits in one compiled call (sim/c_steps.py:
+        # bit-identical, but a fatal MuJoCo error there exits the process instead of raising SimulationError).
+        self.experimental_c_steps = False
         self._reset_requested = False
         self._load_requested: Path | None = None  # worldLoad / worldReload, applied at the end of the step
         self.recorder: Recorder | None = None  # the recording in progress (start_recording)
@@ -506,23 +544,25 @@ class Simulation:
         try:
             # Bouncy surfaces: slow contacts get their resting solref in every physics step (sim/bounce.py).
             bounce = self._bounce
-            if split or substepping or editing or bounce is not None:  # contacts are edited, or a bank
-                # must see every physics step. With a plugin's contact joints, the plugin's step runs the
-                # bounce threshold on MuJoCo's own contacts before it adds its joints (their surfaces differ).
-                own_bounce = None if split else bounce
-                edit = (functools.partial(_edit_contacts, editing, own_bounce)
-                        if editing or own_bounce is not None else None)
+            if split:  # a plugin's contact joints: the plugin's step runs the bounce threshold on MuJoCo's
+                # own contacts before it adds its joints (their surfaces differ), then the banks' edits.
+                edit = functools.partial(_edit_contacts, editing, None) if editing else None
                 for _ in range(self.substeps):
-                    if split:
-                        plugin.physics_step(self.model, data, edit, bounce)  # type: ignore[union-attr]
-                    elif edit is not None:
-                        mujoco.mj_step1(self.model, data)
-                        edit(self.model, data)
-                        mujoco.mj_step2(self.model, data)
-                    else:
-                        mujoco.mj_step(self.model, data)
+                    plugin.physics_step(self.model, data, edit, bounce)  # type: ignore[union-attr]
                     for bank in substepping:
                         bank.substep(data)
+            elif substepping or editing or bounce is not None:  # contacts are edited, or a bank must see
+                # every physics step. The edits, in order: the bounce threshold, then the banks'.
+                steps = (bounce.compiled_steps(self.model, data)
+                         if self.experimental_c_steps and bounce is not None and not editing and not substepping
+                         else None)
+                if steps is not None:  # EXPERIMENTAL, off by default (sim/c_steps.py says why)
+                    steps(self.substeps)
+                else:
+                    edits = [functools.partial(bank.edit_contacts, self.model, data) for bank in editing]
+                    if bounce is not None:
+                        edits.insert(0, bounce.step_edit(self.model, data))
+                    _edited_steps(self.model, data, self.substeps, edits, substepping)
             else:
                 mujoco.mj_step(self.model, data, nstep=self.substeps)
         except mujoco.FatalError as error:

@@ -652,3 +652,38 @@ def test_plain_python_writes_on_few_devices_give_bit_identical_runs(project, loa
     assert fast_plain and not vectorised_plain  # each run took the path it is meant to test
     assert not np.isnan(fast_values[-1]) and fast[-1, 0] != fast[0, 0]  # it drove and sampled
     assert np.array_equal(fast, vectorised) and fast_values == vectorised_values
+
+
+
+def test_edited_steps_run_every_edit_in_order_and_the_references_after_any_change():
+    """The physics loop's split step with more than one contact edit (the bounce threshold, then banks'):
+    each edit runs once per MuJoCo step in order, and the constraint references are recomputed when any of
+    them changed a row: later edits that change nothing leave the run as the bounce threshold alone gives it,
+    one that reports a change stands in for the threshold's own report, and without any report it differs."""
+    from wbsim.sim.bounce_test import mixed_sim
+    from wbsim.sim.simulation import _edited_steps
+
+    runs = [mixed_sim(compiled=True) for _ in range(4)]
+    calls: list[str] = []
+
+    def reporting(name: str, changed: bool):
+        def edit() -> bool:
+            calls.append(name)
+            return changed
+        return edit
+
+    def silent(edit):
+        return lambda: bool(edit()) and False  # edits the rows, reports no change
+
+    for _ in range(200):
+        for i, sim in enumerate(runs):
+            edit = sim._bounce.step_edit(sim.model, sim.data)
+            edits = [[edit], [edit, reporting("a", False), reporting("b", False)], [silent(edit), reporting("c", True)],
+                     [silent(edit)]][i]
+            _edited_steps(sim.model, sim.data, sim.substeps, edits, ())
+    substeps = runs[0].substeps
+    assert [c for c in calls if c != "c"] == ["a", "b"] * 200 * substeps and calls.count("c") == 200 * substeps
+    for same in runs[1:3]:
+        np.testing.assert_array_equal(runs[0].data.qpos, same.data.qpos)
+        np.testing.assert_array_equal(runs[0].data.qvel, same.data.qvel)
+    assert not np.array_equal(runs[0].data.qvel, runs[3].data.qvel)

@@ -1,0 +1,152 @@
+"""Byte offsets of the few ``mjData`` and ``mjContact`` fields that compiled code reads straight from MuJoCo's
+structs, found once and verified against the Python binding's own views.
+
+The bounce threshold's compiled edit (:mod:`wbsim.sim.bounce_kernel`) runs in every physics step. Handing it
+the binding's views (``data.contact.geom``, ``data.efc_vel``, ...) costs more than its work: each view is a
+new numpy object (MuJoCo's arena moves the contact and constraint arrays whenever their counts change, so
+views cannot be kept), and numba unboxes every array argument. Given the ``mjData`` struct's address instead,
+the kernel reads the counts and the arrays' current addresses from the struct itself.
+
+The offsets come from the struct declarations MuJoCo's Python package ships (``mujoco.introspect``, laid out
+with C's rules) and from the binding's contact views (strides and addresses), and are checked against a live
+``mjData`` with contacts and constraint rows: the counts against the binding's, every pointer against the
+address of the binding's view of the same array. Any mismatch (another MuJoCo version with another layout)
+gives None, and the caller keeps the view-based path.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+__all__ = ["DataLayout", "data_layout"]
+
+# Sizes of the scalar types in MuJoCo's struct declarations (LP64, double-precision mjtNum).
+_SCALARS = {"int": 4, "mjtBool": 1, "mjtByte": 1, "mjtNum": 8, "mjtSize": 8, "size_t": 8, "uintptr_t": 8,
+            "float": 4, "double": 8, "int64_t": 8, "uint64_t": 8, "int32_t": 4, "uint32_t": 4, "uint8_t": 1,
+            "char": 1, "unsigned char": 1, "unsigned int": 4}
+
+
+@dataclass(frozen=True)
+class DataLayout:
+    """Byte offsets in ``mjData`` (``ncon`` ... ``efc_kbip``: int counts and array pointers) and in one
+    ``mjContact`` (``geom`` ... ``solreffriction``), and ``sizeof(mjContact)``."""
+
+    ncon: int
+    nefc: int
+    contact: int
+    efc_vel: int
+    efc_kbip: int
+    contact_size: int
+    geom: int
+    efc_address: int
+    solref: int
+    solreffriction: int
+
+    def as_array(self) -> np.ndarray:
+        """The ten offsets in field order, as int64 (the kernel's layout argument)."""
+        return np.array([self.ncon, self.nefc, self.contact, self.efc_vel, self.efc_kbip, self.contact_size,
+                         self.geom, self.efc_address, self.solref, self.solreffriction], dtype=np.int64)
+
+
+def _size_align(type_: object) -> tuple[int, int] | None:
+    """(size, alignment) in bytes of an introspected C type; None for a type this module does not know."""
+    from mujoco.introspect import ast_nodes, structs
+
+    if isinstance(type_, ast_nodes.PointerType):
+        return 8, 8
+    if isinstance(type_, ast_nodes.ArrayType):
+        inner = _size_align(type_.inner_type)
+        if inner is None:
+            return None
+        count = int(np.prod(type_.extents))
+        return inner[0] * count, inner[1]
+    if isinstance(type_, ast_nodes.ValueType):
+        if type_.name in _SCALARS:
+            size = _SCALARS[type_.name]
+            return size, size
+        struct = structs.STRUCTS.get(type_.name)
+        if struct is not None:
+            offsets = _offsets(struct)
+            return None if offsets is None else offsets[1]
+    return None
+
+
+def _offsets(struct: object) -> tuple[dict[str, int], tuple[int, int]] | None:
+    """Field offsets of an introspected struct and its (size, alignment), by C's layout rules."""
+    from mujoco.introspect import ast_nodes
+
+    offset, align, fields = 0, 1, {}
+    for field in struct.fields:  # type: ignore[attr-defined]
+        if not isinstance(field, ast_nodes.StructFieldDecl):
+            return None  # anonymous structs or unions: not in the fields this module needs
+        size_align = _size_align(field.type)
+        if size_align is None:
+            return None
+        size, field_align = size_align
+        offset = (offset + field_align - 1) // field_align * field_align
+        fields[field.name] = offset
+        offset += size
+        align = max(align, field_align)
+    return fields, ((offset + align - 1) // align * align, align)
+
+
+def _int(address: int) -> int:
+    return ctypes.c_int32.from_address(address).value
+
+
+def _pointer(address: int) -> int:
+    return ctypes.c_uint64.from_address(address).value
+
+
+def data_layout(data: mujoco.MjData) -> DataLayout | None:
+    """The offsets the kernel reads, checked on ``data`` (which must hold contacts with constraint rows:
+    ``data.ncon > 0`` and ``data.nefc > 0``, e.g. right after ``mj_step1``).
+
+    Returns:
+        The verified layout, or None if ``data`` has no contact row yet or any check fails.
+    """
+    if data.ncon == 0 or data.nefc == 0:
+        return None
+    try:
+        from mujoco.introspect import structs
+
+        found = _offsets(structs.STRUCTS["mjData"])
+    except (ImportError, KeyError, AttributeError, ValueError):
+        return None
+    if found is None:
+        return None
+    offsets = found[0]
+    base = int(data._address)  # noqa: SLF001  # the binding's pointer to the mjData struct
+    # Counts: the binding's values at the computed offsets (their neighbours too, a check of the section).
+    for name in ("ncon", "ne", "nf", "nl", "nefc", "nJ", "nisland"):
+        if name not in offsets or _int(base + offsets[name]) != int(getattr(data, name)):
+            return None
+    contact = data.contact
+    views = {"qpos": data.qpos, "efc_vel": data.efc_vel, "efc_KBIP": data.efc_KBIP, "contact": contact.dist}
+    for name, view in views.items():
+        if name not in offsets or _pointer(base + offsets[name]) != view.ctypes.data:
+            return None
+    # mjContact: its size and field offsets from the binding's strided views into the contact array.
+    first = contact.dist.ctypes.data
+    size = contact.geom.strides[0]
+    fields = {}
+    for name, dtype, width, item in (("geom", np.int32, 2, 4), ("efc_address", np.int32, 1, 4),
+                                     ("solref", np.float64, 2, 8), ("solreffriction", np.float64, 2, 8)):
+        view = getattr(contact, name)
+        shape = (data.ncon, width) if width > 1 else (data.ncon,)
+        if view.dtype != dtype or view.shape != shape or view.strides[0] != size:
+            return None
+        if width > 1 and view.strides[1] != item:
+            return None
+        fields[name] = view.ctypes.data - first
+        if not 0 <= fields[name] <= size - width * item:
+            return None
+    if data.efc_vel.dtype != np.float64 or data.efc_KBIP.strides != (32, 8):
+        return None
+    return DataLayout(offsets["ncon"], offsets["nefc"], offsets["contact"], offsets["efc_vel"],
+                      offsets["efc_KBIP"], size, fields["geom"], fields["efc_address"], fields["solref"],
+                      fields["solreffriction"])
