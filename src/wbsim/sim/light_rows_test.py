@@ -1,0 +1,95 @@
+"""Tests for wbsim.sim.light_rows: ODE's force-space contact spring for very light parts."""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+import pytest
+
+from wbsim.compile.builder import CompileOptions, compile_world
+from wbsim.sim.light_rows import LIGHT_INVERSE_MASS, LightContacts
+from wbsim.sim.simulation import Simulation
+from wbsim.world.loader import load_world_model_from_string
+
+HEADER = "#VRML_SIM R2023b utf8\n"
+
+
+def balls(light_kg: float, heavy_kg: float = 1.0, contact: str = "") -> Simulation:
+    """A ball of ``light_kg`` and one of ``heavy_kg`` resting 1 mm deep in the floor, 4 ms steps of 2 ms."""
+    text = HEADER + f"""WorldInfo {{ basicTimeStep 4 physicsDisableTime 0 {contact} }}
+    Solid {{ boundingObject Plane {{ }} }}
+    DEF LIGHT Solid {{ translation 0 0 0.009 physics Physics {{ density -1 mass {light_kg} }}
+      boundingObject Sphere {{ radius 0.01 }} }}
+    DEF HEAVY Solid {{ translation 1 0 0.049 physics Physics {{ density -1 mass {heavy_kg} }}
+      boundingObject Sphere {{ radius 0.05 }} }}"""
+    compiled = compile_world(load_world_model_from_string(text, "b.wbt"), CompileOptions(max_physics_step_ms=2))
+    return Simulation(compiled)
+
+
+def contact_rows(sim: Simulation) -> dict[str, tuple[int, int]]:
+    """{"LIGHT" | "HEAVY": (first constraint row, dim)} of each ball's floor contact."""
+    data, model = sim.data, sim.model
+    out = {}
+    for name in ("LIGHT", "HEAVY"):
+        body = sim.bindings.solid(sim.node(name)).body_id  # type: ignore[union-attr, arg-type]
+        for i in range(data.ncon):
+            c = data.contact[i]
+            if body in (model.geom_bodyid[c.geom[0]], model.geom_bodyid[c.geom[1]]):
+                out[name] = (int(c.efc_address), int(c.dim))
+    return out
+
+
+def installed(sim: Simulation) -> LightContacts | None:
+    return next((b for b in sim._substep_capable if isinstance(b, LightContacts)), None)
+
+
+def test_installed_only_for_worlds_with_very_light_parts() -> None:
+    assert installed(balls(0.001)) is not None
+    assert installed(balls(0.5)) is None  # a 10 mm ball of 0.5 kg: MuJoCo's contacts, no per-step edit
+    assert 1.0 / 0.001 > LIGHT_INVERSE_MASS > 1.0 / 0.5
+
+
+@pytest.mark.parametrize(("contact", "erp", "cfm"), [
+    ("", 0.2, 0.001),
+    ("contactProperties [ ContactProperties { softERP 0.5 softCFM 0.0001 } ]", 0.5, 0.0001),
+])
+def test_light_rows_get_odes_spring_heavy_rows_stay_mujocos(contact: str, erp: float, cfm: float) -> None:
+    sim = balls(0.001, contact=contact)
+    model, data = sim.model, sim.data
+    mujoco.mj_step1(model, data)
+    rows = contact_rows(sim)
+    before_r, before_kbip = data.efc_R.copy(), data.efc_KBIP.copy()
+    assert installed(sim).edit_contacts(model, data)  # type: ignore[union-attr]
+    h, basic = 0.002, 0.004
+    spring, damper = erp / (cfm * basic), (1 - erp) / cfm  # ODE's k (N/m) and c (N s/m) at Webots' step
+    row, dim = rows["LIGHT"]
+    r = 1.0 / (h * (h * spring + damper))
+    assert data.efc_R[row] == pytest.approx(r, rel=1e-12)
+    # Friction rows keep MuJoCo's proportion to the normal row (the elliptic cone's mu stays valid).
+    np.testing.assert_allclose(data.efc_R[row + 1:row + dim] / data.efc_R[row],
+                               before_r[row + 1:row + dim] / before_r[row], rtol=1e-12)
+    np.testing.assert_allclose(data.efc_D[row:row + dim], 1.0 / data.efc_R[row:row + dim], rtol=1e-15)
+    # K I = k R: at rest the row pushes k x depth; B = 1 / h on every row.
+    assert data.efc_KBIP[row, 0] * data.efc_KBIP[row, 2] == pytest.approx(spring * r, rel=1e-12)
+    np.testing.assert_array_equal(data.efc_KBIP[row:row + dim, 1], 1.0 / h)
+    # The solver reads the island copies.
+    assert data.nisland > 0
+    island = data.map_efc2iefc[row:row + dim]
+    np.testing.assert_array_equal(data.iefc_R[island], data.efc_R[row:row + dim])
+    np.testing.assert_array_equal(data.iefc_D[island], data.efc_D[row:row + dim])
+    row, dim = rows["HEAVY"]
+    np.testing.assert_array_equal(data.efc_R[row:row + dim], before_r[row:row + dim])
+    np.testing.assert_array_equal(data.efc_KBIP[row:row + dim], before_kbip[row:row + dim])
+
+
+def test_a_light_ball_rests_on_odes_spring_and_runs_are_deterministic() -> None:
+    """A 1 g ball settles where ODE's spring holds its weight (m g / k deep); two runs are bit-identical."""
+    runs = []
+    for _ in range(2):
+        sim = balls(0.001)
+        sim.run(0.5)
+        runs.append(sim.data.qpos.copy())
+        row, _ = contact_rows(sim)["LIGHT"]
+        depth = -float(sim.data.efc_pos[row])
+        assert depth == pytest.approx(0.001 * 9.81 / (0.2 / (0.001 * 0.004)), rel=1e-3)
+    np.testing.assert_array_equal(runs[0], runs[1])
