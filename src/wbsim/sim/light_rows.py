@@ -66,11 +66,27 @@ class LightContacts:
     def __init__(self, table: SurfaceTable, model: mujoco.MjModel, basic_step_s: float) -> None:
         self.table = table
         self._ngeom = int(model.ngeom)
-        # Each geom's share of a contact's diagApprox (MuJoCo: its body's translational invweight0).
-        self._weight = np.array(model.body_invweight0[model.geom_bodyid, 0], dtype=float)
+        # Geoms of very light bodies (MuJoCo's diagApprox of a contact row: its two bodies' translational
+        # invweight0).
+        self._light = np.asarray(model.body_invweight0[model.geom_bodyid, 0] > LIGHT_INVERSE_MASS)
         self._priority = np.array(model.geom_priority, dtype=np.int64)
         self._step = float(model.opt.timestep)
         self._basic_step = float(basic_step_s)
+        # One surface for every contact (the usual world: no explicit pair, one softERP/softCFM): its constants
+        # once, so that a step's edit needs no per-contact lookup.
+        self._uniform: tuple[float, float] | None = None
+        if (len(table.pair_keys) == 0 and len(table.geom_erp) and (table.geom_erp == table.geom_erp[0]).all()
+                and (table.geom_cfm == table.geom_cfm[0]).all()):
+            spring, normal_r = self._rows(table.geom_erp[:1], table.geom_cfm[:1])
+            self._uniform = float(spring[0]), float(normal_r[0])
+
+    def _rows(self, erp: np.ndarray, cfm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """ODE's spring ``k`` (N/m) and the normal row's ``R = 1 / (h (h k + c))`` for surfaces (softERP, softCFM)."""
+        cfm = np.maximum(cfm, 1e-12)
+        spring = erp / (cfm * self._basic_step)
+        damper = (1.0 - erp) / cfm
+        h = self._step
+        return spring, 1.0 / (h * (h * spring + damper))
 
     @staticmethod
     def needed(model: mujoco.MjModel) -> bool:
@@ -80,6 +96,8 @@ class LightContacts:
             return False
         if model.opt.solver == mujoco.mjtSolver.mjSOL_PGS or model.opt.noslip_iterations > 0:
             return False  # the dual solvers read efc_AR, built before the edit
+        if model.opt.disableflags & (mujoco.mjtDisableBit.mjDSBL_CONTACT | mujoco.mjtDisableBit.mjDSBL_CONSTRAINT):
+            return False
         colliding = (model.geom_contype != 0) | (model.geom_conaffinity != 0)
         weight = model.body_invweight0[model.geom_bodyid, 0]
         return bool((colliding & (weight > LIGHT_INVERSE_MASS)).any())
@@ -114,7 +132,8 @@ class LightContacts:
         contact = data.contact
         # Contact fields are strided views into MuJoCo's contact structs, slow to index: copied once each.
         geom = np.array(contact.geom[:n], dtype=np.intp)
-        light = np.flatnonzero(np.maximum(self._weight[geom[:, 0]], self._weight[geom[:, 1]]) > LIGHT_INVERSE_MASS)
+        light_geom = self._light[geom]
+        light = np.flatnonzero(light_geom[:, 0] | light_geom[:, 1])
         if len(light) == 0:
             return False
         address = np.array(contact.efc_address[:n], dtype=np.intp)[light]
@@ -124,24 +143,30 @@ class LightContacts:
             if len(light) == 0:
                 return False
         dim = np.array(contact.dim[:n], dtype=np.intp)[light]
-        erp, cfm = self._surfaces(geom[light])
-        cfm = np.maximum(cfm, 1e-12)
-        spring = erp / (cfm * self._basic_step)  # ODE's k (N/m) and c (N s/m)
-        damper = (1.0 - erp) / cfm
-        h = self._step
-        normal_r = 1.0 / (h * (h * spring + damper))
+        if self._uniform is not None:
+            spring, normal_r = self._uniform
+        else:
+            spring, normal_r = self._rows(*self._surfaces(geom[light]))
         # Every row of a contact, normal first: address + 0 .. dim - 1.
-        starts = np.repeat(address, dim)
-        rows = starts + (np.arange(len(starts)) - np.repeat(np.cumsum(dim) - dim, dim))
-        r, d, kbip = data.efc_R, data.efc_D, data.efc_KBIP
-        r[rows] *= np.repeat(normal_r / r[address], dim)  # friction rows keep their ratio to the normal row
+        if (dim == dim[0]).all():
+            rows = (address[:, None] + np.arange(dim[0])).ravel()
+            scale = np.repeat(normal_r / data.efc_R[address], dim[0]) if dim[0] > 1 else normal_r
+        else:
+            starts = np.repeat(address, dim)
+            rows = starts + (np.arange(len(starts)) - np.repeat(np.cumsum(dim) - dim, dim))
+            scale = np.repeat(normal_r / data.efc_R[address], dim)
+        r, kbip = data.efc_R, data.efc_KBIP
+        r[rows] *= scale  # friction rows keep their ratio to the normal row
         r[address] = normal_r
-        d[rows] = 1.0 / r[rows]
+        edited = r[rows]
+        data.efc_D[rows] = 1.0 / edited
         kbip[address, 0] = spring * normal_r / kbip[address, 2]
-        kbip[rows, 1] = 1.0 / h
+        kbip[rows, 1] = 1.0 / self._step
         if data.nisland:  # the solver works on per-island copies made in mj_step1
             island_rows = data.map_efc2iefc[rows]
-            kept = island_rows >= 0
-            data.iefc_R[island_rows[kept]] = r[rows[kept]]
-            data.iefc_D[island_rows[kept]] = d[rows[kept]]
+            if island_rows.min() < 0:  # rows outside every island (none expected for contacts): left alone
+                kept = island_rows >= 0
+                island_rows, edited = island_rows[kept], edited[kept]
+            data.iefc_R[island_rows] = edited
+            data.iefc_D[island_rows] = 1.0 / edited
         return True
