@@ -14,12 +14,14 @@ from wbsim.world.loader import load_world_model_from_string
 HEADER = "#VRML_SIM R2023b utf8\n"
 
 
-def balls(light_kg: float, heavy_kg: float = 1.0, contact: str = "") -> Simulation:
-    """A ball of ``light_kg`` and one of ``heavy_kg`` resting 1 mm deep in the floor, 4 ms steps of 2 ms."""
+def balls(light_kg: float, heavy_kg: float = 1.0, contact: str = "", floor: str = "default",
+          ball: str = "default") -> Simulation:
+    """A ball of ``light_kg`` (material ``ball``) and one of ``heavy_kg`` resting 1 mm deep in the floor (material
+    ``floor``), 4 ms steps of 2 ms."""
     text = HEADER + f"""WorldInfo {{ basicTimeStep 4 physicsDisableTime 0 {contact} }}
-    Solid {{ boundingObject Plane {{ }} }}
+    Solid {{ boundingObject Plane {{ }} contactMaterial "{floor}" }}
     DEF LIGHT Solid {{ translation 0 0 0.009 physics Physics {{ density -1 mass {light_kg} }}
-      boundingObject Sphere {{ radius 0.01 }} }}
+      boundingObject Sphere {{ radius 0.01 }} contactMaterial "{ball}" }}
     DEF HEAVY Solid {{ translation 1 0 0.049 physics Physics {{ density -1 mass {heavy_kg} }}
       boundingObject Sphere {{ radius 0.05 }} }}"""
     compiled = compile_world(load_world_model_from_string(text, "b.wbt"), CompileOptions(max_physics_step_ms=2))
@@ -93,3 +95,50 @@ def test_a_light_ball_rests_on_odes_spring_and_runs_are_deterministic() -> None:
         depth = -float(sim.data.efc_pos[row])
         assert depth == pytest.approx(0.001 * 9.81 / (0.2 / (0.001 * 0.004)), rel=1e-3)
     np.testing.assert_array_equal(runs[0], runs[1])
+
+
+def _surface(a: str, b: str, erp: float, cfm: float) -> str:
+    return f'ContactProperties {{ material1 "{a}" material2 "{b}" softERP {erp} softCFM {cfm} }}'
+
+
+@pytest.mark.parametrize(("floor", "ball", "erp", "cfm"), [
+    ("default", "rubber", 0.5, 0.0001),  # the ball's geom has the higher priority: its default/rubber surface
+    ("steel", "rubber", 0.3, 0.0002),  # a material pair with a static side: an explicit MuJoCo pair
+])
+def test_each_contact_gets_its_material_pairs_surface(floor: str, ball: str, erp: float, cfm: float) -> None:
+    contact = ("contactProperties [ " + _surface("default", "rubber", 0.5, 0.0001) + " "
+               + _surface("default", "steel", 0.9, 0.01) + " " + _surface("steel", "rubber", 0.3, 0.0002) + " ]")
+    sim = balls(0.001, contact=contact, floor=floor, ball=ball)
+    light = installed(sim)
+    assert light is not None and light._uniform is None  # several surfaces: looked up per contact
+    assert (len(light.table.pair_keys) > 0) == (floor == "steel")
+    sim.run(0.3)
+    row, _ = contact_rows(sim)["LIGHT"]
+    spring = erp / (cfm * 0.004)
+    assert sim.data.efc_R[row] == pytest.approx(1.0 / (0.002 * (0.002 * spring + (1 - erp) / cfm)), rel=1e-12)
+    assert -float(sim.data.efc_pos[row]) == pytest.approx(0.001 * 9.81 / spring, rel=1e-3)  # rests m g / k deep
+
+
+def test_contacts_of_different_dimensions_in_one_edit() -> None:
+    """A frictionless contact (one row) and a frictional one (three rows) edited together."""
+    text = HEADER + """WorldInfo { basicTimeStep 4 physicsDisableTime 0 contactProperties [
+      ContactProperties { material1 "default" material2 "ice" coulombFriction 0 } ] }
+    Solid { boundingObject Plane { } }
+    DEF A Solid { translation 0 0 0.009 physics Physics { density -1 mass 0.001 } boundingObject Sphere { radius 0.01 } }
+    DEF B Solid { translation 1 0 0.009 physics Physics { density -1 mass 0.001 } boundingObject Sphere { radius 0.01 }
+      contactMaterial "ice" }"""
+    sim = Simulation(compile_world(load_world_model_from_string(text, "d.wbt"), CompileOptions(max_physics_step_ms=2)))
+    model, data = sim.model, sim.data
+    mujoco.mj_step1(model, data)
+    dims = sorted(int(data.contact[i].dim) for i in range(data.ncon))
+    assert dims == [1, 3]
+    assert installed(sim).edit_contacts(model, data)  # type: ignore[union-attr]
+    r = 1.0 / (0.002 * (0.002 * 0.2 / (0.001 * 0.004) + 0.8 / 0.001))
+    for i in range(data.ncon):
+        c = data.contact[i]
+        rows = slice(c.efc_address, c.efc_address + c.dim)
+        assert data.efc_R[c.efc_address] == pytest.approx(r, rel=1e-12)
+        np.testing.assert_array_equal(data.efc_KBIP[rows, 1], 1.0 / 0.002)
+        np.testing.assert_allclose(data.efc_D[rows], 1.0 / data.efc_R[rows], rtol=1e-15)
+        if c.dim == 3:
+            np.testing.assert_allclose(data.efc_R[c.efc_address + 1:c.efc_address + 3], r / 100.0, rtol=1e-12)
