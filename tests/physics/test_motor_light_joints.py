@@ -4,10 +4,11 @@ A position-controlled RotationalMotor turns a link (a 40 x 5 x 10 mm box on a hi
 gravity) into a static wall, with its target beyond the wall. In Webots the contact is ODE's spring of
 ``softERP / (softCFM * basicTimeStep)`` N/m per contact point (25,000 N/m here) whatever the link's mass, and the
 motor is a hard velocity row that pushes its full ``maxTorque`` as long as the commanded velocity ``P * error`` is
-not reached. wbsim gives contacts of parts under about 10 g ODE's spring itself (``wbsim.sim.light_rows``), so the
+not reached. wbsim gives contacts of parts under about 5 g ODE's spring itself (``wbsim.sim.light_rows``), so the
 1 g link's contact is checked against that spring exactly. The motor is still relative to the joint's inertia
 (MuJoCo's softness estimates and the reference DOF): the 1 kg link pushes 10 N m as in Webots, the 1 g link
-0.86 N m (strict expected failure; the fixes tried are in docs/motors.md).
+0.77 N m (strict expected failure): its row is made harder (``R`` at most 1, ``wbsim.sim.light_rows``), but one
+physics step can take at most ``armature x v_err / h`` from the reference DOF (docs/motors.md).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ Robot {{
 """
 
 LIGHT = pytest.param(0.001, marks=pytest.mark.xfail(
-    strict=True, reason="a motor's stiffness scales with its joint's inertia: a blocked 1 g link pushes 0.86 N m"))
+    strict=True, reason="a motor's stiffness scales with its joint's inertia: a blocked 1 g link pushes 0.77 N m"))
 
 
 def _push(project, load, mass: float, torque: float, target: float, contact: str = ""):  # noqa: ANN001, ANN202

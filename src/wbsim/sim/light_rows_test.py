@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from wbsim.compile.builder import CompileOptions, compile_world
-from wbsim.sim.light_rows import LIGHT_INVERSE_MASS, LightContacts
+from wbsim.sim.light_rows import LIGHT_FRICTION_R, LIGHT_INVERSE_MASS, LightContacts
 from wbsim.sim.simulation import Simulation
 from wbsim.world.loader import load_world_model_from_string
 
@@ -142,3 +142,25 @@ def test_contacts_of_different_dimensions_in_one_edit() -> None:
         np.testing.assert_allclose(data.efc_D[rows], 1.0 / data.efc_R[rows], rtol=1e-15)
         if c.dim == 3:
             np.testing.assert_allclose(data.efc_R[c.efc_address + 1:c.efc_address + 3], r / 100.0, rtol=1e-12)
+
+
+LINK = HEADER + """WorldInfo {{ basicTimeStep 8 gravity 0 }}
+Robot {{ children [ HingeJoint {{ jointParameters HingeJointParameters {{ axis 0 0 1 }}
+  device [ RotationalMotor {{ name "motor" }} ]
+  endPoint Solid {{ translation 0.02 0 0 boundingObject Box {{ size 0.04 0.005 0.01 }}
+    physics Physics {{ density -1 mass {mass} }} }} }} ] }}"""
+
+
+def test_motor_rows_of_light_joints_are_capped() -> None:
+    """The motor's friction-loss tendon row of a 1 g link gets R = LIGHT_FRICTION_R (MuJoCo: 1e-4 / inertia, 187);
+    a 1 kg link's motor is left alone (no edit installed)."""
+    assert installed(Simulation(compile_world(load_world_model_from_string(LINK.format(mass=1.0), "l.wbt")))) is None
+    sim = Simulation(compile_world(load_world_model_from_string(LINK.format(mass=0.001), "l.wbt")))
+    model, data = sim.model, sim.data
+    mujoco.mj_step1(model, data)
+    (row,) = np.flatnonzero(data.efc_type[:data.nefc] == mujoco.mjtConstraint.mjCNSTR_FRICTION_TENDON)
+    assert data.efc_R[row] > 100 * LIGHT_FRICTION_R
+    assert installed(sim).edit_contacts(model, data)  # type: ignore[union-attr]
+    assert data.efc_R[row] == LIGHT_FRICTION_R and data.efc_D[row] == 1.0 / LIGHT_FRICTION_R
+    island = data.map_efc2iefc[row]
+    assert data.iefc_R[island] == LIGHT_FRICTION_R and data.iefc_D[island] == 1.0 / LIGHT_FRICTION_R
