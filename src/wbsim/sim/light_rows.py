@@ -114,6 +114,9 @@ class LightContacts:
         self._light, self._light_friction, self._light_eq = _light_parts(model)
         self._nv = int(model.nv)
         self._rows_of_parts = bool(self._light_friction.any() or self._light_eq.any())
+        # The last step's equality and friction rows (ne, their efc_id and efc_type, rows to cap, caps): they
+        # rarely change from one step to the next.
+        self._part_key: tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         self._priority = np.array(model.geom_priority, dtype=np.int64)
         self._step = float(model.opt.timestep)
         self._basic_step = float(basic_step_s)
@@ -184,8 +187,29 @@ class LightContacts:
         if ne + nf == 0:
             return False
         ids = data.efc_id[:ne + nf]
-        rows = []
-        caps = []
+        types = data.efc_type[:ne + nf]
+        key = self._part_key
+        if key is not None and key[0] == ne and np.array_equal(key[1], ids) and np.array_equal(key[2], types):
+            all_rows, caps = key[3], key[4]  # the same equality and friction rows as last step (the usual case)
+        else:
+            all_rows, caps = self._part_rows(data, ne, nf, ids)
+            self._part_key = (ne, ids.copy(), types.copy(), all_rows, caps)
+        if len(all_rows) == 0:
+            return False
+        r = data.efc_R
+        capped = np.minimum(r[all_rows], caps)
+        r[all_rows] = capped
+        data.efc_D[all_rows] = 1.0 / capped
+        if data.nisland:
+            island_rows = data.map_efc2iefc[all_rows]
+            kept = island_rows >= 0
+            data.iefc_R[island_rows[kept]] = capped[kept]
+            data.iefc_D[island_rows[kept]] = 1.0 / capped[kept]
+        return True
+
+    def _part_rows(self, data: mujoco.MjData, ne: int, nf: int, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, their R caps) among the equality rows ``[0, ne)`` and friction rows ``[ne, ne + nf)``."""
+        rows, caps = [], []
         if ne:
             eq_rows = np.flatnonzero(self._light_eq[ids[:ne]])
             rows.append(eq_rows)
@@ -196,19 +220,7 @@ class LightContacts:
             fr_rows = ne + np.flatnonzero(self._light_friction[ids[ne:] + tendon * self._nv])
             rows.append(fr_rows)
             caps.append(np.full(len(fr_rows), LIGHT_FRICTION_R))
-        all_rows = np.concatenate(rows)
-        if len(all_rows) == 0:
-            return False
-        r = data.efc_R
-        capped = np.minimum(r[all_rows], np.concatenate(caps))
-        r[all_rows] = capped
-        data.efc_D[all_rows] = 1.0 / capped
-        if data.nisland:
-            island_rows = data.map_efc2iefc[all_rows]
-            kept = island_rows >= 0
-            data.iefc_R[island_rows[kept]] = capped[kept]
-            data.iefc_D[island_rows[kept]] = 1.0 / capped[kept]
-        return True
+        return np.concatenate(rows).astype(np.intp), np.concatenate(caps)
 
     def _edit_contact_rows(self, data: mujoco.MjData) -> bool:
         """ODE's spring-damper on the contacts of very light bodies (see the module docstring)."""
