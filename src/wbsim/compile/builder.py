@@ -46,6 +46,7 @@ import numpy as np
 from wbsim.compile import inertia
 from wbsim.compile.bindings import Bindings, JointBinding, RobotBinding, RobotDevice, SolidBinding
 from wbsim.compile.contacts import (CONE_IMPRATIO, MAX_TIMECONST, BounceTable, ContactParams, MaterialPlan,
+                                    SurfaceTable,
                                     too_soft)
 from wbsim.compile.context import CompileContext
 from wbsim.compile.damping import DampedBody, add_damping_actuators, allow_sleep_of_damped_trees
@@ -177,6 +178,7 @@ class CompiledWorld:
         warnings: compile-time warnings.
         body_names: MuJoCo body name to the node path it came from (for diagnostics).
         bounce: where contacts switch to their resting solref below ``bounceVelocity`` (None: built without).
+        surfaces: each geom's and pair's ODE softERP/softCFM (for the contacts of very light parts).
     """
 
     world: WorldModel
@@ -188,6 +190,7 @@ class CompiledWorld:
     warnings: tuple[WorldWarning, ...]
     body_names: dict[str, str] = field(default_factory=dict)
     bounce: BounceTable | None = None
+    surfaces: SurfaceTable | None = None
 
     @property
     def physics_step_s(self) -> float:
@@ -1477,6 +1480,7 @@ def compile_world(world: WorldModel, options: CompileOptions | None = None) -> C
         body_names=builder.body_paths,
         bounce=(BounceTable.build(model, builder.geom_contacts, builder.pair_contacts)
                 if builder.options.bounce_threshold else None),
+        surfaces=SurfaceTable.build(model, builder.geom_contacts, builder.pair_contacts),
     )
 
 

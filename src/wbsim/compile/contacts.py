@@ -51,7 +51,8 @@ import numpy as np
 
 from wbsim.world.model import WbNode
 
-__all__ = ["BounceTable", "ContactParams", "MaterialPlan", "contact_params", "ode_surface_params", "too_soft",
+__all__ = ["BounceTable", "ContactParams", "MaterialPlan", "SurfaceTable", "contact_params", "ode_surface_params",
+           "too_soft",
            "INFINITE_FRICTION", "DEFAULT_WEBOTS_CONTACT", "CONE_IMPRATIO", "MAX_TIMECONST", "MAX_REST_TIMECONST"]
 
 INFINITE_FRICTION = 1.0e6
@@ -91,6 +92,8 @@ class ContactParams:
             (no bounce).
         bounce_velocity: ODE's ``bounce_vel`` (m/s): contacts whose normal velocity is at most this get
             ``rest_solref``.
+        soft_erp, soft_cfm: the surface's ODE ``softERP`` and ``softCFM`` themselves, for contacts of very light
+            parts, which get ODE's spring-damper in force space (:class:`SurfaceTable`, ``wbsim.sim.light_rows``).
     """
 
     friction: tuple[float, float, float, float, float]
@@ -102,6 +105,8 @@ class ContactParams:
     solimp: tuple[float, float, float, float, float] = (0.5, 0.95, 0.001, 0.5, 2.0)
     rest_solref: tuple[float, float] | None = None
     bounce_velocity: float = 0.0
+    soft_erp: float = _DEFAULT_ERP
+    soft_cfm: float = _DEFAULT_CFM
 
     @property
     def resting_solref(self) -> tuple[float, float]:
@@ -181,7 +186,8 @@ def ode_surface_params(mu: float, mu2: float, bounce: float, soft_erp: float, so
     zeta = _damping_ratio(bounce)
     timeconst = _timeconst(_DEFAULT_TIMECONST / math.sqrt(stiffness_ratio), zeta, physics_dt_s)
     friction = (clamp(mu), clamp(mu2), 0.0, 0.0, 0.0)
-    return ContactParams(friction=friction, condim=_condim(friction), solref=(timeconst, zeta))
+    return ContactParams(friction=friction, condim=_condim(friction), solref=(timeconst, zeta),
+                         soft_erp=max(soft_erp, 0.0), soft_cfm=max(soft_cfm, 1e-12))
 
 
 def contact_params(node: WbNode | None, physics_dt_s: float) -> ContactParams:
@@ -215,6 +221,8 @@ def contact_params(node: WbNode | None, physics_dt_s: float) -> ContactParams:
         solref=(timeconst, zeta),
         rest_solref=rest,
         bounce_velocity=surface.bounce_velocity if rest is not None else 0.0,
+        soft_erp=surface.soft_erp,
+        soft_cfm=surface.soft_cfm,
     )
 
 
@@ -286,6 +294,10 @@ class MaterialPlan:
             solimp=tuple(0.5 * (x + y) for x, y in zip(a.solimp, b.solimp, strict=True)),  # type: ignore[arg-type]
             rest_solref=rest,  # type: ignore[arg-type]
             bounce_velocity=max(a.bounce_velocity, b.bounce_velocity),
+            # wbsim's own mix (ODE has none: Webots takes the material pair's surface); only the contacts of
+            # very light parts use it (SurfaceTable), so it does not make explicit pairs of its own.
+            soft_erp=0.5 * (a.soft_erp + b.soft_erp),
+            soft_cfm=0.5 * (a.soft_cfm + b.soft_cfm),
         )
 
     def needs_pairs(self, material1: str, material2: str) -> bool:
@@ -309,7 +321,7 @@ def _as_geom(params: ContactParams) -> ContactParams:
     """What a geom can hold of ``params``: one sliding, one torsional and one rolling coefficient."""
     slide, _, torsion, roll, _ = params.friction
     return ContactParams((slide, slide, torsion, roll, roll), params.condim, params.solref, params.solimp,
-                         params.rest_solref, params.bounce_velocity)
+                         params.rest_solref, params.bounce_velocity, params.soft_erp, params.soft_cfm)
 
 
 @dataclass(frozen=True)
@@ -369,4 +381,49 @@ class BounceTable:
             pair_rest=np.array([p.resting_solref for _, p in rows], dtype=float).reshape(-1, 2),
             pair_velocity=np.array([p.bounce_velocity for _, p in rows], dtype=float),
             pair_switches=np.array([p.rest_solref is not None for _, p in rows], dtype=bool),
+        )
+
+
+@dataclass(frozen=True)
+class SurfaceTable:
+    """ODE's contact softness (``softERP``, ``softCFM``) of each geom and explicit pair of a compiled model.
+
+    ``wbsim.sim.light_rows`` gives the contacts of very light parts ODE's own spring-damper from these values;
+    a contact's values come from its explicit pair, else from the geom of higher MuJoCo priority, else the mean
+    of its two geoms' (MuJoCo's mixing of the other contact parameters, see :class:`MaterialPlan`).
+
+    Attributes:
+        geom_erp, geom_cfm: (ngeom,) each geom's softERP and softCFM (Webots' defaults 0.2 and 0.001 for
+            geoms without contact parameters of their own, e.g. devices' geoms).
+        pair_keys: (npair,) sorted keys ``min(g1, g2) * ngeom + max(g1, g2)`` of the explicit pairs.
+        pair_erp, pair_cfm: (npair,) the same per pair, in key order.
+    """
+
+    geom_erp: np.ndarray
+    geom_cfm: np.ndarray
+    pair_keys: np.ndarray
+    pair_erp: np.ndarray
+    pair_cfm: np.ndarray
+
+    @staticmethod
+    def build(model: mujoco.MjModel, geoms: Iterable[tuple[str, ContactParams]],
+              pairs: Iterable[tuple[str, str, ContactParams]]) -> SurfaceTable:
+        """The table of a compiled model from the parameters given to its named geoms and explicit pairs."""
+        geom_erp = np.full(model.ngeom, _DEFAULT_ERP)
+        geom_cfm = np.full(model.ngeom, _DEFAULT_CFM)
+        for name, params in geoms:
+            g = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name)
+            geom_erp[g], geom_cfm[g] = params.soft_erp, params.soft_cfm
+        rows = []
+        for name1, name2, params in pairs:
+            g1 = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name1)
+            g2 = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name2)
+            rows.append((min(g1, g2) * model.ngeom + max(g1, g2), params))
+        rows.sort(key=lambda row: row[0])
+        return SurfaceTable(
+            geom_erp=geom_erp,
+            geom_cfm=geom_cfm,
+            pair_keys=np.array([k for k, _ in rows], dtype=np.int64),
+            pair_erp=np.array([p.soft_erp for _, p in rows], dtype=float),
+            pair_cfm=np.array([p.soft_cfm for _, p in rows], dtype=float),
         )

@@ -40,6 +40,7 @@ from wbsim.sim.supervision import Supervision
 from wbsim.world.loader import load_world_model
 from wbsim.sim.battery import Batteries
 from wbsim.sim.bounce import BounceThreshold
+from wbsim.sim.light_rows import LightContacts
 from wbsim.world.model import WbNode, WorldModel, WorldWarning
 
 if TYPE_CHECKING:
@@ -281,6 +282,10 @@ class Simulation:
             b for b in self.banks.values()
             if b.n and (type(b).substep is not DeviceBank.substep or type(b).watches_substeps is not False
                         or type(b).edit_contacts is not DeviceBank.edit_contacts))
+        # Very light parts get ODE's force-space contact spring, edited like a bank's contacts (sim/light_rows.py).
+        if self.compiled.surfaces is not None and LightContacts.needed(self.model):
+            light = LightContacts(self.compiled.surfaces, self.model, self.basic_time_step_ms / 1000.0)
+            self._substep_capable += (light,)  # type: ignore[assignment]
         # Device node -> (its bank, its row): where supervisor field writes on devices go.
         self.device_rows: dict[WbNode, tuple[DeviceBank, int]] = {
             binding.node: (self.banks[kind], row)  # type: ignore[attr-defined]
