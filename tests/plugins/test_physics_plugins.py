@@ -781,8 +781,8 @@ def test_the_bounce_edit_inside_a_plugins_split_step_reads_mujocos_structs_as_nu
              'physics Physics { density -1 mass 1 } }')
     runs = []
     for compiled in (False, True):
-        sim = load(plugin_project(project, FLOOR + box() + other, friction_plugin("friction"), name=f"p{compiled:d}",
-                                  info="basicTimeStep 8 physicsDisableTime 0"))
+        sim = load(plugin_project(project, FLOOR + box() + other, friction_plugin("friction"),
+                                  name=f"p{compiled:d}", info="basicTimeStep 8 physicsDisableTime 0"))
         sim._bounce = BounceThreshold(sim.compiled.bounce, sim.model, compiled=compiled)
         sim.run(1.5)
         assert (sim._bounce._raw is not None) == compiled  # the struct reader ran in the split step

@@ -302,9 +302,9 @@ def test_a_switch_to_the_compiled_loop_mid_run_and_a_reset_keep_runs_bit_identic
 
 
 def test_a_copied_threshold_edits_the_data_it_is_given_never_the_originals() -> None:
-    """``copy.deepcopy`` of a threshold whose compiled calls are bound (to a data's struct address, and for the
-    experimental loop to the model's too) copies the data they were bound to: the copy's calls must follow the
-    data and model they are given, never write into or step the original's structs."""
+    """``copy.deepcopy`` of a threshold whose compiled calls are bound (to a data's struct address, for the
+    experimental loop to the model's too) copies the data they were bound to: the copy's calls must follow
+    the data and model they are given, never write into or step the original's structs."""
     import copy
 
     sim = mixed_sim(compiled=True)

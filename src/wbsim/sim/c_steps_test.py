@@ -90,9 +90,10 @@ def test_the_experimental_loop_is_off_unless_asked() -> None:
 @pytest.mark.parametrize("c_loop", [False, True])
 def test_two_simulations_of_different_models_each_keep_their_own_tables(c_loop: bool) -> None:
     """Two worlds with bouncy surfaces stepped in turn in one process (each edit reading its own mjData with
-    its own geom classes and pairs): each ends bit-identical to the same world run alone with the numpy edit."""
-    falling = BOXES.replace("0.1 0 0.05", "0.1 0 0.3").replace(
-        "basicTimeStep 16", "basicTimeStep 16 contactProperties [ ContactProperties { bounce 0.3 bounceVelocity 0.05 } ]")
+    its own geom classes and pairs): each ends bit-identical to the same world run alone with numpy edits."""
+    surface = "contactProperties [ ContactProperties { bounce 0.3 bounceVelocity 0.05 } ]"
+    falling = BOXES.replace("0.1 0 0.05", "0.1 0 0.3")
+    falling = falling.replace("basicTimeStep 16", f"basicTimeStep 16 {surface}")
     together = [simulation(MIXED_WORLD, c_loop), simulation(falling, c_loop)]
     for _ in range(250):
         for sim in together:
@@ -101,7 +102,8 @@ def test_two_simulations_of_different_models_each_keep_their_own_tables(c_loop: 
         assert sim._bounce._raw is not None  # type: ignore[union-attr]
         assert (sim._bounce._bound_steps is not None) == c_loop  # type: ignore[union-attr]
         alone = simulation(text, False)  # the reference: run alone with the numpy edit (no shared state)
-        alone._bounce = BounceThreshold(alone.compiled.bounce, alone.model, compiled=False)  # type: ignore[arg-type]
+        alone._bounce = BounceThreshold(alone.compiled.bounce, alone.model,  # type: ignore[arg-type]
+                                        compiled=False)
         for _ in range(250):
             alone.step()
         np.testing.assert_array_equal(alone.data.qpos, sim.data.qpos)
