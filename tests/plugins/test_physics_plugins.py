@@ -769,3 +769,25 @@ def test_a_plugin_name_too_long_for_the_file_system_is_not_found_not_a_crash(pro
     sim = load(project(f'WorldInfo {{ physics "{name}" }}\n' + box()))
     assert sim.plugin is None
     assert f"Plugin '{name}' not found. Search in:" in "\n".join(sim.messages.recent)
+
+
+def test_the_bounce_edit_inside_a_plugins_split_step_reads_mujocos_structs_as_numpy_does(project, load):
+    """With contact joints the plugin's step runs the bounce threshold on MuJoCo's own contacts (here a box
+    the plugin leaves to the default contacts, bouncing then resting): the compiled edit reading the mjData
+    struct in place and the numpy edit give bit-identical runs."""
+    from wbsim.sim.bounce import BounceThreshold
+
+    other = ('DEF OTHER Solid { translation 0.5 0 0.3 name "other" boundingObject Box { size 0.1 0.1 0.1 } '
+             'physics Physics { density -1 mass 1 } }')
+    runs = []
+    for compiled in (False, True):
+        sim = load(plugin_project(project, FLOOR + box() + other, friction_plugin("friction"),
+                                  name=f"p{compiled:d}", info="basicTimeStep 8 physicsDisableTime 0"))
+        sim._bounce = BounceThreshold(sim.compiled.bounce, sim.model, compiled=compiled)
+        sim.run(1.5)
+        assert (sim._bounce._raw is not None) == compiled  # the struct reader ran in the split step
+        runs.append(sim)
+    body = runs[0].bindings.solid(runs[0].node("OTHER")).body_id
+    assert runs[0].data.xpos[body, 2] == pytest.approx(0.05, abs=0.002)  # it fell and rests on the floor
+    np.testing.assert_array_equal(runs[0].data.qpos, runs[1].data.qpos)
+    np.testing.assert_array_equal(runs[0].data.qvel, runs[1].data.qvel)

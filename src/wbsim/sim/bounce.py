@@ -81,7 +81,8 @@ class BounceThreshold:
         self._raw: Callable[..., bool] | None = None
         self._raw_tables: tuple | None = None
         self._functions: tuple | None = None  # (libmujoco's entry points,) for compiled_steps; () if not found
-        # The last data (and model) step_edit and compiled_steps bound their compiled calls to, and the calls.
+        # The last data (and model) step_edit and compiled_steps bound their compiled calls to, the structs'
+        # addresses the calls hold, and the calls.
         self._bound: tuple | None = None
         self._bound_steps: tuple | None = None
         # Edits left before trying the compiled loop (negative: never); counted only on the numpy path.
@@ -179,18 +180,22 @@ class BounceThreshold:
         if raw is None:
             return functools.partial(self.edit, model, data)
         cached = self._bound
-        if cached is None or cached[0] is not data:  # bound once per data object (its struct never moves)
-            bound = functools.partial(raw, data._address, *self._raw_tables)  # type: ignore[misc]  # noqa: SLF001
-            cached = self._bound = (data, bound)
-        return cached[1]
+        address = data._address  # noqa: SLF001
+        # Bound once per data object (its struct never moves); the address is compared too, as a deep copy of
+        # this threshold holds a copy of the data with the original's address in its bound call.
+        if cached is None or cached[0] is not data or cached[1] != address:
+            bound = functools.partial(raw, address, *self._raw_tables)  # type: ignore[misc]
+            cached = self._bound = (data, address, bound)
+        return cached[2]
 
     def compiled_steps(self, model: mujoco.MjModel, data: mujoco.MjData) -> Callable[[int], None] | None:
         """EXPERIMENTAL (:mod:`wbsim.sim.c_steps`, which says why it is off by default): ``count`` MuJoCo
         steps of ``model`` and ``data`` with this edit, in one compiled call; None until the struct-reading
         loop is loaded and checked (see :meth:`step_edit`), or if libmujoco's entry points are not found."""
         cached = self._bound_steps
-        if cached is not None and cached[0] is data and cached[1] is model:
-            return cached[2]
+        addresses = (model._address, data._address)  # noqa: SLF001  # as in step_edit: a deep copy's differ
+        if cached is not None and cached[0] is data and cached[1] is model and cached[2] == addresses:
+            return cached[3]
         if self._raw is None:
             return None
         if self._functions is None:
@@ -203,8 +208,8 @@ class BounceThreshold:
         from wbsim.sim.bounce_kernel import bounce_steps
 
         steps = functools.partial(bounce_steps, *self._functions, *self._raw_tables,  # type: ignore[misc]
-                                  model._address, data._address)  # noqa: SLF001
-        self._bound_steps = (data, model, steps)
+                                  *addresses)
+        self._bound_steps = (data, model, addresses, steps)
         return steps
 
     def _entries(self, table: BounceTable, model: mujoco.MjModel) -> None:

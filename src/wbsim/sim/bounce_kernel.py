@@ -92,8 +92,11 @@ def _rest_contact(g0: int, g1: int, row: int, solref: np.ndarray, solreffriction
     kbip[row, 0] = entries[entry, STIFFNESS]
     kbip[row, 1] = damping
     dim = dims[entry]
-    # A slow contact that also sticks: its friction rows get the resting damping too.
-    if dim >= 3 and math.hypot(efc_vel[row + 1], efc_vel[row + 2]) <= threshold:
+    # A slow contact that also sticks: its friction rows get the resting damping too. Its rows never end past
+    # the constraint arrays (the compiled loops do not check bounds): a model changed after the tables were
+    # built (a smaller condim) must not make them read or write the arena beyond.
+    if (dim >= 3 and row + dim <= efc_vel.shape[0]
+            and math.hypot(efc_vel[row + 1], efc_vel[row + 2]) <= threshold):
         for k in range(1, dim):
             kbip[row + k, 1] = damping
     return True

@@ -299,3 +299,31 @@ def test_a_switch_to_the_compiled_loop_mid_run_and_a_reset_keep_runs_bit_identic
     for other in (sim, numpy_only):
         np.testing.assert_array_equal(other.data.qpos, first[0])
         np.testing.assert_array_equal(other.data.qvel, first[1])
+
+
+def test_a_copied_threshold_edits_the_data_it_is_given_never_the_originals() -> None:
+    """``copy.deepcopy`` of a threshold whose compiled calls are bound (to a data's struct address, for the
+    experimental loop to the model's too) copies the data they were bound to: the copy's calls must follow
+    the data and model they are given, never write into or step the original's structs."""
+    import copy
+
+    sim = mixed_sim(compiled=True)
+    sim.run(0.5)
+    bounce = sim._bounce
+    assert bounce is not None and bounce._raw is not None
+    bounce.step_edit(sim.model, sim.data)
+    assert bounce.compiled_steps(sim.model, sim.data) is not None
+    twin = copy.deepcopy(bounce)
+    data, model = twin._bound[0], twin._bound_steps[1]  # type: ignore[index]  # the copied data and model
+    assert data is not sim.data and model is not sim.model
+    original = sim.data.qpos.copy(), sim.data.qvel.copy(), sim.data.time
+    reference = copy.deepcopy(data)
+    mujoco.mj_step1(model, data)
+    mujoco.mj_step1(sim.model, reference)
+    assert twin.step_edit(model, data)() == bounce.step_edit(sim.model, reference)()
+    np.testing.assert_array_equal(data.efc_KBIP, reference.efc_KBIP)
+    twin.compiled_steps(model, data)(10)  # type: ignore[misc]
+    assert data.time > reference.time
+    np.testing.assert_array_equal(sim.data.qpos, original[0])
+    np.testing.assert_array_equal(sim.data.qvel, original[1])
+    assert sim.data.time == original[2]

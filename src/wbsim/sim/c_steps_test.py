@@ -73,3 +73,38 @@ def test_divergence_inside_the_compiled_steps_reaches_the_warning_handler(c_loop
     assert sim._diverged_dof in dofs
     assert (sim._bounce._bound_steps is not None) == c_loop  # type: ignore[union-attr]
     assert mujoco.get_mju_user_warning() is None or mujoco.get_mju_user_warning() != sim._on_mujoco_warning
+
+
+def test_the_experimental_loop_is_off_unless_asked() -> None:
+    """A default simulation never binds the one-call loop nor looks for libmujoco's entry points (which
+    briefly swaps MuJoCo's process-wide warning handler): its bounce edit runs in the Python loop."""
+    sim = Simulation(compile_world(load_world_model_from_string(MIXED_WORLD, "w.wbt")))
+    assert sim.experimental_c_steps is False
+    sim._bounce = BounceThreshold(sim.compiled.bounce, sim.model, compiled=True)  # type: ignore[arg-type]
+    sim.run(0.5)
+    bounce = sim._bounce
+    assert bounce._raw is not None and bounce._bound is not None  # the struct-reading edit ran
+    assert bounce._functions is None and bounce._bound_steps is None
+
+
+@pytest.mark.parametrize("c_loop", [False, True])
+def test_two_simulations_of_different_models_each_keep_their_own_tables(c_loop: bool) -> None:
+    """Two worlds with bouncy surfaces stepped in turn in one process (each edit reading its own mjData with
+    its own geom classes and pairs): each ends bit-identical to the same world run alone with numpy edits."""
+    surface = "contactProperties [ ContactProperties { bounce 0.3 bounceVelocity 0.05 } ]"
+    falling = BOXES.replace("0.1 0 0.05", "0.1 0 0.3")
+    falling = falling.replace("basicTimeStep 16", f"basicTimeStep 16 {surface}")
+    together = [simulation(MIXED_WORLD, c_loop), simulation(falling, c_loop)]
+    for _ in range(250):
+        for sim in together:
+            sim.step()
+    for text, sim in zip((MIXED_WORLD, falling), together, strict=True):
+        assert sim._bounce._raw is not None  # type: ignore[union-attr]
+        assert (sim._bounce._bound_steps is not None) == c_loop  # type: ignore[union-attr]
+        alone = simulation(text, False)  # the reference: run alone with the numpy edit (no shared state)
+        alone._bounce = BounceThreshold(alone.compiled.bounce, alone.model,  # type: ignore[arg-type]
+                                        compiled=False)
+        for _ in range(250):
+            alone.step()
+        np.testing.assert_array_equal(alone.data.qpos, sim.data.qpos)
+        np.testing.assert_array_equal(alone.data.qvel, sim.data.qvel)
