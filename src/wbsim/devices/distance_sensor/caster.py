@@ -425,6 +425,9 @@ class _Static:
     candidates: _Candidates | None = None
     head: tuple | None = None
     pairs: tuple | None = None
+    arguments: tuple | None = None  # the pose views, head and pairs as one tuple (built when the pairs change)
+    views: tuple | None = None  # the pose views ``arguments`` holds
+    reused: tuple | None = None  # the outputs of :meth:`RayCaster.cast_distances`, kept between casts
 
 
 class RayCaster:
@@ -564,8 +567,27 @@ class RayCaster:
                 self._cast_bounded(data, origins, frames, direction, batch, static, distance, target, normal, normals)
         return RayHits(distance, target, normal.T, direction.T)
 
-    def _cast_compiled(self, data: mujoco.MjData, batch: RayBatch, static: _Static, normals: bool) -> RayHits:
-        """:meth:`cast` with the compiled loops (:func:`.kernel.cast_rays`, :func:`.kernel.broad_pairs`)."""
+    def cast_distances(self, data: mujoco.MjData, batch: RayBatch) -> np.ndarray:
+        """Each ray's hit distance (inf: no hit), (r,), as :meth:`cast` finds it, in an array reused by the next
+        call for ``batch`` (the bank's compiled path reads it at once; no new arrays per cast).
+
+        Only for a compiled caster (:attr:`compiled`).
+        """
+        static = self._static.get(batch)
+        if static is None:
+            static = self._static[batch] = self._prepare(batch)
+        out = static.reused
+        if out is None:
+            n_rays = len(batch.ray_sensor)
+            out = static.reused = (np.empty(n_rays), np.empty(n_rays, dtype=np.int64), np.empty((n_rays, 3)),
+                                   np.empty((n_rays, 3)), self._scratch)
+        self._cast_compiled(data, batch, static, False, out)
+        return out[0]
+
+    def _cast_compiled(self, data: mujoco.MjData, batch: RayBatch, static: _Static, normals: bool,
+                       out: tuple | None = None) -> RayHits:
+        """:meth:`cast` with the compiled loops (:func:`.kernel.cast_rays`, :func:`.kernel.broad_pairs`), into
+        ``out`` (distance, target, normal, direction, scratch) or new arrays."""
         if self._kernel is None:
             from wbsim.devices.distance_sensor import kernel as compiled  # imports numba: only when rays are cast
 
@@ -575,15 +597,22 @@ class RayCaster:
         views = self._views
         if views is None or views[0] is not data:  # MjData's arrays, made once (a property access builds a view)
             views = self._views = (data, (data.site_xpos, data.site_xmat, data.geom_xpos, data.geom_xmat), data.xpos)
-        n_rays = len(batch.ray_sensor)
-        out = (np.empty(n_rays), np.empty(n_rays, dtype=np.int64), np.empty((n_rays, 3)), np.empty((n_rays, 3)),
-               self._scratch)
+        if out is None:
+            n_rays = len(batch.ray_sensor)
+            out = (np.empty(n_rays), np.empty(n_rays, dtype=np.int64), np.empty((n_rays, 3)),
+                   np.empty((n_rays, 3)), self._scratch)
         kernel = self._kernel
-        if static.pairs is not None and kernel(*views[1], *static.head, *static.pairs, True, normals, *out):
-            return RayHits(*out[:4])
+        if static.pairs is not None:
+            arguments = static.arguments
+            if arguments is None or static.views is not views:  # one tuple: no unpacking of three per cast
+                arguments = static.arguments = views[1] + static.head + static.pairs
+                static.views = views
+            if kernel(*arguments, True, normals, *out):
+                return RayHits(*out[:4])
         # Something moved by the margin (or the first cast): a new broad phase, then the cast.
         if not len(self._bounded):
             static.pairs = self._pair_args(self._no_pairs(batch, 0.0), static)
+            static.arguments = None
         else:
             if static.pairs is None:  # only the directions: these pairs are never valid
                 kernel(*views[1], *static.head, *self._pair_args(self._no_pairs(batch, -1.0), static), True, normals,
@@ -606,6 +635,7 @@ class RayCaster:
             static.candidates = self._candidates(ray, geom, batch, site_xpos[batch.sites], site_xmat[batch.sites],
                                                  geom_xpos[self._bounded_gid], margin)
             static.pairs = self._pair_args(static.candidates, static)
+            static.arguments = None
         kernel(*views[1], *static.head, *static.pairs, False, normals, *out)
         return RayHits(*out[:4])
 
