@@ -34,7 +34,7 @@ __all__ = ["CompassBank", "Compass"]
 _AXES = {"xAxis": 0, "yAxis": 1, "zAxis": 2}
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class _Plan:
     """One sample group: its rows, which components are looked up, and their tables (gathered once)."""
 
@@ -47,6 +47,7 @@ class _Plan:
     plain: bool  # every axis enabled, no table, no resolution: the values are the north vectors
     order: np.ndarray  # 0 .. k-1
     local: np.ndarray  # work space of the compiled north vectors, (k, 3)
+    call: tuple | None = None  # a plain group's compiled sample: (data, its arguments), set at its first one
 
 
 class CompassBank(SampledBank):
@@ -157,13 +158,18 @@ class CompassBank(SampledBank):
         self.context.refresh_kinematics()
         for group in groups:
             plan = self._plan(group)
+            call = plan.call
+            if call is not None and call[0] is data and self.compiled:
+                self._kernels.compass_values(*call[1])  # type: ignore[union-attr]
+                continue
             if self.compiled:
                 if self._kernels is None:
                     self._kernels = motion_kernels()
                 self._views = StateViews.of(self._views, data)
                 site_xmat = self._views.site_xmat
                 if plan.plain:  # the kernel writes the values themselves
-                    self._kernels.compass_values(site_xmat, plan.sites, self.north, plan.rows, self.values)
+                    plan.call = (data, (site_xmat, plan.sites, self.north, plan.rows, self.values))
+                    self._kernels.compass_values(*plan.call[1])
                     continue  # (value_list is refreshed after the loop)
                 local = plan.local
                 self._kernels.compass_values(site_xmat, plan.sites, self.north, plan.order, local)

@@ -103,6 +103,9 @@ class GpsBank(SampledBank):
         self._basic_s = context.basic_time_step_ms / 1000.0
         self._quiet = True  # no device has accuracy or speedNoise (kept by _fields_changed)
         self._reference = np.asarray(self._reference, dtype=float)
+        # The quiet compiled sample of the last rows, its arguments gathered once: (rows, data, loop, arguments
+        # before the step, arguments after it).
+        self._call: tuple | None = None
         self._restore_fields()
 
     def core(self, row: int) -> GPS:
@@ -170,7 +173,11 @@ class GpsBank(SampledBank):
             return
         self.context.refresh_kinematics()
         if self.compiled:
-            self._sample_compiled(data, rows, step)
+            call = self._call
+            if call is not None and call[0] is rows and call[1] is data and self._quiet:
+                call[2](*call[3], step, *call[4])  # the rows of the last sample (each group keeps its array)
+            else:
+                self._sample_compiled(data, rows, step)
             self._refresh_lists()
             return
         position = data.site_xpos[self._sites[rows]]
@@ -246,11 +253,14 @@ class GpsBank(SampledBank):
                 speed_factor[shaken] = 1.0 + speed_noise[shaken] * rng.standard_normal(int(shaken.sum()))
         local = self.coordinate_system != WGS84  # the positions are the values: the loop writes them
         views = self._views = StateViews.of(self._views, data)
-        self._kernels.gps_values(views.site_xpos, views.cvel, views.subtree_com, sites, bodies, roots, dynamic,
-                                 rows, self._reference, offset, self.resolution, speed_factor,
-                                 self.speed_resolution,
-                                 self._previous, self._last, step, self._basic_s, rows if local else order,
-                                 self.values if local else scratch, self.speed_vector, self.speed)
+        before = (views.site_xpos, views.cvel, views.subtree_com, sites, bodies, roots, dynamic, rows,
+                  self._reference, offset, self.resolution, speed_factor, self.speed_resolution, self._previous,
+                  self._last)
+        after = (self._basic_s, rows if local else order, self.values if local else scratch, self.speed_vector,
+                 self.speed)
+        if self._quiet and local:  # the same arguments for the next samples of these rows
+            self._call = (rows, data, self._kernels.gps_values, before, after)
+        self._kernels.gps_values(*before, step, *after)
         if not local:
             self.values[rows] = self.frame.geodetic(scratch)
 

@@ -76,6 +76,8 @@ class InertialUnitBank(SampledBank):
         self._kernels: ModuleType | None = None  # motion_kernel, imported at the first compiled sample
         self._plain = True  # no sensor has noise or a disabled axis (kept by _fields_changed)
         self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loop
+        # The plain compiled sample of the last rows, its arguments gathered once: (rows, data, loop, arguments).
+        self._call: tuple | None = None
         self._restore_fields()
 
     def core(self, row: int) -> InertialUnit:
@@ -145,7 +147,11 @@ class InertialUnitBank(SampledBank):
             return
         self.context.refresh_kinematics()
         if self.compiled:
-            self._sample_compiled(data, rows)
+            call = self._call
+            if call is not None and call[0] is rows and call[1] is data and self._plain:
+                call[2](*call[3])  # the rows of the last sample (the schedule keeps each group's array)
+            else:
+                self._sample_compiled(data, rows)
             self._refresh_lists()
             return
         e = self._rotations(data, rows)
@@ -180,8 +186,10 @@ class InertialUnitBank(SampledBank):
             self._kernels = motion_kernels()
         if self._plain:  # no noise, every axis: the kernel reads MuJoCo's rotations in place
             views = self._views = StateViews.of(self._views, data)
-            self._kernels.inertial_values(views.site_xmat, self._sites[rows], rows, self.resolution, self.nue,
-                                          self.quaternion, self.roll_pitch_yaw)
+            arguments = (views.site_xmat, self._sites[rows], rows, self.resolution, self.nue, self.quaternion,
+                         self.roll_pitch_yaw)
+            self._call = (rows, data, self._kernels.inertial_values, arguments)
+            self._kernels.inertial_values(*arguments)
         else:
             e = self._rotations(data, rows).reshape(-1, 9)
             self._kernels.inertial_values(e, np.arange(len(rows)), rows, self.resolution, self.nue,

@@ -65,7 +65,7 @@ class MeasurePlan:
     roots: np.ndarray
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class _Plan:
     """One sample group: what is measured, where the enabled axes go, their tables and resolutions."""
 
@@ -83,6 +83,9 @@ class _Plan:
     plain: bool  # every axis enabled, no table, no resolution: the values are the measurement
     raw: np.ndarray  # work space of the compiled measurement, (k, 3)
     order: np.ndarray  # 0 .. k-1: the rows of ``raw``
+    # A plain group's compiled sample, its arguments gathered once: (data, loop, arguments before the step,
+    # arguments after it or None when the loop takes no step); set at the group's first compiled sample.
+    call: tuple | None = None
 
 
 class ThreeAxisBank(SampledBank):
@@ -213,7 +216,14 @@ class ThreeAxisBank(SampledBank):
             if plan is None:
                 plan = group.cache = self._plan(group)
             assert isinstance(plan, _Plan)
-            self._compute(data, plan, step)
+            call = plan.call
+            if call is not None and call[0] is data and self.compiled:  # the loop writes the values directly
+                if call[3] is None:
+                    call[1](*call[2])
+                else:
+                    call[1](*call[2], step, *call[3])
+            else:
+                self._compute(data, plan, step)
         self.value_list[:] = self.values.tolist()
 
     def measure(self, data: mujoco.MjData, plan: MeasurePlan, step: int) -> np.ndarray:
@@ -228,7 +238,23 @@ class ThreeAxisBank(SampledBank):
                          out_rows: np.ndarray, out: np.ndarray) -> None:
         """:meth:`measure` with the compiled loops of ``kernels`` (:mod:`wbsim.devices.motion_kernel`), into
         ``out`` (m, 3) at ``out_rows`` (k,); a kind without one measures with numpy."""
-        out[out_rows] = self.measure(data, plan, step)
+        call = self.compiled_call(kernels, self.views(data), plan, out_rows, out)
+        if call is None:
+            out[out_rows] = self.measure(data, plan, step)
+            return
+        loop, before, after = call
+        if after is None:
+            loop(*before)
+        else:
+            loop(*before, step, *after)
+
+    def compiled_call(self, kernels: ModuleType, views: StateViews, plan: MeasurePlan, out_rows: np.ndarray,
+                      out: np.ndarray) -> tuple | None:
+        """The kind's compiled measurement of ``plan`` into ``out`` at ``out_rows`` as ``(loop, arguments before
+        the step, arguments after it)`` (None after: the loop takes no step), with the arrays it reads gathered
+        once (numba unboxes each argument at every call: the tuples are built once per sample group); None for
+        a kind measured with numpy only."""
+        return None
 
     def views(self, data: mujoco.MjData) -> StateViews:
         """MuJoCo's arrays of ``data`` for the compiled loops (made once per MjData)."""
@@ -251,6 +277,9 @@ class ThreeAxisBank(SampledBank):
             if self._kernels is None:
                 self._kernels = motion_kernels()
             if plan.plain:  # the loop writes the values themselves
+                call = self.compiled_call(self._kernels, self.views(data), plan.measure, plan.measure.rows, values)
+                if call is not None and not len(plan.no_body):
+                    plan.call = (data, *call)  # the next samples of the group call it directly
                 self.measure_compiled(self._kernels, data, plan.measure, step, plan.measure.rows, values)
                 return
             raw = plan.raw
