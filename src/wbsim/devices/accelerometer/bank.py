@@ -33,7 +33,6 @@ from types import ModuleType
 import mujoco
 import numpy as np
 
-from wbsim.devices.compiled import StateViews
 from wbsim.devices.kind import BankContext
 from wbsim.devices.three_axis.bank import MeasurePlan, ThreeAxisBank, ThreeAxisDevice, local_vectors
 from wbsim.devices.three_axis.compile import ThreeAxisBinding
@@ -107,9 +106,10 @@ class AccelerometerBank(ThreeAxisBank):
         self.last_step[rows] = step
         return local_vectors(data.site_xmat[plan.sites], acceleration)
 
-    def compiled_call(self, kernels: ModuleType, views: StateViews, plan: MeasurePlan, out_rows: np.ndarray,
+    def compiled_call(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, out_rows: np.ndarray,
                       out: np.ndarray) -> tuple:
         """:meth:`measure` as one compiled loop (:func:`wbsim.devices.motion_kernel.accelerometer_values`)."""
+        views = self.views(data)
         return (kernels.accelerometer_values,
                 (views.site_xmat, views.site_xpos, views.cvel, views.subtree_com, plan.sites, plan.bodies, plan.roots,
                  plan.rows, self.velocity, self.last_step),

@@ -581,13 +581,20 @@ class RayCaster:
             n_rays = len(batch.ray_sensor)
             out = static.reused = (np.empty(n_rays), np.empty(n_rays, dtype=np.int64), np.empty((n_rays, 3)),
                                    np.empty((n_rays, 3)), self._scratch)
-        self._cast_compiled(data, batch, static, False, out)
+        self._run_compiled(data, batch, static, False, out)
         return out[0]
 
-    def _cast_compiled(self, data: mujoco.MjData, batch: RayBatch, static: _Static, normals: bool,
-                       out: tuple | None = None) -> RayHits:
-        """:meth:`cast` with the compiled loops (:func:`.kernel.cast_rays`, :func:`.kernel.broad_pairs`), into
-        ``out`` (distance, target, normal, direction, scratch) or new arrays."""
+    def _cast_compiled(self, data: mujoco.MjData, batch: RayBatch, static: _Static, normals: bool) -> RayHits:
+        """:meth:`cast` with the compiled loops (:func:`.kernel.cast_rays`, :func:`.kernel.broad_pairs`)."""
+        n_rays = len(batch.ray_sensor)
+        out = (np.empty(n_rays), np.empty(n_rays, dtype=np.int64), np.empty((n_rays, 3)), np.empty((n_rays, 3)),
+               self._scratch)
+        self._run_compiled(data, batch, static, normals, out)
+        return RayHits(*out[:4])
+
+    def _run_compiled(self, data: mujoco.MjData, batch: RayBatch, static: _Static, normals: bool,
+                      out: tuple) -> None:
+        """The compiled cast of ``batch`` into ``out`` (distance, target, normal, direction, scratch)."""
         if self._kernel is None:
             from wbsim.devices.distance_sensor import kernel as compiled  # imports numba: only when rays are cast
 
@@ -597,10 +604,6 @@ class RayCaster:
         views = self._views
         if views is None or views[0] is not data:  # MjData's arrays, made once (a property access builds a view)
             views = self._views = (data, (data.site_xpos, data.site_xmat, data.geom_xpos, data.geom_xmat), data.xpos)
-        if out is None:
-            n_rays = len(batch.ray_sensor)
-            out = (np.empty(n_rays), np.empty(n_rays, dtype=np.int64), np.empty((n_rays, 3)),
-                   np.empty((n_rays, 3)), self._scratch)
         kernel = self._kernel
         if static.pairs is not None:
             arguments = static.arguments
@@ -608,7 +611,7 @@ class RayCaster:
                 arguments = static.arguments = views[1] + static.head + static.pairs
                 static.views = views
             if kernel(*arguments, True, normals, *out):
-                return RayHits(*out[:4])
+                return
         # Something moved by the margin (or the first cast): a new broad phase, then the cast.
         if not len(self._bounded):
             static.pairs = self._pair_args(self._no_pairs(batch, 0.0), static)
@@ -637,7 +640,6 @@ class RayCaster:
             static.pairs = self._pair_args(static.candidates, static)
             static.arguments = None
         kernel(*views[1], *static.head, *static.pairs, False, normals, *out)
-        return RayHits(*out[:4])
 
     def _prepare_compiled(self, batch: RayBatch, static: _Static) -> None:
         """The compiled cast's arguments that never change for ``batch`` (:attr:`_Static.head`)."""

@@ -18,7 +18,6 @@ from types import ModuleType
 import mujoco
 import numpy as np
 
-from wbsim.devices.compiled import StateViews
 from wbsim.devices.three_axis.bank import MeasurePlan, ThreeAxisBank, ThreeAxisDevice, local_vectors
 
 __all__ = ["GyroBank", "Gyro"]
@@ -45,7 +44,8 @@ class GyroBank(ThreeAxisBank):
         """The angular velocity of each sensor's body in its own frame, (k, 3) rad/s."""
         return local_vectors(data.site_xmat[plan.sites], data.cvel[plan.bodies, :3])
 
-    def compiled_call(self, kernels: ModuleType, views: StateViews, plan: MeasurePlan, out_rows: np.ndarray,
+    def compiled_call(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, out_rows: np.ndarray,
                       out: np.ndarray) -> tuple:
         """:meth:`measure` as one compiled loop (:func:`wbsim.devices.motion_kernel.gyro_values`)."""
+        views = self.views(data)
         return kernels.gyro_values, (views.site_xmat, views.cvel, plan.sites, plan.bodies, out_rows, out), None

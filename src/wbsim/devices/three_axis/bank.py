@@ -238,7 +238,7 @@ class ThreeAxisBank(SampledBank):
                          out_rows: np.ndarray, out: np.ndarray) -> None:
         """:meth:`measure` with the compiled loops of ``kernels`` (:mod:`wbsim.devices.motion_kernel`), into
         ``out`` (m, 3) at ``out_rows`` (k,); a kind without one measures with numpy."""
-        call = self.compiled_call(kernels, self.views(data), plan, out_rows, out)
+        call = self.compiled_call(kernels, data, plan, out_rows, out)
         if call is None:
             out[out_rows] = self.measure(data, plan, step)
             return
@@ -248,7 +248,7 @@ class ThreeAxisBank(SampledBank):
         else:
             loop(*before, step, *after)
 
-    def compiled_call(self, kernels: ModuleType, views: StateViews, plan: MeasurePlan, out_rows: np.ndarray,
+    def compiled_call(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, out_rows: np.ndarray,
                       out: np.ndarray) -> tuple | None:
         """The kind's compiled measurement of ``plan`` into ``out`` at ``out_rows`` as ``(loop, arguments before
         the step, arguments after it)`` (None after: the loop takes no step), with the arrays it reads gathered
@@ -277,7 +277,7 @@ class ThreeAxisBank(SampledBank):
             if self._kernels is None:
                 self._kernels = motion_kernels()
             if plan.plain:  # the loop writes the values themselves
-                call = self.compiled_call(self._kernels, self.views(data), plan.measure, plan.measure.rows, values)
+                call = self.compiled_call(self._kernels, data, plan.measure, plan.measure.rows, values)
                 if call is not None and not len(plan.no_body):
                     plan.call = (data, *call)  # the next samples of the group call it directly
                 self.measure_compiled(self._kernels, data, plan.measure, step, plan.measure.rows, values)
