@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -32,7 +33,7 @@ from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.gps.compile import GpsBinding
 from wbsim.devices.gps.geo import WGS84, GpsFrame
 from wbsim.devices.gps.schema import repaired_fields
-from wbsim.devices.kind import BankContext
+from wbsim.devices.kind import BankContext, DeviceBank
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice
 
@@ -85,7 +86,8 @@ class GpsBank(SampledBank):
         # The same as Python floats, for the API's reads (updated in place, with the arrays).
         self.value_list: list[list[float]] = self.values.tolist()
         self.speed_list: list[float] = self.speed.tolist()
-        self.speed_vector_list: list[list[float]] = self.speed_vector.tolist()
+        self.speed_vector_list: list[list[float]] = self.speed_vector.tolist()  # read with fresh_speed_vectors()
+        self._speed_vectors_stale = False
         self.noise = np.zeros((n, 3))
         self.accuracy = np.zeros(n)
         self.noise_correlation = np.zeros(n)
@@ -208,7 +210,21 @@ class GpsBank(SampledBank):
     def _refresh_lists(self) -> None:
         self.value_list[:] = self.values.tolist()
         self.speed_list[:] = self.speed.tolist()
-        self.speed_vector_list[:] = self.speed_vector.tolist()
+        self._speed_vectors_stale = True  # converted at the next read (getSpeedVector is the rarest read)
+
+    def fresh_speed_vectors(self) -> list[list[float]]:
+        """:attr:`speed_vector_list`, brought up to date with :attr:`speed_vector` if a sample changed it."""
+        if self._speed_vectors_stale:
+            self.speed_vector_list[:] = self.speed_vector.tolist()
+            self._speed_vectors_stale = False
+        return self.speed_vector_list
+
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: Any) -> None:
+        """The carried state (see :meth:`DeviceBank.transfer_from`), the old speed vector list brought up to date
+        first."""
+        assert isinstance(old, GpsBank)
+        old.fresh_speed_vectors()
+        super().transfer_from(old, rows, state)
 
     def _noise_offsets(self, rng: np.random.Generator, rows: np.ndarray, noisy: np.ndarray,
                        elapsed_s: np.ndarray) -> np.ndarray:

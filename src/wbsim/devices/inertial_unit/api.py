@@ -23,20 +23,21 @@ class InertialUnit(Sensor):
     def _bind(self) -> None:
         super()._bind()
         self._rpy = self._core.bank.roll_pitch_yaw_list  # read directly (updated in place)
-        self._quaternion = self._core.bank.quaternion_list
+        self._quaternions = self._core.bank.fresh_quaternions
+        self._period_list = self._core.bank.schedule.period_list
 
     def getRollPitchYaw(self) -> list[float]:
         """[roll, pitch, yaw] (rad) of the last sample. Reading a disabled sensor prints Webots' error and
         returns the last values."""
-        if self._periods.item(self._row) <= 0:
+        if self._period_list[self._row] <= 0:
             self._disabled_error("get_roll_pitch_yaw")
         return self._rpy[self._row][:]
 
     def getQuaternion(self) -> list[float]:
         """[x, y, z, w] of the last sample (the sensor's orientation in the world frame)."""
-        if self._periods.item(self._row) <= 0:
+        if self._period_list[self._row] <= 0:
             self._disabled_error("get_quaternion")
-        return self._quaternion[self._row][:]
+        return self._quaternions()[self._row][:]
 
     def getNoise(self) -> float:
         """The ``noise`` field (the noise's standard deviation, in units of pi rad)."""

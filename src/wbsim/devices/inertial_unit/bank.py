@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -25,7 +26,7 @@ import numpy as np
 from wbsim.devices.inertial_unit.attitude import drop_axes, euler_matrices, product, quaternions, roll_pitch_yaw
 from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.inertial_unit.compile import InertialUnitBinding
-from wbsim.devices.kind import BankContext
+from wbsim.devices.kind import BankContext, DeviceBank
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice
 from wbsim.world.schema_kit import resolution_field
@@ -66,7 +67,8 @@ class InertialUnitBank(SampledBank):
         self.quaternion = np.full((n, 4), np.nan)
         self.roll_pitch_yaw = np.full((n, 3), np.nan)
         # The same as lists of Python floats, for the API's reads (updated in place, with the arrays).
-        self.quaternion_list: list[list[float]] = self.quaternion.tolist()
+        self.quaternion_list: list[list[float]] = self.quaternion.tolist()  # read it with fresh_quaternions()
+        self._quaternions_stale = False
         self.roll_pitch_yaw_list: list[list[float]] = self.roll_pitch_yaw.tolist()
         self.noise = np.zeros(n)
         self.axes = np.ones((n, 3), dtype=bool)
@@ -130,8 +132,22 @@ class InertialUnitBank(SampledBank):
         self._refresh_lists()
 
     def _refresh_lists(self) -> None:
-        self.quaternion_list[:] = self.quaternion.tolist()
         self.roll_pitch_yaw_list[:] = self.roll_pitch_yaw.tolist()
+        self._quaternions_stale = True  # converted at the next read: controllers mostly read the angles only
+
+    def fresh_quaternions(self) -> list[list[float]]:
+        """:attr:`quaternion_list`, brought up to date with :attr:`quaternion` if a sample changed it."""
+        if self._quaternions_stale:
+            self.quaternion_list[:] = self.quaternion.tolist()
+            self._quaternions_stale = False
+        return self.quaternion_list
+
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: Any) -> None:
+        """The carried state (see :meth:`DeviceBank.transfer_from`), the old quaternion list brought up to date
+        first."""
+        assert isinstance(old, InertialUnitBank)
+        old.fresh_quaternions()
+        super().transfer_from(old, rows, state)
 
     def restart(self) -> None:
         """After a world reset: fields as in the world file; enabled sensors stay enabled and sample after the
