@@ -95,8 +95,8 @@ def _check_lists(sim) -> None:
     pairs += [(unit.fresh_quaternions(), unit.quaternion), (unit.roll_pitch_yaw_list, unit.roll_pitch_yaw),
               (sim.banks["gps"].speed_list, sim.banks["gps"].speed),
               (sim.banks["gps"].fresh_speed_vectors(), sim.banks["gps"].speed_vector)]
-    for listed, array in pairs:
-        np.testing.assert_array_equal(np.array(listed), array)
+    for listed, array in pairs:  # flat lists: row i's values follow row i - 1's
+        np.testing.assert_array_equal(np.array(listed), array.reshape(-1))
 
 
 @pytest.mark.parametrize(("system", "gps", "devices"), [("ENU", "local", DEVICES), ("NUE", "WGS84", DEVICES),

@@ -68,7 +68,7 @@ class AccelerometerBank(ThreeAxisBank):
     no_body_value = float("nan")
     no_body_warning = "Parent of Accelerometer node has no physics: measurements may be wrong."
     core_class = Accelerometer
-    carried = ("values", "_warned", "velocity", "last_step", "value_list")
+    carried = ("values", "_warned", "velocity", "last_step")
 
     def __init__(self, bindings: tuple[ThreeAxisBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)

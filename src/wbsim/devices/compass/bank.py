@@ -59,14 +59,14 @@ class CompassBank(SampledBank):
 
     Attributes:
         values: the last sampled values, (n, 3); NaN before the first sample and for disabled axes (also as
-            :attr:`value_list`, rows of Python floats, which the API returns).
+            :attr:`value_list`, the Python floats the API returns, flat: compass ``i``'s at ``3 i .. 3 i + 2``).
         lookup_tables: the current (input, output, noise) rows of each compass.
         axes: the ``xAxis``, ``yAxis``, ``zAxis`` fields, (n, 3) bool.
         resolution: the ``resolution`` fields (-1: none), (n,).
         north: the world axis pointing north (0, 1 or 2).
     """
 
-    carried = ("values", "value_list")
+    carried = ("values",)  # value_list is rebuilt from values
 
     def __init__(self, bindings: tuple[CompassBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -76,7 +76,8 @@ class CompassBank(SampledBank):
         self.north = int(bindings[0].north) if n else 1
         # Updated in place (never replaced), so API objects may keep references to them.
         self.values = np.full((n, 3), np.nan)
-        self.value_list: list[list[float]] = self.values.tolist()  # the same as lists, for the API's reads
+        self._flat_values = self.values.reshape(-1)  # a view: a flat list converts faster than nested ones
+        self.value_list: list[float] = self._flat_values.tolist()  # the same as floats, for the API's reads
         self.axes = np.ones((n, 3), dtype=bool)
         self.resolution = np.full(n, -1.0)
         self.lookup_tables = [b.lookup_table for b in bindings]
@@ -141,7 +142,7 @@ class CompassBank(SampledBank):
         self.schedule.reset()
         self._restore_fields()
         self.values[:] = np.nan
-        self.value_list[:] = self.values.tolist()
+        self.value_list[:] = self._flat_values.tolist()
 
     def restart(self) -> None:
         """After a world reset: fields as in the world file; enabled compasses stay enabled and sample after
@@ -185,7 +186,7 @@ class CompassBank(SampledBank):
             if plan.quantized:
                 values = quantize(values, plan.resolution)
             self.values[plan.rows] = values
-        self.value_list[:] = self.values.tolist()
+        self.value_list[:] = self._flat_values.tolist()
 
     def _plan(self, group: SampleGroup) -> _Plan:
         plan = group.cache

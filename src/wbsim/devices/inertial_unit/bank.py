@@ -55,7 +55,7 @@ class InertialUnitBank(SampledBank):
         nue: the world is NUE (Webots' NUE angle convention).
     """
 
-    carried = ("quaternion", "roll_pitch_yaw", "quaternion_list", "roll_pitch_yaw_list")
+    carried = ("quaternion", "roll_pitch_yaw")  # the lists are rebuilt from them
 
     def __init__(self, bindings: tuple[InertialUnitBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -67,9 +67,10 @@ class InertialUnitBank(SampledBank):
         self.quaternion = np.full((n, 4), np.nan)
         self.roll_pitch_yaw = np.full((n, 3), np.nan)
         # The same as lists of Python floats, for the API's reads (updated in place, with the arrays).
-        self.quaternion_list: list[list[float]] = self.quaternion.tolist()  # read it with fresh_quaternions()
+        # Flat (sensor i's at 4 i .. 4 i + 3 and 3 i .. 3 i + 2): they convert faster than nested lists.
+        self.quaternion_list: list[float] = self.quaternion.reshape(-1).tolist()  # read it with fresh_quaternions()
         self._quaternions_stale = False
-        self.roll_pitch_yaw_list: list[list[float]] = self.roll_pitch_yaw.tolist()
+        self.roll_pitch_yaw_list: list[float] = self.roll_pitch_yaw.reshape(-1).tolist()
         self.noise = np.zeros(n)
         self.axes = np.ones((n, 3), dtype=bool)
         self.resolution = np.full(n, -1.0)
@@ -132,22 +133,20 @@ class InertialUnitBank(SampledBank):
         self._refresh_lists()
 
     def _refresh_lists(self) -> None:
-        self.roll_pitch_yaw_list[:] = self.roll_pitch_yaw.tolist()
+        self.roll_pitch_yaw_list[:] = self.roll_pitch_yaw.reshape(-1).tolist()
         self._quaternions_stale = True  # converted at the next read: controllers mostly read the angles only
 
-    def fresh_quaternions(self) -> list[list[float]]:
+    def fresh_quaternions(self) -> list[float]:
         """:attr:`quaternion_list`, brought up to date with :attr:`quaternion` if a sample changed it."""
         if self._quaternions_stale:
-            self.quaternion_list[:] = self.quaternion.tolist()
+            self.quaternion_list[:] = self.quaternion.reshape(-1).tolist()
             self._quaternions_stale = False
         return self.quaternion_list
 
     def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: Any) -> None:
-        """The carried state (see :meth:`DeviceBank.transfer_from`), the old quaternion list brought up to date
-        first."""
-        assert isinstance(old, InertialUnitBank)
-        old.fresh_quaternions()
+        """The carried state (see :meth:`SampledBank.transfer_from`), then the lists from the arrays."""
         super().transfer_from(old, rows, state)
+        self._refresh_lists()
 
     def restart(self) -> None:
         """After a world reset: fields as in the world file; enabled sensors stay enabled and sample after the

@@ -21,6 +21,7 @@ class ThreeAxisSensor(Sensor):
         super()._bind()
         self._values = self._core.bank.value_list  # read directly (updated in place): read every step
         self._period_list = self._core.bank.schedule.period_list
+        self._start, self._stop = 3 * self._row, 3 * self._row + 3  # its values in the bank's flat list
 
     def getValues(self) -> list[float]:
         """The last measurement [x, y, z] in the sensor frame, through the lookup table and resolution.
@@ -30,7 +31,7 @@ class ThreeAxisSensor(Sensor):
         """
         if self._period_list[self._row] <= 0:
             self._disabled_error("get_values")
-        return self._values[self._row][:]
+        return self._values[self._start : self._stop]
 
     def getLookupTable(self) -> list[float]:
         """The lookup table as a flat list [input, output, noise, input, ...] ([] when empty, the default)."""

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 import mujoco
 import numpy as np
 
 from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
-from wbsim.devices.kind import BankContext
+from wbsim.devices.kind import BankContext, DeviceBank
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
@@ -99,7 +100,7 @@ class ThreeAxisBank(SampledBank):
 
     Attributes:
         values: the last sampled values, (n, 3); NaN before the first sample and for disabled axes (also as
-            :attr:`value_list`, rows of Python floats, which the API returns).
+            :attr:`value_list`, the Python floats the API returns, flat: sensor ``i``'s at ``3 i .. 3 i + 2``).
         axes: ``xAxis``, ``yAxis``, ``zAxis`` of each sensor, (n, 3) bool.
         resolution: each sensor's resolution (-1: infinite), (n,).
         lookup_tables: the current (input, output, noise) rows of each sensor.
@@ -113,7 +114,7 @@ class ThreeAxisBank(SampledBank):
     core_class: type[ThreeAxisDevice]
     """The kind's core device class (set by the subclass)."""
 
-    carried = ("values", "_warned", "value_list")
+    carried = ("values", "_warned")  # value_list is rebuilt from values
 
     def __init__(self, bindings: tuple[ThreeAxisBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -124,7 +125,8 @@ class ThreeAxisBank(SampledBank):
         self.gravity = np.array(bindings[0].gravity if bindings else (0.0, 0.0, 0.0), dtype=float)
         # Updated in place (never replaced), so API objects may keep references to them.
         self.values = np.full((self.n, 3), np.nan)
-        self.value_list: list[list[float]] = self.values.tolist()  # the same as lists, for the API's reads
+        self._flat_values = self.values.reshape(-1)  # a view: a flat list converts faster than nested ones
+        self.value_list: list[float] = self._flat_values.tolist()  # the same as floats, for the API's reads
         self.axes = np.ones((self.n, 3), dtype=bool)
         self.resolution = np.full(self.n, -1.0)
         self.lookup_tables = [b.lookup_table for b in bindings]
@@ -194,7 +196,7 @@ class ThreeAxisBank(SampledBank):
         """All sensors disabled, values NaN, fields as loaded (as right after loading)."""
         self._restore_fields()
         self.values[:] = np.nan
-        self.value_list[:] = self.values.tolist()
+        self.value_list[:] = self._flat_values.tolist()
         self._warned[:] = False
         self.schedule.reset()
 
@@ -224,7 +226,12 @@ class ThreeAxisBank(SampledBank):
                     call[1](*call[2], step, *call[3])
             else:
                 self._compute(data, plan, step)
-        self.value_list[:] = self.values.tolist()
+        self.value_list[:] = self._flat_values.tolist()
+
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: Any) -> None:
+        """The carried state (see :meth:`SampledBank.transfer_from`), then :attr:`value_list` from the values."""
+        super().transfer_from(old, rows, state)
+        self.value_list[:] = self._flat_values.tolist()
 
     def measure(self, data: mujoco.MjData, plan: MeasurePlan, step: int) -> np.ndarray:
         """The raw vectors of the sensors of ``plan`` in their own frames, (k, 3), from the current state.
