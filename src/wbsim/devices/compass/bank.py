@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 import mujoco
 import numpy as np
 
 from wbsim.devices.compass.compile import CompassBinding
 from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
-from wbsim.devices.kind import BankContext
+from wbsim.devices.kind import BankContext, DeviceBank
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
@@ -137,6 +138,11 @@ class CompassBank(SampledBank):
         return applied
 
     # -- resets ---------------------------------------------------------------------------------------
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: Any) -> None:
+        """The carried state (see :meth:`SampledBank.transfer_from`), then :attr:`value_list` from the values."""
+        super().transfer_from(old, rows, state)
+        self.value_list[:] = self._flat_values.tolist()
+
     def reset(self) -> None:
         """All compasses disabled, values NaN, fields as in the world file (as after loading)."""
         self.schedule.reset()
