@@ -111,6 +111,6 @@ class AccelerometerBank(ThreeAxisBank):
         """:meth:`measure` as one compiled loop (:func:`wbsim.devices.motion_kernel.accelerometer_values`)."""
         views = self.views(data)
         return (kernels.accelerometer_values,
-                (views.site_xmat, views.site_xpos, views.cvel, views.subtree_com, plan.sites, plan.bodies, plan.roots,
-                 plan.rows, self.velocity, self.last_step),
+                (views.site_xmat, views.site_xpos, views.cvel, views.subtree_com, plan.sites, plan.bodies,
+                 plan.roots, plan.rows, self.velocity, self.last_step),
                 (float(self.context.basic_time_step_ms), self.gravity, out_rows, out))

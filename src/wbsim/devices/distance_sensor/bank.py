@@ -50,9 +50,10 @@ PI_OVER_8 = 0.392699082
 _NONE = -2  # "no robot": a sensor excluding nothing
 
 COMBINED_RAYS = 8
-"""The most rays of a sensor whose distance the compiled path combines (:func:`.kernel.combine_distances`): numpy's
-``add.reduceat`` adds the terms after a segment's first in one plain loop when they are fewer than 8 (pairwise
-from 8 on), and the compiled sum repeats the plain loop only. Sensors with more rays combine with numpy."""
+"""The most rays of a sensor whose distance the compiled path combines (:func:`.kernel.combine_distances`):
+numpy's ``add.reduceat`` adds the terms after a segment's first in one plain loop when they are fewer than 8
+(pairwise from 8 on), and the compiled sum repeats the plain loop only. Sensors with more rays combine with
+numpy."""
 
 
 @dataclass(frozen=True, eq=False)

@@ -510,9 +510,10 @@ def lookup_values(distance: np.ndarray, rows: np.ndarray, linear: bool, increasi
 
 
 @_JIT
-def combine_distances(ray_distance: np.ndarray, ray_lengths: np.ndarray, weights: np.ndarray, starts: np.ndarray,
-                      counts: np.ndarray, laser: np.ndarray, rows: np.ndarray, distance: np.ndarray) -> None:
-    """The distance of each generic or laser sensor from its rays' hits (the bank's numpy ``_combine``, compiled).
+def combine_distances(ray_distance: np.ndarray, ray_lengths: np.ndarray, weights: np.ndarray,
+                      starts: np.ndarray, counts: np.ndarray, laser: np.ndarray, rows: np.ndarray,
+                      distance: np.ndarray) -> None:
+    """The distance of each generic or laser sensor from its rays' hits (the bank's ``_combine``, compiled).
 
     A ray's distance is its hit's, or its length when it hit nothing (``np.minimum``); a generic sensor's the
     weighted sum of its rays' (as ``np.add.reduceat``: the first ray's term plus the plain sum of the others',

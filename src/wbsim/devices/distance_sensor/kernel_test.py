@@ -151,7 +151,8 @@ def test_compiled_combination_matches_numpy_bit_for_bit(sensors, random):
     hits = np.array([random.choice([math.inf, math.nan, random.uniform(0.0, 3.0), random.uniform(0.0, 3.0)])
                      for _ in range(n_rays)])
     cast = SimpleNamespace(batch=SimpleNamespace(ray_start=starts, lengths=lengths[starts]), ray_lengths=lengths,
-                           kind=kind, weights=weights, rendering=False, normals=False, laser=bool((kind == LASER).any()))
+                           kind=kind, weights=weights, rendering=False, normals=False,
+                           laser=bool((kind == LASER).any()))
     expected = DistanceSensorBank._combine(SimpleNamespace(caster=object()), cast,  # type: ignore[arg-type]
                                            SimpleNamespace(distance=hits))
     rows = np.arange(len(sensors), dtype=np.int64)[::-1].copy()  # written at the sensors' bank rows

@@ -86,7 +86,7 @@ class GpsBank(SampledBank):
         # Flat lists (device i's at 3 i .. 3 i + 2): they convert faster than nested ones.
         self.value_list: list[float] = self.values.reshape(-1).tolist()
         self.speed_list: list[float] = self.speed.tolist()
-        self.speed_vector_list: list[float] = self.speed_vector.reshape(-1).tolist()  # read: fresh_speed_vectors()
+        self.speed_vector_list: list[float] = self.speed_vector.reshape(-1).tolist()  # fresh_speed_vectors()
         self._speed_vectors_stale = False
         self.noise = np.zeros((n, 3))
         self.accuracy = np.zeros(n)

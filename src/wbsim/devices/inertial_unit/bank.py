@@ -68,7 +68,7 @@ class InertialUnitBank(SampledBank):
         self.roll_pitch_yaw = np.full((n, 3), np.nan)
         # The same as lists of Python floats, for the API's reads (updated in place, with the arrays).
         # Flat (sensor i's at 4 i .. 4 i + 3 and 3 i .. 3 i + 2): they convert faster than nested lists.
-        self.quaternion_list: list[float] = self.quaternion.reshape(-1).tolist()  # read it with fresh_quaternions()
+        self.quaternion_list: list[float] = self.quaternion.reshape(-1).tolist()  # read: fresh_quaternions()
         self._quaternions_stale = False
         self.roll_pitch_yaw_list: list[float] = self.roll_pitch_yaw.reshape(-1).tolist()
         self.noise = np.zeros(n)
