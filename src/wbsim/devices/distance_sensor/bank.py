@@ -283,6 +283,13 @@ class DistanceSensorBank(SampledBank):
         groups = self.schedule.due(step)
         if not groups:
             return
+        if len(groups) == 1:  # the usual case: one group, its rays cast before the step, compiled lookups
+            plan = groups[0].cache
+            if (isinstance(plan, _Plan) and plan.rendering is None and self._cast_for == step
+                    and self.caster is not None and self.caster.compiled and not plan.lookups.noisy):
+                self._lookup_compiled(plan)
+                self.value_list[:] = self.values.tolist()
+                return
         plans = [self._plan(group) for group in groups]
         casts = [p.rendering for p in plans if p.rendering is not None]
         if self._cast_for != step:  # not cast before this step's physics (cannot happen in the step loop)

@@ -487,6 +487,7 @@ class RayCaster:
         self._bounded_robot = self.robot[self._bounded]
         self._bounded_transparent = self.transparent[self._bounded]
         self._static: weakref.WeakKeyDictionary[RayBatch, _Static] = weakref.WeakKeyDictionary()
+        self._last: tuple[RayBatch, _Static] | None = None  # the batch of the last cast_distances and its _Static
         # Triangles of meshes (all of them) and height fields (per grid cell), in the geom frame.
         self._tri_start = np.zeros(n, dtype=np.int64)
         self._tri_count = np.zeros(n, dtype=np.int64)
@@ -573,9 +574,14 @@ class RayCaster:
 
         Only for a compiled caster (:attr:`compiled`).
         """
-        static = self._static.get(batch)
-        if static is None:
-            static = self._static[batch] = self._prepare(batch)
+        last = self._last
+        if last is not None and last[0] is batch:  # the usual case: the same batch every step
+            static = last[1]
+        else:
+            static = self._static.get(batch)  # (a weak dictionary's lookup makes a weak reference: slower)
+            if static is None:
+                static = self._static[batch] = self._prepare(batch)
+            self._last = (batch, static)
         out = static.reused
         if out is None:
             n_rays = len(batch.ray_sensor)
