@@ -122,6 +122,72 @@ def test_distance_sensor_bench_imu_worlds_enable_the_imu_set_and_gps(tmp_path):
     off.close()
 
 
+def _sensor_run(path, general: bool, steps: int) -> tuple[list[bytes], object]:
+    """Run the ``--imu`` benchmark world ``steps`` steps; each step's qpos and every sensor value (arrays and
+    the lists the API returns) as bytes. ``general``: without the sampling shortcuts (prepared kernel calls
+    dropped before every sample, distances combined with numpy)."""
+    from wbsim.sim.phases import Phase
+
+    sim = distance_sensor_bench.load_warm(path, seconds=0.0)
+    banks = sim.banks
+
+    def forget_prepared_calls(sim) -> None:  # as if every sample were a group's first one
+        for kind in ("accelerometer", "gyro", "compass"):
+            for group in banks[kind].schedule.groups:
+                if group.cache is not None:
+                    group.cache.call = None
+        banks["inertial_unit"]._call = banks["gps"]._call = None
+
+    if general:
+        sim.add_hook(Phase.PHYSICS, forget_prepared_calls)
+    records = []
+    for _ in range(steps):
+        sim.step()
+        arrays = [sim.data.qpos, banks["distance_sensor"].values, banks["distance_sensor"].distance,
+                  np.array(banks["distance_sensor"].value_list)]
+        for kind in ("accelerometer", "gyro", "compass", "gps"):
+            arrays += [banks[kind].values, np.array(banks[kind].value_list)]
+        unit, gps = banks["inertial_unit"], banks["gps"]
+        arrays += [unit.quaternion, unit.roll_pitch_yaw, np.array(unit.fresh_quaternions()),
+                   np.array(unit.roll_pitch_yaw_list), gps.speed, gps.speed_vector, np.array(gps.speed_list),
+                   np.array(gps.fresh_speed_vectors())]
+        robot = sim.robots[0].created_robot  # what a controller reads (lists refreshed at or after samples)
+        if robot is not None:
+            unit_api, gps_api = robot.getDevice("inertial unit"), robot.getDevice("gps")
+            arrays += [np.array(unit_api.getQuaternion()), np.array(unit_api.getRollPitchYaw()),
+                       np.array(gps_api.getSpeedVector()), np.array(gps_api.getValues())]
+            row = unit_api._row
+            if not np.isnan(unit.quaternion[row]).any():
+                assert unit_api.getQuaternion() == unit.quaternion[row].tolist()
+                assert gps_api.getSpeedVector() == gps.speed_vector[gps_api._row].tolist()
+        records.append(b"".join(np.ascontiguousarray(a, dtype=float).tobytes() for a in arrays))
+    return records, sim
+
+
+def test_distance_sensor_bench_imu_shortcuts_give_bit_identical_runs(tmp_path, monkeypatch):
+    # The compiled sampling shortcuts (prepared kernel calls, compiled ray combination, lists converted on read)
+    # change no bit of the run: the same qpos and sensor values at every step as the general compiled paths.
+    pytest.importorskip("numba")
+    from wbsim.devices.distance_sensor import bank as distance_bank
+
+    path = distance_sensor_bench.make_project(tmp_path, 4, "on", imu=True)
+    fast, fast_sim = _sensor_run(path, general=False, steps=60)
+    cast = next(iter(fast_sim.banks["distance_sensor"].schedule.groups)).cache.ode
+    assert cast.combined is not None and fast_sim.banks["gps"]._call is not None  # the shortcuts were taken
+    assert fast_sim.banks["inertial_unit"]._call is not None
+    assert all(g.cache.call is not None for g in fast_sim.banks["gyro"].schedule.groups)
+    fast_sim.close()
+    monkeypatch.setattr(distance_bank, "COMBINED_RAYS", 0)  # every sensor combined by numpy
+    general, general_sim = _sensor_run(path, general=True, steps=60)
+    assert next(iter(general_sim.banks["distance_sensor"].schedule.groups)).cache.ode.combined is None
+    general_sim.close()
+    assert len(fast) == len(general) == 60
+    for step, (a, b) in enumerate(zip(fast, general)):
+        assert a == b, f"step {step + 1} differs"
+    # The rovers saw each other and moved: the comparison covered hits and motion.
+    assert fast[0] != fast[-1]
+
+
 def test_lidar_bench_world_has_a_360_by_4_lidar_and_its_blocks_run(tmp_path):
     path = lidar_bench.make_project(tmp_path)
     on_sim, on = lidar_bench.block(path, True, 2)

@@ -92,11 +92,11 @@ def _check_lists(sim) -> None:
     pairs = [(sim.banks[kind].value_list, sim.banks[kind].values)
              for kind in ("accelerometer", "gyro", "compass", "gps")]
     unit = sim.banks["inertial_unit"]
-    pairs += [(unit.quaternion_list, unit.quaternion), (unit.roll_pitch_yaw_list, unit.roll_pitch_yaw),
+    pairs += [(unit.fresh_quaternions(), unit.quaternion), (unit.roll_pitch_yaw_list, unit.roll_pitch_yaw),
               (sim.banks["gps"].speed_list, sim.banks["gps"].speed),
-              (sim.banks["gps"].speed_vector_list, sim.banks["gps"].speed_vector)]
-    for listed, array in pairs:
-        np.testing.assert_array_equal(np.array(listed), array)
+              (sim.banks["gps"].fresh_speed_vectors(), sim.banks["gps"].speed_vector)]
+    for listed, array in pairs:  # flat lists: row i's values follow row i - 1's
+        np.testing.assert_array_equal(np.array(listed), array.reshape(-1))
 
 
 @pytest.mark.parametrize(("system", "gps", "devices"), [("ENU", "local", DEVICES), ("NUE", "WGS84", DEVICES),

@@ -75,7 +75,8 @@ class SampleSchedule:
         basic_ms: WorldInfo.basicTimeStep in ms.
 
     Attributes:
-        period_ms: the requested sampling period of each device (0 = disabled), int64 (n,).
+        period_ms: the requested sampling period of each device (0 = disabled), int64 (n,); also as
+            :attr:`period_list` (Python ints, which the API's reads check).
         every: the effective period in basic steps (0 = disabled), int64 (n,).
         next_any: the first basic step after which some device samples (``NEVER`` if none is enabled).
     """
@@ -85,6 +86,7 @@ class SampleSchedule:
         self.basic_ms = basic_ms
         # Updated in place (never replaced), so API objects may keep a reference to `period_ms`.
         self.period_ms = np.zeros(n, dtype=np.int64)
+        self.period_list: list[int] = [0] * n  # the same as Python ints, for the API's reads (in place too)
         self.every = np.zeros(n, dtype=np.int64)
         self._group_of: list[SampleGroup | None] = [None] * n
         self._groups: dict[tuple[int, int], SampleGroup] = {}
@@ -94,6 +96,7 @@ class SampleSchedule:
     def reset(self) -> None:
         """Every device disabled."""
         self.period_ms[:] = 0
+        self.period_list[:] = [0] * self.n
         self.every[:] = 0
         self._group_of = [None] * self.n
         self._groups = {}
@@ -119,6 +122,7 @@ class SampleSchedule:
         :mod:`wbsim.sim.rebuild`): the same periods and the same next sampling steps."""
         for o, n in zip(old_rows.tolist(), new_rows.tolist()):
             self.period_ms[n] = old.period_ms[o]
+            self.period_list[n] = int(old.period_ms[o])
             group = old._group_of[o]
             if group is not None:
                 self.every[n] = group.every
@@ -131,6 +135,7 @@ class SampleSchedule:
         comes one period later.
         """
         self.period_ms[row] = period_ms
+        self.period_list[row] = int(period_ms)
         every = steps_for_period(period_ms, self.basic_ms) if period_ms > 0 else 0
         current = self._group_of[row]
         if every and current is not None and current.every == every and current.next_step == now_step + every:

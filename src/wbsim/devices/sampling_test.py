@@ -173,3 +173,20 @@ def test_adopt_keeps_periods_and_next_samples_of_moved_rows():
     assert new.period_ms.tolist() == [10, 0, 0, 30] and new.every.tolist() == [1, 0, 0, 3]
     assert _due_steps(new, range(3, 8)) == {3: [0], 4: [0, 3], 5: [0], 6: [0], 7: [0, 3]}
     assert _due_steps(old, range(3, 8)) == {3: [2], 4: [0, 2], 5: [2], 6: [2], 7: [0, 2]}  # old untouched
+
+
+def test_period_list_follows_the_periods_through_enable_restart_adopt_and_reset():
+    # The API's disabled checks read period_list: it must hold period_ms as Python ints at every change.
+    schedule = SampleSchedule(3, 16.0)
+    schedule.enable(0, 32, 0)
+    schedule.enable(2, 20, 0)
+    schedule.enable(2, 0, 1)
+    assert schedule.period_list == schedule.period_ms.tolist() == [32, 0, 0]
+    assert all(type(p) is int for p in schedule.period_list)
+    schedule.restart()
+    assert schedule.period_list == [32, 0, 0]
+    moved = SampleSchedule(2, 16.0)
+    moved.adopt(schedule, np.array([0]), np.array([1]))
+    assert moved.period_list == moved.period_ms.tolist() == [0, 32]
+    schedule.reset()
+    assert schedule.period_list == [0, 0, 0]

@@ -68,7 +68,7 @@ class AccelerometerBank(ThreeAxisBank):
     no_body_value = float("nan")
     no_body_warning = "Parent of Accelerometer node has no physics: measurements may be wrong."
     core_class = Accelerometer
-    carried = ("values", "_warned", "velocity", "last_step", "value_list")
+    carried = ("values", "_warned", "velocity", "last_step")
 
     def __init__(self, bindings: tuple[ThreeAxisBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -106,11 +106,11 @@ class AccelerometerBank(ThreeAxisBank):
         self.last_step[rows] = step
         return local_vectors(data.site_xmat[plan.sites], acceleration)
 
-    def measure_compiled(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, step: int,
-                         out_rows: np.ndarray, out: np.ndarray) -> None:
+    def compiled_call(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, out_rows: np.ndarray,
+                      out: np.ndarray) -> tuple:
         """:meth:`measure` as one compiled loop (:func:`wbsim.devices.motion_kernel.accelerometer_values`)."""
         views = self.views(data)
-        kernels.accelerometer_values(views.site_xmat, views.site_xpos, views.cvel, views.subtree_com,
-                                     plan.sites,
-                                     plan.bodies, plan.roots, plan.rows, self.velocity, self.last_step, step,
-                                     float(self.context.basic_time_step_ms), self.gravity, out_rows, out)
+        return (kernels.accelerometer_values,
+                (views.site_xmat, views.site_xpos, views.cvel, views.subtree_com, plan.sites, plan.bodies,
+                 plan.roots, plan.rows, self.velocity, self.last_step),
+                (float(self.context.basic_time_step_ms), self.gravity, out_rows, out))

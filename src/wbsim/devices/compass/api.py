@@ -23,13 +23,15 @@ class Compass(Sensor):
     def _bind(self) -> None:
         super()._bind()
         self._values = self._core.bank.value_list  # read directly (updated in place)
+        self._period_list = self._core.bank.schedule.period_list
+        self._start, self._stop = 3 * self._row, 3 * self._row + 3  # its values in the bank's flat list
 
     def getValues(self) -> list[float]:
         """[x, y, z] of the last sample. Reading a disabled compass prints Webots' error and returns the last
         values."""
-        if self._periods.item(self._row) <= 0:
+        if self._period_list[self._row] <= 0:
             self._disabled_error("get_values")
-        return self._values[self._row][:]
+        return self._values[self._start : self._stop]
 
     def getLookupTable(self) -> list[float]:
         """The lookup table as a flat list [input, output, noise, input, ...] ([] when empty)."""

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 import mujoco
 import numpy as np
 
 from wbsim.devices.compass.compile import CompassBinding
 from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
-from wbsim.devices.kind import BankContext
+from wbsim.devices.kind import BankContext, DeviceBank
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
@@ -34,7 +35,7 @@ __all__ = ["CompassBank", "Compass"]
 _AXES = {"xAxis": 0, "yAxis": 1, "zAxis": 2}
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class _Plan:
     """One sample group: its rows, which components are looked up, and their tables (gathered once)."""
 
@@ -47,6 +48,7 @@ class _Plan:
     plain: bool  # every axis enabled, no table, no resolution: the values are the north vectors
     order: np.ndarray  # 0 .. k-1
     local: np.ndarray  # work space of the compiled north vectors, (k, 3)
+    call: tuple | None = None  # a plain group's compiled sample: (data, its arguments), set at its first one
 
 
 class CompassBank(SampledBank):
@@ -58,14 +60,14 @@ class CompassBank(SampledBank):
 
     Attributes:
         values: the last sampled values, (n, 3); NaN before the first sample and for disabled axes (also as
-            :attr:`value_list`, rows of Python floats, which the API returns).
+            :attr:`value_list`, the Python floats the API returns, flat: compass ``i``'s at ``3 i .. 3 i + 2``).
         lookup_tables: the current (input, output, noise) rows of each compass.
         axes: the ``xAxis``, ``yAxis``, ``zAxis`` fields, (n, 3) bool.
         resolution: the ``resolution`` fields (-1: none), (n,).
         north: the world axis pointing north (0, 1 or 2).
     """
 
-    carried = ("values", "value_list")
+    carried = ("values",)  # value_list is rebuilt from values
 
     def __init__(self, bindings: tuple[CompassBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -75,7 +77,8 @@ class CompassBank(SampledBank):
         self.north = int(bindings[0].north) if n else 1
         # Updated in place (never replaced), so API objects may keep references to them.
         self.values = np.full((n, 3), np.nan)
-        self.value_list: list[list[float]] = self.values.tolist()  # the same as lists, for the API's reads
+        self._flat_values = self.values.reshape(-1)  # a view: a flat list converts faster than nested ones
+        self.value_list: list[float] = self._flat_values.tolist()  # the same as floats, for the API's reads
         self.axes = np.ones((n, 3), dtype=bool)
         self.resolution = np.full(n, -1.0)
         self.lookup_tables = [b.lookup_table for b in bindings]
@@ -135,12 +138,17 @@ class CompassBank(SampledBank):
         return applied
 
     # -- resets ---------------------------------------------------------------------------------------
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: Any) -> None:
+        """The carried state (see :meth:`SampledBank.transfer_from`), then :attr:`value_list` from the values."""
+        super().transfer_from(old, rows, state)
+        self.value_list[:] = self._flat_values.tolist()
+
     def reset(self) -> None:
         """All compasses disabled, values NaN, fields as in the world file (as after loading)."""
         self.schedule.reset()
         self._restore_fields()
         self.values[:] = np.nan
-        self.value_list[:] = self.values.tolist()
+        self.value_list[:] = self._flat_values.tolist()
 
     def restart(self) -> None:
         """After a world reset: fields as in the world file; enabled compasses stay enabled and sample after
@@ -157,13 +165,18 @@ class CompassBank(SampledBank):
         self.context.refresh_kinematics()
         for group in groups:
             plan = self._plan(group)
+            call = plan.call
+            if call is not None and call[0] is data and self.compiled:
+                self._kernels.compass_values(*call[1])  # type: ignore[union-attr]
+                continue
             if self.compiled:
                 if self._kernels is None:
                     self._kernels = motion_kernels()
                 self._views = StateViews.of(self._views, data)
                 site_xmat = self._views.site_xmat
                 if plan.plain:  # the kernel writes the values themselves
-                    self._kernels.compass_values(site_xmat, plan.sites, self.north, plan.rows, self.values)
+                    plan.call = (data, (site_xmat, plan.sites, self.north, plan.rows, self.values))
+                    self._kernels.compass_values(*plan.call[1])
                     continue  # (value_list is refreshed after the loop)
                 local = plan.local
                 self._kernels.compass_values(site_xmat, plan.sites, self.north, plan.order, local)
@@ -179,7 +192,7 @@ class CompassBank(SampledBank):
             if plan.quantized:
                 values = quantize(values, plan.resolution)
             self.values[plan.rows] = values
-        self.value_list[:] = self.values.tolist()
+        self.value_list[:] = self._flat_values.tolist()
 
     def _plan(self, group: SampleGroup) -> _Plan:
         plan = group.cache

@@ -42,12 +42,18 @@ from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
 
-__all__ = ["DistanceSensorBank", "DistanceSensor", "PI_OVER_8"]
+__all__ = ["DistanceSensorBank", "DistanceSensor", "PI_OVER_8", "COMBINED_RAYS"]
 
 PI_OVER_8 = 0.392699082
 """Webots' sonar reflection limit (its literal, rad): a ray hitting a surface at a larger incidence is lost."""
 
 _NONE = -2  # "no robot": a sensor excluding nothing
+
+COMBINED_RAYS = 8
+"""The most rays of a sensor whose distance the compiled path combines (:func:`.kernel.combine_distances`):
+numpy's ``add.reduceat`` adds the terms after a segment's first in one plain loop when they are fewer than 8
+(pairwise from 8 on), and the compiled sum repeats the plain loop only. Sensors with more rays combine with
+numpy."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,6 +73,7 @@ class _Cast:
     normals: bool
     rendering: bool
     laser: bool
+    combined: tuple | None = None  # compiled combination's arguments (generic and laser rows of few rays)
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,6 +88,7 @@ class _Plan:
     empty: np.ndarray  # per row: the lookup table is empty (the value is 0)
     quantized: bool  # some row has a resolution
     any_empty: bool
+    lookup_arguments: tuple = ()  # the compiled lookup's arguments (the plan's tables, the bank's arrays)
 
 
 class DistanceSensorBank(SampledBank):
@@ -275,6 +283,13 @@ class DistanceSensorBank(SampledBank):
         groups = self.schedule.due(step)
         if not groups:
             return
+        if len(groups) == 1:  # the usual case: one group, its rays cast before the step, compiled lookups
+            plan = groups[0].cache
+            if (isinstance(plan, _Plan) and plan.rendering is None and self._cast_for == step
+                    and self.caster is not None and self.caster.compiled and not plan.lookups.noisy):
+                self._lookup_compiled(plan)
+                self.value_list[:] = self.values.tolist()
+                return
         plans = [self._plan(group) for group in groups]
         casts = [p.rendering for p in plans if p.rendering is not None]
         if self._cast_for != step:  # not cast before this step's physics (cannot happen in the step loop)
@@ -302,11 +317,7 @@ class DistanceSensorBank(SampledBank):
     def _lookup_compiled(self, plan: _Plan) -> None:
         """The sample of ``plan`` without noise, its lookups compiled (:func:`.kernel.lookup_values`): the same
         values as the numpy path."""
-        look = plan.lookups
-        self._kernels().lookup_values(self.distance, plan.rows, look.linear, look.increasing, look.steps,
-                                      look.first_input, look.last_input, look.first_output, look.last_output,
-                                      look.span, look.inputs, look.outputs, look.counted, look.last, look.empty,
-                                      self.values)
+        self._kernels().lookup_values(*plan.lookup_arguments)
         if plan.quantized:
             self.values[plan.rows] = quantize(self.values[plan.rows], plan.resolution)
         if plan.any_empty:
@@ -324,6 +335,11 @@ class DistanceSensorBank(SampledBank):
     def _measure(self, data: mujoco.MjData, casts: list[_Cast]) -> None:
         """Cast ``casts`` together and store each sensor's combined distance in :attr:`distance`."""
         assert self.caster is not None
+        if len(casts) == 1 and casts[0].combined is not None and self.caster.compiled:
+            # Generic and laser sensors of few rays: the cast and the combination compiled, no new arrays.
+            cast = casts[0]
+            self._kernels().combine_distances(self.caster.cast_distances(data, cast.batch), *cast.combined)
+            return
         batch = casts[0].batch if len(casts) == 1 else RayBatch.concatenate(self.context.model,
                                                                             [c.batch for c in casts])
         hits = self.caster.cast(data, batch, normals=any(c.normals for c in casts))
@@ -370,15 +386,19 @@ class DistanceSensorBank(SampledBank):
 
     def _make_plan(self, rows: np.ndarray) -> _Plan:
         rendering = self.type[rows] == INFRA_RED
+        look = self.tables.prepare(rows)
         return _Plan(
             rows=rows,
             ode=self._make_cast(rows[~rendering], False),
             rendering=self._make_cast(rows[rendering], True),
-            lookups=self.tables.prepare(rows),
+            lookups=look,
             resolution=self.resolution[rows].copy(),
             empty=self.tables.empty[rows].copy(),
             quantized=bool((self.resolution[rows] > 0).any()),
             any_empty=bool(self.tables.empty[rows].any()),
+            lookup_arguments=(self.distance, rows, look.linear, look.increasing, look.steps, look.first_input,
+                              look.last_input, look.first_output, look.last_output, look.span, look.inputs,
+                              look.outputs, look.counted, look.last, look.empty, self.values),
         )
 
     def _make_cast(self, rows: np.ndarray, rendering: bool) -> _Cast | None:
@@ -392,10 +412,15 @@ class DistanceSensorBank(SampledBank):
         lengths = self.ray_length[rows].copy()
         batch = RayBatch.build(self.context.model, self._sites[rows], counts, self.directions[rays], lengths,
                                np.where(sees_robot, _NONE, robot), kind == LASER, np.full(len(rows), rendering))
-        return _Cast(rows=rows, batch=batch, weights=self.weights[rays],
-                     ray_lengths=np.repeat(lengths, counts), kind=kind,
-                     sensitivity=self.red_color_sensitivity[rows].copy(), normals=bool((kind == SONAR).any()),
-                     rendering=rendering, laser=bool((kind == LASER).any()))
+        weights, ray_lengths = self.weights[rays], np.repeat(lengths, counts)
+        normals = bool((kind == SONAR).any())
+        combined = None
+        if not rendering and not normals and int(counts.max()) <= COMBINED_RAYS:
+            combined = (ray_lengths, weights, np.ascontiguousarray(batch.ray_start, dtype=np.int64),
+                        counts.astype(np.int64), kind == LASER, rows.astype(np.int64), self.distance)
+        return _Cast(rows=rows, batch=batch, weights=weights, ray_lengths=ray_lengths, kind=kind,
+                     sensitivity=self.red_color_sensitivity[rows].copy(), normals=normals,
+                     rendering=rendering, laser=bool((kind == LASER).any()), combined=combined)
 
 
 @dataclass

@@ -425,6 +425,9 @@ class _Static:
     candidates: _Candidates | None = None
     head: tuple | None = None
     pairs: tuple | None = None
+    arguments: tuple | None = None  # the pose views, head and pairs as one tuple (built when the pairs change)
+    views: tuple | None = None  # the pose views ``arguments`` holds
+    reused: tuple | None = None  # the outputs of :meth:`RayCaster.cast_distances`, kept between casts
 
 
 class RayCaster:
@@ -484,6 +487,7 @@ class RayCaster:
         self._bounded_robot = self.robot[self._bounded]
         self._bounded_transparent = self.transparent[self._bounded]
         self._static: weakref.WeakKeyDictionary[RayBatch, _Static] = weakref.WeakKeyDictionary()
+        self._last: tuple[RayBatch, _Static] | None = None  # the batch of the last cast_distances and its _Static
         # Triangles of meshes (all of them) and height fields (per grid cell), in the geom frame.
         self._tri_start = np.zeros(n, dtype=np.int64)
         self._tri_count = np.zeros(n, dtype=np.int64)
@@ -564,8 +568,39 @@ class RayCaster:
                 self._cast_bounded(data, origins, frames, direction, batch, static, distance, target, normal, normals)
         return RayHits(distance, target, normal.T, direction.T)
 
+    def cast_distances(self, data: mujoco.MjData, batch: RayBatch) -> np.ndarray:
+        """Each ray's hit distance (inf: no hit), (r,), as :meth:`cast` finds it, in an array reused by the next
+        call for ``batch`` (the bank's compiled path reads it at once; no new arrays per cast).
+
+        Only for a compiled caster (:attr:`compiled`).
+        """
+        last = self._last
+        if last is not None and last[0] is batch:  # the usual case: the same batch every step
+            static = last[1]
+        else:
+            static = self._static.get(batch)  # (a weak dictionary's lookup makes a weak reference: slower)
+            if static is None:
+                static = self._static[batch] = self._prepare(batch)
+            self._last = (batch, static)
+        out = static.reused
+        if out is None:
+            n_rays = len(batch.ray_sensor)
+            out = static.reused = (np.empty(n_rays), np.empty(n_rays, dtype=np.int64), np.empty((n_rays, 3)),
+                                   np.empty((n_rays, 3)), self._scratch)
+        self._run_compiled(data, batch, static, False, out)
+        return out[0]
+
     def _cast_compiled(self, data: mujoco.MjData, batch: RayBatch, static: _Static, normals: bool) -> RayHits:
         """:meth:`cast` with the compiled loops (:func:`.kernel.cast_rays`, :func:`.kernel.broad_pairs`)."""
+        n_rays = len(batch.ray_sensor)
+        out = (np.empty(n_rays), np.empty(n_rays, dtype=np.int64), np.empty((n_rays, 3)), np.empty((n_rays, 3)),
+               self._scratch)
+        self._run_compiled(data, batch, static, normals, out)
+        return RayHits(*out[:4])
+
+    def _run_compiled(self, data: mujoco.MjData, batch: RayBatch, static: _Static, normals: bool,
+                      out: tuple) -> None:
+        """The compiled cast of ``batch`` into ``out`` (distance, target, normal, direction, scratch)."""
         if self._kernel is None:
             from wbsim.devices.distance_sensor import kernel as compiled  # imports numba: only when rays are cast
 
@@ -575,15 +610,18 @@ class RayCaster:
         views = self._views
         if views is None or views[0] is not data:  # MjData's arrays, made once (a property access builds a view)
             views = self._views = (data, (data.site_xpos, data.site_xmat, data.geom_xpos, data.geom_xmat), data.xpos)
-        n_rays = len(batch.ray_sensor)
-        out = (np.empty(n_rays), np.empty(n_rays, dtype=np.int64), np.empty((n_rays, 3)), np.empty((n_rays, 3)),
-               self._scratch)
         kernel = self._kernel
-        if static.pairs is not None and kernel(*views[1], *static.head, *static.pairs, True, normals, *out):
-            return RayHits(*out[:4])
+        if static.pairs is not None:
+            arguments = static.arguments
+            if arguments is None or static.views is not views:  # one tuple: no unpacking of three per cast
+                arguments = static.arguments = views[1] + static.head + static.pairs
+                static.views = views
+            if kernel(*arguments, True, normals, *out):
+                return
         # Something moved by the margin (or the first cast): a new broad phase, then the cast.
         if not len(self._bounded):
             static.pairs = self._pair_args(self._no_pairs(batch, 0.0), static)
+            static.arguments = None
         else:
             if static.pairs is None:  # only the directions: these pairs are never valid
                 kernel(*views[1], *static.head, *self._pair_args(self._no_pairs(batch, -1.0), static), True, normals,
@@ -606,8 +644,8 @@ class RayCaster:
             static.candidates = self._candidates(ray, geom, batch, site_xpos[batch.sites], site_xmat[batch.sites],
                                                  geom_xpos[self._bounded_gid], margin)
             static.pairs = self._pair_args(static.candidates, static)
+            static.arguments = None
         kernel(*views[1], *static.head, *static.pairs, False, normals, *out)
-        return RayHits(*out[:4])
 
     def _prepare_compiled(self, batch: RayBatch, static: _Static) -> None:
         """The compiled cast's arguments that never change for ``batch`` (:attr:`_Static.head`)."""

@@ -52,6 +52,10 @@ def test_primitive_distances_match_mujoco_inside_and_outside(kind, size, origin,
     got, mine = _ode_distance(kind, size, p, v, normals=True)
     # An origin on the surface itself is a tie ODE and MuJoCo break differently (entry at 0 or exit).
     assume(not (0.0 <= got <= 1e-9 or 0.0 <= expected <= 1e-9))
+    if kind == "box" and got > 0.0:
+        # So is a ray entering exactly through an edge or a corner (MuJoCo tests the faces one by one and may
+        # miss it, and the rays shifted below too): e.g. from (-1, -1, -1) along (1, 1, 1) into a cube.
+        assume(int((np.abs(np.abs(p + got * v) - size) <= 1e-9).sum()) < 2)
     if abs(got - expected) > 1e-9:
         # MuJoCo tests the faces of a box one by one and can miss an exit exactly on an edge: the same ray
         # shifted by 1e-9 m must then agree.

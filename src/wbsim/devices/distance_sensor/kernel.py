@@ -25,7 +25,7 @@ import numpy as np
 
 from wbsim.devices.compiled import cached_njit
 
-__all__ = ["cast_rays", "broad_pairs", "lookup_values"]
+__all__ = ["cast_rays", "broad_pairs", "lookup_values", "combine_distances"]
 
 _BOX, _SPHERE, _CAPSULE, _CYLINDER, _PLANE, _MESH, _HFIELD = range(7)  # caster's target kinds
 _SLACK = 1e-9  # the caster's broad-phase tolerance (m)
@@ -507,3 +507,36 @@ def lookup_values(distance: np.ndarray, rows: np.ndarray, linear: bool, increasi
         elif high:
             out = last_output[i]
         values[rows[i]] = v if empty[i] else out
+
+
+@_JIT
+def combine_distances(ray_distance: np.ndarray, ray_lengths: np.ndarray, weights: np.ndarray,
+                      starts: np.ndarray, counts: np.ndarray, laser: np.ndarray, rows: np.ndarray,
+                      distance: np.ndarray) -> None:
+    """The distance of each generic or laser sensor from its rays' hits (the bank's ``_combine``, compiled).
+
+    A ray's distance is its hit's, or its length when it hit nothing (``np.minimum``); a generic sensor's the
+    weighted sum of its rays' (as ``np.add.reduceat``: the first ray's term plus the plain sum of the others',
+    at most ``bank.COMBINED_RAYS`` rays: numpy sums 8 or more terms pairwise), a laser's its one ray's.
+
+    Args:
+        ray_distance: each ray's hit distance (inf: no hit), (r,).
+        ray_lengths, weights: each ray's length (m) and weight, (r,).
+        starts, counts: each sensor's first ray and number of rays, (s,).
+        laser: each sensor is a laser, (s,).
+        rows: each sensor's bank row, (s,).
+        distance: the bank's distances (n,), written at ``rows``.
+    """
+    for i in range(len(rows)):
+        s = starts[i]
+        first = _min(ray_distance[s], ray_lengths[s])
+        if laser[i]:
+            distance[rows[i]] = first
+            continue
+        total = weights[s] * first
+        if counts[i] > 1:
+            rest = weights[s + 1] * _min(ray_distance[s + 1], ray_lengths[s + 1])
+            for j in range(s + 2, s + counts[i]):
+                rest += weights[j] * _min(ray_distance[j], ray_lengths[j])
+            total += rest
+        distance[rows[i]] = total

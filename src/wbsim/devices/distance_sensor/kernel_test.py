@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import mujoco
 import numpy as np
@@ -15,6 +16,8 @@ from hypothesis import strategies as st
 pytest.importorskip("numba")
 
 from wbsim.devices.distance_sensor import kernel  # noqa: E402
+from wbsim.devices.distance_sensor.bank import COMBINED_RAYS, DistanceSensorBank  # noqa: E402
+from wbsim.devices.distance_sensor.schema import GENERIC, LASER  # noqa: E402
 from wbsim.devices.distance_sensor.caster import RayBatch, RayCaster, RayTargets  # noqa: E402
 from wbsim.devices.distance_sensor.rays import ray_directions  # noqa: E402
 from wbsim.devices.lookup_table import LookupTables  # noqa: E402
@@ -131,6 +134,31 @@ def test_compiled_lookups_match_the_numpy_lookups(tables, values, sort):
                          plan.first_input, plan.last_input, plan.first_output, plan.last_output, plan.span,
                          plan.inputs, plan.outputs, plan.counted, plan.last, plan.empty, got)
     np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, COMBINED_RAYS), st.booleans()), min_size=1, max_size=12),
+       st.randoms(use_true_random=False))
+def test_compiled_combination_matches_numpy_bit_for_bit(sensors, random):
+    # Generic sensors of 1 to COMBINED_RAYS rays (weights of very different sizes, so that the order of the sum
+    # shows in the last bits) and lasers (one ray); rays that hit, miss (inf) or went wrong (NaN).
+    counts = np.array([1 if laser else count for count, laser in sensors], dtype=np.int64)
+    kind = np.array([LASER if laser else GENERIC for _, laser in sensors], dtype=np.int64)
+    n_rays = int(counts.sum())
+    starts = np.cumsum(counts) - counts
+    weights = np.array([random.choice([1e-17, 0.3, 1.0, 1e16]) * random.random() for _ in range(n_rays)])
+    lengths = np.repeat([random.uniform(0.1, 2.0) for _ in sensors], counts)
+    hits = np.array([random.choice([math.inf, math.nan, random.uniform(0.0, 3.0), random.uniform(0.0, 3.0)])
+                     for _ in range(n_rays)])
+    cast = SimpleNamespace(batch=SimpleNamespace(ray_start=starts, lengths=lengths[starts]), ray_lengths=lengths,
+                           kind=kind, weights=weights, rendering=False, normals=False,
+                           laser=bool((kind == LASER).any()))
+    expected = DistanceSensorBank._combine(SimpleNamespace(caster=object()), cast,  # type: ignore[arg-type]
+                                           SimpleNamespace(distance=hits))
+    rows = np.arange(len(sensors), dtype=np.int64)[::-1].copy()  # written at the sensors' bank rows
+    got = np.full(len(sensors), -7.0)
+    kernel.combine_distances(hits, lengths, weights, starts, counts, kind == LASER, rows, got)
+    np.testing.assert_array_equal(got[rows], expected)
 
 
 def test_importing_wbsim_does_not_import_numba():

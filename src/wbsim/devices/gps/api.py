@@ -26,26 +26,28 @@ class GPS(Sensor):
         bank = self._core.bank
         # Read directly (arrays updated in place): controllers read their GPS every step.
         self._values, self._speed = bank.value_list, bank.speed_list
-        self._speed_vector = bank.speed_vector_list
+        self._speed_vectors = bank.fresh_speed_vectors
+        self._period_list = bank.schedule.period_list
+        self._start, self._stop = 3 * self._row, 3 * self._row + 3  # its vectors in the bank's flat lists
 
     def getValues(self) -> list[float]:
         """The last position [x, y, z] (m) or [latitude, longitude, altitude] (deg, deg, m); NaN before the first
         sample, which comes one period after ``enable``. Reading a disabled GPS prints Webots' error."""
-        if self._periods.item(self._row) <= 0:
+        if self._period_list[self._row] <= 0:
             self._disabled_error("get_values")
-        return self._values[self._row][:]
+        return self._values[self._start : self._stop]
 
     def getSpeed(self) -> float:
         """The last speed (m/s), with ``speedNoise`` and ``speedResolution``."""
-        if self._periods.item(self._row) <= 0:
+        if self._period_list[self._row] <= 0:
             self._disabled_error("get_speed")
         return self._speed[self._row]
 
     def getSpeedVector(self) -> list[float]:
         """The last velocity [vx, vy, vz] of the GPS origin in world axes (m/s)."""
-        if self._periods.item(self._row) <= 0:
+        if self._period_list[self._row] <= 0:
             self._disabled_error("get_speed_vector")
-        return self._speed_vector[self._row][:]
+        return self._speed_vectors()[self._start : self._stop]
 
     def getCoordinateSystem(self) -> int:
         """``GPS.LOCAL`` or ``GPS.WGS84`` (WorldInfo ``gpsCoordinateSystem``)."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -32,7 +33,7 @@ from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.gps.compile import GpsBinding
 from wbsim.devices.gps.geo import WGS84, GpsFrame
 from wbsim.devices.gps.schema import repaired_fields
-from wbsim.devices.kind import BankContext
+from wbsim.devices.kind import BankContext, DeviceBank
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice
 
@@ -62,8 +63,7 @@ class GpsBank(SampledBank):
             (what the API returns), refreshed with them.
     """
 
-    carried = ("values", "speed", "speed_vector", "noise", "_previous", "_last", "value_list", "speed_list",
-               "speed_vector_list")
+    carried = ("values", "speed", "speed_vector", "noise", "_previous", "_last")  # the lists: rebuilt from them
 
     def __init__(self, bindings: tuple[GpsBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -83,9 +83,11 @@ class GpsBank(SampledBank):
         self.speed = np.full(n, np.nan)
         self.speed_vector = np.full((n, 3), np.nan)
         # The same as Python floats, for the API's reads (updated in place, with the arrays).
-        self.value_list: list[list[float]] = self.values.tolist()
+        # Flat lists (device i's at 3 i .. 3 i + 2): they convert faster than nested ones.
+        self.value_list: list[float] = self.values.reshape(-1).tolist()
         self.speed_list: list[float] = self.speed.tolist()
-        self.speed_vector_list: list[list[float]] = self.speed_vector.tolist()
+        self.speed_vector_list: list[float] = self.speed_vector.reshape(-1).tolist()  # fresh_speed_vectors()
+        self._speed_vectors_stale = False
         self.noise = np.zeros((n, 3))
         self.accuracy = np.zeros(n)
         self.noise_correlation = np.zeros(n)
@@ -103,6 +105,9 @@ class GpsBank(SampledBank):
         self._basic_s = context.basic_time_step_ms / 1000.0
         self._quiet = True  # no device has accuracy or speedNoise (kept by _fields_changed)
         self._reference = np.asarray(self._reference, dtype=float)
+        # The quiet compiled sample of the last rows, its arguments gathered once: (rows, data, loop, arguments
+        # before the step, arguments after it).
+        self._call: tuple | None = None
         self._restore_fields()
 
     def core(self, row: int) -> GPS:
@@ -170,7 +175,11 @@ class GpsBank(SampledBank):
             return
         self.context.refresh_kinematics()
         if self.compiled:
-            self._sample_compiled(data, rows, step)
+            call = self._call
+            if call is not None and call[0] is rows and call[1] is data and self._quiet:
+                call[2](*call[3], step, *call[4])  # the rows of the last sample (each group keeps its array)
+            else:
+                self._sample_compiled(data, rows, step)
             self._refresh_lists()
             return
         position = data.site_xpos[self._sites[rows]]
@@ -199,9 +208,21 @@ class GpsBank(SampledBank):
         self._refresh_lists()
 
     def _refresh_lists(self) -> None:
-        self.value_list[:] = self.values.tolist()
+        self.value_list[:] = self.values.reshape(-1).tolist()
         self.speed_list[:] = self.speed.tolist()
-        self.speed_vector_list[:] = self.speed_vector.tolist()
+        self._speed_vectors_stale = True  # converted at the next read (getSpeedVector is the rarest read)
+
+    def fresh_speed_vectors(self) -> list[float]:
+        """:attr:`speed_vector_list`, brought up to date with :attr:`speed_vector` if a sample changed it."""
+        if self._speed_vectors_stale:
+            self.speed_vector_list[:] = self.speed_vector.reshape(-1).tolist()
+            self._speed_vectors_stale = False
+        return self.speed_vector_list
+
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: Any) -> None:
+        """The carried state (see :meth:`SampledBank.transfer_from`), then the lists from the arrays."""
+        super().transfer_from(old, rows, state)
+        self._refresh_lists()
 
     def _noise_offsets(self, rng: np.random.Generator, rows: np.ndarray, noisy: np.ndarray,
                        elapsed_s: np.ndarray) -> np.ndarray:
@@ -246,11 +267,14 @@ class GpsBank(SampledBank):
                 speed_factor[shaken] = 1.0 + speed_noise[shaken] * rng.standard_normal(int(shaken.sum()))
         local = self.coordinate_system != WGS84  # the positions are the values: the loop writes them
         views = self._views = StateViews.of(self._views, data)
-        self._kernels.gps_values(views.site_xpos, views.cvel, views.subtree_com, sites, bodies, roots, dynamic,
-                                 rows, self._reference, offset, self.resolution, speed_factor,
-                                 self.speed_resolution,
-                                 self._previous, self._last, step, self._basic_s, rows if local else order,
-                                 self.values if local else scratch, self.speed_vector, self.speed)
+        before = (views.site_xpos, views.cvel, views.subtree_com, sites, bodies, roots, dynamic, rows,
+                  self._reference, offset, self.resolution, speed_factor, self.speed_resolution, self._previous,
+                  self._last)
+        after = (self._basic_s, rows if local else order, self.values if local else scratch, self.speed_vector,
+                 self.speed)
+        if self._quiet and local:  # the same arguments for the next samples of these rows
+            self._call = (rows, data, self._kernels.gps_values, before, after)
+        self._kernels.gps_values(*before, step, *after)
         if not local:
             self.values[rows] = self.frame.geodetic(scratch)
 

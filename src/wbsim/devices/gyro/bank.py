@@ -44,8 +44,8 @@ class GyroBank(ThreeAxisBank):
         """The angular velocity of each sensor's body in its own frame, (k, 3) rad/s."""
         return local_vectors(data.site_xmat[plan.sites], data.cvel[plan.bodies, :3])
 
-    def measure_compiled(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, step: int,
-                         out_rows: np.ndarray, out: np.ndarray) -> None:
+    def compiled_call(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, out_rows: np.ndarray,
+                      out: np.ndarray) -> tuple:
         """:meth:`measure` as one compiled loop (:func:`wbsim.devices.motion_kernel.gyro_values`)."""
         views = self.views(data)
-        kernels.gyro_values(views.site_xmat, views.cvel, plan.sites, plan.bodies, out_rows, out)
+        return kernels.gyro_values, (views.site_xmat, views.cvel, plan.sites, plan.bodies, out_rows, out), None

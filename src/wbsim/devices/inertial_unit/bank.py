@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -25,7 +26,7 @@ import numpy as np
 from wbsim.devices.inertial_unit.attitude import drop_axes, euler_matrices, product, quaternions, roll_pitch_yaw
 from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.inertial_unit.compile import InertialUnitBinding
-from wbsim.devices.kind import BankContext
+from wbsim.devices.kind import BankContext, DeviceBank
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice
 from wbsim.world.schema_kit import resolution_field
@@ -54,7 +55,7 @@ class InertialUnitBank(SampledBank):
         nue: the world is NUE (Webots' NUE angle convention).
     """
 
-    carried = ("quaternion", "roll_pitch_yaw", "quaternion_list", "roll_pitch_yaw_list")
+    carried = ("quaternion", "roll_pitch_yaw")  # the lists are rebuilt from them
 
     def __init__(self, bindings: tuple[InertialUnitBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -66,8 +67,10 @@ class InertialUnitBank(SampledBank):
         self.quaternion = np.full((n, 4), np.nan)
         self.roll_pitch_yaw = np.full((n, 3), np.nan)
         # The same as lists of Python floats, for the API's reads (updated in place, with the arrays).
-        self.quaternion_list: list[list[float]] = self.quaternion.tolist()
-        self.roll_pitch_yaw_list: list[list[float]] = self.roll_pitch_yaw.tolist()
+        # Flat (sensor i's at 4 i .. 4 i + 3 and 3 i .. 3 i + 2): they convert faster than nested lists.
+        self.quaternion_list: list[float] = self.quaternion.reshape(-1).tolist()  # read: fresh_quaternions()
+        self._quaternions_stale = False
+        self.roll_pitch_yaw_list: list[float] = self.roll_pitch_yaw.reshape(-1).tolist()
         self.noise = np.zeros(n)
         self.axes = np.ones((n, 3), dtype=bool)
         self.resolution = np.full(n, -1.0)
@@ -76,6 +79,8 @@ class InertialUnitBank(SampledBank):
         self._kernels: ModuleType | None = None  # motion_kernel, imported at the first compiled sample
         self._plain = True  # no sensor has noise or a disabled axis (kept by _fields_changed)
         self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loop
+        # The plain compiled sample of the last rows, its arguments gathered once: (rows, data, loop, arguments).
+        self._call: tuple | None = None
         self._restore_fields()
 
     def core(self, row: int) -> InertialUnit:
@@ -128,8 +133,20 @@ class InertialUnitBank(SampledBank):
         self._refresh_lists()
 
     def _refresh_lists(self) -> None:
-        self.quaternion_list[:] = self.quaternion.tolist()
-        self.roll_pitch_yaw_list[:] = self.roll_pitch_yaw.tolist()
+        self.roll_pitch_yaw_list[:] = self.roll_pitch_yaw.reshape(-1).tolist()
+        self._quaternions_stale = True  # converted at the next read: controllers mostly read the angles only
+
+    def fresh_quaternions(self) -> list[float]:
+        """:attr:`quaternion_list`, brought up to date with :attr:`quaternion` if a sample changed it."""
+        if self._quaternions_stale:
+            self.quaternion_list[:] = self.quaternion.reshape(-1).tolist()
+            self._quaternions_stale = False
+        return self.quaternion_list
+
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: Any) -> None:
+        """The carried state (see :meth:`SampledBank.transfer_from`), then the lists from the arrays."""
+        super().transfer_from(old, rows, state)
+        self._refresh_lists()
 
     def restart(self) -> None:
         """After a world reset: fields as in the world file; enabled sensors stay enabled and sample after the
@@ -145,7 +162,11 @@ class InertialUnitBank(SampledBank):
             return
         self.context.refresh_kinematics()
         if self.compiled:
-            self._sample_compiled(data, rows)
+            call = self._call
+            if call is not None and call[0] is rows and call[1] is data and self._plain:
+                call[2](*call[3])  # the rows of the last sample (the schedule keeps each group's array)
+            else:
+                self._sample_compiled(data, rows)
             self._refresh_lists()
             return
         e = self._rotations(data, rows)
@@ -180,8 +201,10 @@ class InertialUnitBank(SampledBank):
             self._kernels = motion_kernels()
         if self._plain:  # no noise, every axis: the kernel reads MuJoCo's rotations in place
             views = self._views = StateViews.of(self._views, data)
-            self._kernels.inertial_values(views.site_xmat, self._sites[rows], rows, self.resolution, self.nue,
-                                          self.quaternion, self.roll_pitch_yaw)
+            arguments = (views.site_xmat, self._sites[rows], rows, self.resolution, self.nue, self.quaternion,
+                         self.roll_pitch_yaw)
+            self._call = (rows, data, self._kernels.inertial_values, arguments)
+            self._kernels.inertial_values(*arguments)
         else:
             e = self._rotations(data, rows).reshape(-1, 9)
             self._kernels.inertial_values(e, np.arange(len(rows)), rows, self.resolution, self.nue,

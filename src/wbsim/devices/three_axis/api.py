@@ -20,6 +20,8 @@ class ThreeAxisSensor(Sensor):
     def _bind(self) -> None:
         super()._bind()
         self._values = self._core.bank.value_list  # read directly (updated in place): read every step
+        self._period_list = self._core.bank.schedule.period_list
+        self._start, self._stop = 3 * self._row, 3 * self._row + 3  # its values in the bank's flat list
 
     def getValues(self) -> list[float]:
         """The last measurement [x, y, z] in the sensor frame, through the lookup table and resolution.
@@ -27,9 +29,9 @@ class ThreeAxisSensor(Sensor):
         NaN before the first sample (one period after ``enable``) and for an axis whose ``xAxis``/``yAxis``/
         ``zAxis`` is FALSE. Reading a disabled sensor prints Webots' error and returns the last values.
         """
-        if self._periods.item(self._row) <= 0:
+        if self._period_list[self._row] <= 0:
             self._disabled_error("get_values")
-        return self._values[self._row][:]
+        return self._values[self._start : self._stop]
 
     def getLookupTable(self) -> list[float]:
         """The lookup table as a flat list [input, output, noise, input, ...] ([] when empty, the default)."""

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 import mujoco
 import numpy as np
 
 from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
-from wbsim.devices.kind import BankContext
+from wbsim.devices.kind import BankContext, DeviceBank
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
@@ -65,7 +66,7 @@ class MeasurePlan:
     roots: np.ndarray
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class _Plan:
     """One sample group: what is measured, where the enabled axes go, their tables and resolutions."""
 
@@ -83,6 +84,9 @@ class _Plan:
     plain: bool  # every axis enabled, no table, no resolution: the values are the measurement
     raw: np.ndarray  # work space of the compiled measurement, (k, 3)
     order: np.ndarray  # 0 .. k-1: the rows of ``raw``
+    # A plain group's compiled sample, its arguments gathered once: (data, loop, arguments before the step,
+    # arguments after it or None when the loop takes no step); set at the group's first compiled sample.
+    call: tuple | None = None
 
 
 class ThreeAxisBank(SampledBank):
@@ -96,7 +100,7 @@ class ThreeAxisBank(SampledBank):
 
     Attributes:
         values: the last sampled values, (n, 3); NaN before the first sample and for disabled axes (also as
-            :attr:`value_list`, rows of Python floats, which the API returns).
+            :attr:`value_list`, the Python floats the API returns, flat: sensor ``i``'s at ``3 i .. 3 i + 2``).
         axes: ``xAxis``, ``yAxis``, ``zAxis`` of each sensor, (n, 3) bool.
         resolution: each sensor's resolution (-1: infinite), (n,).
         lookup_tables: the current (input, output, noise) rows of each sensor.
@@ -110,7 +114,7 @@ class ThreeAxisBank(SampledBank):
     core_class: type[ThreeAxisDevice]
     """The kind's core device class (set by the subclass)."""
 
-    carried = ("values", "_warned", "value_list")
+    carried = ("values", "_warned")  # value_list is rebuilt from values
 
     def __init__(self, bindings: tuple[ThreeAxisBinding, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
@@ -121,7 +125,8 @@ class ThreeAxisBank(SampledBank):
         self.gravity = np.array(bindings[0].gravity if bindings else (0.0, 0.0, 0.0), dtype=float)
         # Updated in place (never replaced), so API objects may keep references to them.
         self.values = np.full((self.n, 3), np.nan)
-        self.value_list: list[list[float]] = self.values.tolist()  # the same as lists, for the API's reads
+        self._flat_values = self.values.reshape(-1)  # a view: a flat list converts faster than nested ones
+        self.value_list: list[float] = self._flat_values.tolist()  # the same as floats, for the API's reads
         self.axes = np.ones((self.n, 3), dtype=bool)
         self.resolution = np.full(self.n, -1.0)
         self.lookup_tables = [b.lookup_table for b in bindings]
@@ -191,7 +196,7 @@ class ThreeAxisBank(SampledBank):
         """All sensors disabled, values NaN, fields as loaded (as right after loading)."""
         self._restore_fields()
         self.values[:] = np.nan
-        self.value_list[:] = self.values.tolist()
+        self.value_list[:] = self._flat_values.tolist()
         self._warned[:] = False
         self.schedule.reset()
 
@@ -213,8 +218,20 @@ class ThreeAxisBank(SampledBank):
             if plan is None:
                 plan = group.cache = self._plan(group)
             assert isinstance(plan, _Plan)
-            self._compute(data, plan, step)
-        self.value_list[:] = self.values.tolist()
+            call = plan.call
+            if call is not None and call[0] is data and self.compiled:  # the loop writes the values directly
+                if call[3] is None:
+                    call[1](*call[2])
+                else:
+                    call[1](*call[2], step, *call[3])
+            else:
+                self._compute(data, plan, step)
+        self.value_list[:] = self._flat_values.tolist()
+
+    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: Any) -> None:
+        """The carried state (see :meth:`SampledBank.transfer_from`), then :attr:`value_list` from the values."""
+        super().transfer_from(old, rows, state)
+        self.value_list[:] = self._flat_values.tolist()
 
     def measure(self, data: mujoco.MjData, plan: MeasurePlan, step: int) -> np.ndarray:
         """The raw vectors of the sensors of ``plan`` in their own frames, (k, 3), from the current state.
@@ -228,7 +245,23 @@ class ThreeAxisBank(SampledBank):
                          out_rows: np.ndarray, out: np.ndarray) -> None:
         """:meth:`measure` with the compiled loops of ``kernels`` (:mod:`wbsim.devices.motion_kernel`), into
         ``out`` (m, 3) at ``out_rows`` (k,); a kind without one measures with numpy."""
-        out[out_rows] = self.measure(data, plan, step)
+        call = self.compiled_call(kernels, data, plan, out_rows, out)
+        if call is None:
+            out[out_rows] = self.measure(data, plan, step)
+            return
+        loop, before, after = call
+        if after is None:
+            loop(*before)
+        else:
+            loop(*before, step, *after)
+
+    def compiled_call(self, kernels: ModuleType, data: mujoco.MjData, plan: MeasurePlan, out_rows: np.ndarray,
+                      out: np.ndarray) -> tuple | None:
+        """The kind's compiled measurement of ``plan`` into ``out`` at ``out_rows`` as ``(loop, arguments before
+        the step, arguments after it)`` (None after: the loop takes no step), with the arrays it reads gathered
+        once (numba unboxes each argument at every call: the tuples are built once per sample group); None for
+        a kind measured with numpy only."""
+        return None
 
     def views(self, data: mujoco.MjData) -> StateViews:
         """MuJoCo's arrays of ``data`` for the compiled loops (made once per MjData)."""
@@ -251,6 +284,9 @@ class ThreeAxisBank(SampledBank):
             if self._kernels is None:
                 self._kernels = motion_kernels()
             if plan.plain:  # the loop writes the values themselves
+                call = self.compiled_call(self._kernels, data, plan.measure, plan.measure.rows, values)
+                if call is not None and not len(plan.no_body):
+                    plan.call = (data, *call)  # the next samples of the group call it directly
                 self.measure_compiled(self._kernels, data, plan.measure, step, plan.measure.rows, values)
                 return
             raw = plan.raw
