@@ -9,6 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import mujoco
 import numpy as np
 import pytest
 
@@ -791,3 +792,33 @@ def test_the_bounce_edit_inside_a_plugins_split_step_reads_mujocos_structs_as_nu
     assert runs[0].data.xpos[body, 2] == pytest.approx(0.05, abs=0.002)  # it fell and rests on the floor
     np.testing.assert_array_equal(runs[0].data.qpos, runs[1].data.qpos)
     np.testing.assert_array_equal(runs[0].data.qvel, runs[1].data.qvel)
+
+
+def test_a_resting_contact_keeps_its_resting_friction_damping_when_the_plugin_rebuilds_the_rows(project, load,
+                                                                                               monkeypatch):
+    """The plugin's contact joints make the split step rebuild the constraint rows after the bounce threshold's
+    edit; a box the plugin leaves to MuJoCo's contacts, resting and sticking on the floor, must still have the
+    resting damping on its friction rows (its normal row's), as without a plugin (sim/bounce.py)."""
+    other = ('DEF OTHER Solid { translation 0.5 0 0.049 name "other" boundingObject Box { size 0.1 0.1 0.1 } '
+             'physics Physics { density -1 mass 1 } }')
+    sim = load(plugin_project(project, FLOOR + box() + other, friction_plugin("friction"),
+                              info="basicTimeStep 8 physicsDisableTime 0"))
+    sim.run(1.0)
+    body = sim.bindings.solid(sim.node("OTHER")).body_id
+    seen = []
+    real_step2 = mujoco.mj_step2
+
+    def spy(model, data):  # noqa: ANN001, ANN202
+        rows = [(int(c.efc_address), int(c.dim)) for c in (data.contact[i] for i in range(data.ncon))
+                if body in (model.geom_bodyid[c.geom1], model.geom_bodyid[c.geom2]) and c.efc_address >= 0]
+        seen.append([data.efc_KBIP[row: row + dim, 1].copy() for row, dim in rows])
+        real_step2(model, data)
+
+    monkeypatch.setattr(mujoco, "mj_step2", spy)
+    sim.run(0.1)
+    monkeypatch.undo()
+    damping = [rows for step in seen for rows in step]
+    assert len(damping) >= 4 * len(seen)  # the box's four corner contacts in every physics step
+    for rows in damping:
+        assert len(rows) == 3
+        np.testing.assert_array_equal(rows[1:], rows[0])  # friction rows damped as the resting normal row

@@ -517,6 +517,7 @@ class Collisions:
                     values[: len(keep)] = values[keep]
                 data.ncon = len(keep)
                 edited = True
+        own = data.ncon  # MuJoCo's kept contacts come first, the contact joints after them
         injected = self._injected
         if injected.contacts:
             edited = self._inject(model, data) or edited
@@ -524,7 +525,17 @@ class Collisions:
             mujoco.mj_makeConstraint(model, data)
             mujoco.mj_island(model, data)
             mujoco.mj_projectConstraint(model, data)
-            mujoco.mj_referenceConstraint(model, data)
+            mujoco.mj_referenceConstraint(model, data)  # also recomputes efc_vel for the new rows
+            if rested and bounce is not None:
+                # The rebuilt rows took their K and B from the contacts' solref, which keeps the resting
+                # normal rows but not a sticking contact's resting friction damping: edit MuJoCo's own
+                # contacts again (same velocities, same choices), never the contact joints.
+                total, data.ncon = data.ncon, own
+                try:
+                    bounce.edit(model, data)
+                finally:
+                    data.ncon = total
+                mujoco.mj_referenceConstraint(model, data)
         elif rested:
             mujoco.mj_referenceConstraint(model, data)
         if edit is not None:
