@@ -206,6 +206,17 @@ def test_gripper_lifts_the_box(gripper):
     assert box_height(sim) > 0.1
 
 
+@pytest.mark.xfail(strict=True, reason="the light parts' caps are empirical, found at 4 ms physics steps: with one "
+                   "8 ms physics step per basic step the fingers reach 0.42 rad and the box stays on the table "
+                   "(docs/motors.md#very-light-joints)")
+def test_gripper_lifts_the_box_at_8_ms_physics_steps(project, load):
+    sim = load(project(WORLD, controllers={"coupled_motors": CONTROLLER}), max_physics_step_ms=8)
+    assert sim.substeps == 1
+    sim.run(3.2)
+    print(f"box centre {box_height(sim):.4f} m above the table's top at 8 ms physics steps (0.0095 m measured)")
+    assert box_height(sim) > 0.1
+
+
 def test_light_parts_rows_are_edited(gripper):
     """In a physics step of the closed gripper, the rows of its light parts carry wbsim's edits (docstring): the
     loops' welds and the finger motors' rows have their R capped, the pads' contacts ODE's spring."""
