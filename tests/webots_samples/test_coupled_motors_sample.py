@@ -220,8 +220,8 @@ def test_gripper_lifts_the_box_at_8_ms_physics_steps(project, load):
 
 
 @pytest.mark.xfail(strict=True, raises=SimulationError,
-                   reason="the light parts' edits are tuned at basicTimeStep 8: at basicTimeStep 16 with the default 4 ms "
-                   "physics steps the run diverges at 2.53 s (with ODE's contacts alone at 1.23 s, also with the "
+                   reason="the light parts' edits are tuned at basicTimeStep 8: at basicTimeStep 16 with the default "
+                   "4 ms physics steps the run diverges at 2.53 s (with ODE's contacts alone at 1.23 s, also with the "
                    "basicTimeStep-8 spring; without the edits it is stable and lifts nothing); 1 or 2 ms lift the box")
 def test_gripper_lifts_the_box_at_basic_time_step_16(project, load):
     sim = load(project(WORLD.replace("basicTimeStep 8", "basicTimeStep 16"),

@@ -200,7 +200,8 @@ def test_light_runs_are_bit_identical_after_reset_and_with_two_simulations_inter
     def dropped() -> Simulation:
         text = HEADER + """WorldInfo { basicTimeStep 4 physicsDisableTime 0 }
         Solid { boundingObject Plane { } }
-        Solid { translation 0 0 0.015 physics Physics { density -1 mass 0.001 } boundingObject Sphere { radius 0.01 } }"""
+        Solid { translation 0 0 0.015 physics Physics { density -1 mass 0.001 }
+          boundingObject Sphere { radius 0.01 } }"""
         compiled = compile_world(load_world_model_from_string(text, "r.wbt"), CompileOptions(max_physics_step_ms=2))
         return Simulation(compiled)
 
