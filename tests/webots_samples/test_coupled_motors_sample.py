@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import pytest
 
+from wbsim.errors import SimulationError
+
 WORLD = """WorldInfo { basicTimeStep 8 }
 Solid { name "table" translation 0 0 -0.01 boundingObject Box { size 2 2 0.02 } }
 Robot {
@@ -206,6 +208,29 @@ def test_gripper_lifts_the_box(gripper):
     assert box_height(sim) > 0.1
 
 
+@pytest.mark.xfail(strict=True, reason="the light parts' caps are empirical, found at 4 ms physics steps: with one "
+                   "8 ms physics step per basic step the fingers reach 0.42 rad and the box stays on the table "
+                   "(docs/motors.md#very-light-joints)")
+def test_gripper_lifts_the_box_at_8_ms_physics_steps(project, load):
+    sim = load(project(WORLD, controllers={"coupled_motors": CONTROLLER}), max_physics_step_ms=8)
+    assert sim.substeps == 1
+    sim.run(3.2)
+    print(f"box centre {box_height(sim):.4f} m above the table's top at 8 ms physics steps (0.0095 m measured)")
+    assert box_height(sim) > 0.1
+
+
+@pytest.mark.xfail(strict=True, raises=SimulationError,
+                   reason="the light parts' edits are tuned at basicTimeStep 8: at basicTimeStep 16 with the default "
+                   "4 ms physics steps the run diverges at 2.53 s (with ODE's contacts alone at 1.23 s, also with the "
+                   "basicTimeStep-8 spring; without the edits it is stable and lifts nothing); 1 or 2 ms lift the box")
+def test_gripper_lifts_the_box_at_basic_time_step_16(project, load):
+    sim = load(project(WORLD.replace("basicTimeStep 8", "basicTimeStep 16"),
+                       controllers={"coupled_motors": CONTROLLER}))
+    assert sim.substeps == 4
+    sim.run(3.2)
+    assert box_height(sim) > 0.1
+
+
 def test_light_parts_rows_are_edited(gripper):
     """In a physics step of the closed gripper, the rows of its light parts carry wbsim's edits (docstring): the
     loops' welds and the finger motors' rows have their R capped, the pads' contacts ODE's spring."""
@@ -231,3 +256,23 @@ def test_light_parts_rows_are_edited(gripper):
     assert pad_contacts
     for c in pad_contacts:
         assert data.efc_R[c.efc_address] == pytest.approx(1.0 / (0.004 * (0.004 * 25000.0 + 800.0)), rel=1e-12)
+
+
+def test_gripper_runs_are_bit_identical_after_reset_and_side_by_side(project, load):
+    """The light parts' edits keep runs deterministic: a reset run and a second simulation of the same world,
+    stepped in turn with the first, give the first run's states bit for bit while the gripper closes and lifts."""
+    import numpy as np
+
+    path = project(WORLD, controllers={"coupled_motors": CONTROLLER})
+    first, second = load(path), load(path)
+    states = []
+    for _ in range(300):  # 2.4 s: closing, gripping, lifting
+        first.step()
+        states.append(first.data.qpos.copy())
+    first.reset()
+    for state in states:
+        first.step()
+        second.step()
+        np.testing.assert_array_equal(first.data.qpos, state)
+        np.testing.assert_array_equal(second.data.qpos, state)
+    assert box_height(first) > 0.05  # lifted on the way

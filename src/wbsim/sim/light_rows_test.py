@@ -164,3 +164,56 @@ def test_motor_rows_of_light_joints_are_capped() -> None:
     assert data.efc_R[row] == LIGHT_FRICTION_R and data.efc_D[row] == 1.0 / LIGHT_FRICTION_R
     island = data.map_efc2iefc[row]
     assert data.iefc_R[island] == LIGHT_FRICTION_R and data.iefc_D[island] == 1.0 / LIGHT_FRICTION_R
+
+
+def test_a_supervisors_mass_write_installs_or_removes_the_edit_until_reset(project, load) -> None:
+    """The light parts are those of the current masses: a supervisor making a 1 kg ball 1 g gives its contact ODE's
+    spring from the next step; the reset (initial masses) and making it heavy again remove the edit."""
+    world = HEADER + """WorldInfo { basicTimeStep 4 physicsDisableTime 0 }
+    Robot { name "s" controller "<extern>" supervisor TRUE }
+    Solid { boundingObject Plane { } }
+    DEF BALL Solid { translation 0 0 0.009 physics DEF P Physics { density -1 mass 1 }
+      boundingObject Sphere { radius 0.01 } }"""
+    sim = load(project(world), max_physics_step_ms=2)
+    boss = sim.robot("s")
+    assert installed(sim) is None
+    boss.getFromDef("P").getField("mass").setSFFloat(0.001)
+    assert installed(sim) is not None
+    boss.step(4)
+    body = sim.bindings.solid(sim.node("BALL")).body_id
+    (contact,) = [sim.data.contact[i] for i in range(sim.data.ncon)
+                  if body in sim.model.geom_bodyid[sim.data.contact[i].geom]]
+    assert sim.data.efc_R[contact.efc_address] == pytest.approx(
+        1.0 / (0.002 * (0.002 * 0.2 / (0.001 * 0.004) + 0.8 / 0.001)), rel=1e-12)
+    sim.reset()
+    assert installed(sim) is None  # the initial 1 kg
+    boss = sim.robot("s")
+    boss.getFromDef("P").getField("mass").setSFFloat(0.001)
+    assert installed(sim) is not None
+    boss.getFromDef("P").getField("mass").setSFFloat(2.0)
+    assert installed(sim) is None
+
+
+def test_light_runs_are_bit_identical_after_reset_and_with_two_simulations_interleaved() -> None:
+    """A 1 g ball dropped 5 mm (contacts appear, bounce and settle under the edit): a reset run and a second
+    simulation stepped in turn with the first give the first run's states bit for bit."""
+    def dropped() -> Simulation:
+        text = HEADER + """WorldInfo { basicTimeStep 4 physicsDisableTime 0 }
+        Solid { boundingObject Plane { } }
+        Solid { translation 0 0 0.015 physics Physics { density -1 mass 0.001 }
+          boundingObject Sphere { radius 0.01 } }"""
+        compiled = compile_world(load_world_model_from_string(text, "r.wbt"), CompileOptions(max_physics_step_ms=2))
+        return Simulation(compiled)
+
+    first, second = dropped(), dropped()
+    assert installed(first) is not None
+    states = []
+    for _ in range(60):
+        first.step()
+        states.append(first.data.qpos.copy())
+    first.reset()
+    for k in range(60):
+        first.step()
+        second.step()
+        np.testing.assert_array_equal(first.data.qpos, states[k])
+        np.testing.assert_array_equal(second.data.qpos, states[k])

@@ -282,15 +282,22 @@ class Simulation:
             b for b in self.banks.values()
             if b.n and (type(b).substep is not DeviceBank.substep or type(b).watches_substeps is not False
                         or type(b).edit_contacts is not DeviceBank.edit_contacts))
-        # Very light parts get ODE's force-space contact spring, edited like a bank's contacts (sim/light_rows.py).
-        if self.compiled.surfaces is not None and LightContacts.needed(self.model):
-            light = LightContacts(self.compiled.surfaces, self.model, self.basic_time_step_ms / 1000.0)
-            self._substep_capable += (light,)  # type: ignore[assignment]
+        self._install_light_rows()
         # Device node -> (its bank, its row): where supervisor field writes on devices go.
         self.device_rows: dict[WbNode, tuple[DeviceBank, int]] = {
             binding.node: (self.banks[kind], row)  # type: ignore[attr-defined]
             for kind, group in self.compiled.bindings.devices.items() for row, binding in enumerate(group)
         }
+
+    def _install_light_rows(self) -> None:
+        """Very light parts get ODE's force-space contact spring, edited like a bank's contacts
+        (sim/light_rows.py). Which parts are light follows MuJoCo's current inverse weights: called when the
+        banks are made, and again after a supervisor's mass write or a reset recomputed them."""
+        kept = tuple(b for b in self._substep_capable if not isinstance(b, LightContacts))
+        if self.compiled.surfaces is not None and LightContacts.needed(self.model):
+            light = LightContacts(self.compiled.surfaces, self.model, self.basic_time_step_ms / 1000.0)
+            kept += (light,)  # type: ignore[assignment]
+        self._substep_capable = kept
 
     def _warn_duplicated_devices(self, runtime: RobotRuntime) -> None:
         """Webots' warning for device names used twice in a robot."""
@@ -1024,6 +1031,7 @@ class Simulation:
         if masses_changed:  # a supervisor wrote a mass: MuJoCo's derived constants follow the restored masses
             mujoco.mj_setConst(self.model, mujoco.MjData(self.model))
             tie_loop_weights(self.model)  # loop welds keep their parents' softness (compile/loops.py)
+            self._install_light_rows()  # the light parts of the initial masses
         self.step_count = 0
         self.ended = False
         self.exit_status = 0

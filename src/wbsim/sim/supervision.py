@@ -538,6 +538,7 @@ class Supervision:
         model.body_mass[body] = mass
         mujoco.mj_setConst(model, mujoco.MjData(model))
         tie_loop_weights(model)  # loop welds keep their parents' softness (compile/loops.py)
+        self.sim._install_light_rows()  # noqa: SLF001  (a part may have become very light, or stopped being)
         self.masses_changed = True
         self.invalidate()
 
