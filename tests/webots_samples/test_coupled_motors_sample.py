@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import pytest
 
-from wbsim.errors import SimulationError
 
 WORLD = """WorldInfo { basicTimeStep 8 }
 Solid { name "table" translation 0 0 -0.01 boundingObject Box { size 2 2 0.02 } }
@@ -193,7 +192,9 @@ def test_one_command_closes_both_fingers_symmetrically(gripper):
     assert joint_position(sim, "motor::right finger") == pytest.approx(0.0, abs=1e-6)
     sim.run(1.6)  # 0.8 s after the close command, 0.8 s into the climb
     left, right = joint_position(sim, "motor::left finger"), joint_position(sim, "motor::right finger")
-    assert left == pytest.approx(-right, abs=2e-3)  # symmetric (0.4054 and -0.4068 measured)
+    # Symmetric up to the box's own turn: pushed 9 mm sideways by the left pad, it ends turned by 0.003 rad about
+    # the vertical (0.4050 and -0.4073 measured).
+    assert left == pytest.approx(-right, abs=3e-3)
     # Stopped by the 25 mm box: Webots' motors, 10 N m, reach 0.42 rad 0.75 mm into its spring; wbsim's light
     # motors stop at 0.405 rad pushing 0.5 N m (docstring).
     assert 0.40 < left < 0.4205
@@ -208,27 +209,28 @@ def test_gripper_lifts_the_box(gripper):
     assert box_height(sim) > 0.1
 
 
-@pytest.mark.xfail(strict=True, reason="the light parts' caps are empirical, found at 4 ms physics steps: with one "
-                   "8 ms physics step per basic step the fingers reach 0.42 rad and the box stays on the table "
-                   "(docs/motors.md#very-light-joints)")
 def test_gripper_lifts_the_box_at_8_ms_physics_steps(project, load):
+    """One 8 ms physics step per basic step: the box is lifted, though it slips in the pads (0.121 m where 4 ms
+    steps give 0.149 m). Marginal: with the box's start shifted by -1.4 to 1.4 mm (0.2 mm steps) 9 of 15 runs lift
+    it and the others leave it on the table (docs/motors.md#very-light-joints)."""
     sim = load(project(WORLD, controllers={"coupled_motors": CONTROLLER}), max_physics_step_ms=8)
     assert sim.substeps == 1
     sim.run(3.2)
-    print(f"box centre {box_height(sim):.4f} m above the table's top at 8 ms physics steps (0.0095 m measured)")
+    print(f"box centre {box_height(sim):.4f} m above the table's top at 8 ms physics steps (0.1213 m measured)")
     assert box_height(sim) > 0.1
 
 
-@pytest.mark.xfail(strict=True, raises=SimulationError,
-                   reason="the light parts' edits are tuned at basicTimeStep 8: at basicTimeStep 16 with the default "
-                   "4 ms physics steps the run diverges at 2.53 s (with ODE's contacts alone at 1.23 s, also with the "
-                   "basicTimeStep-8 spring; without the edits it is stable and lifts nothing); 1 or 2 ms lift the box")
 def test_gripper_lifts_the_box_at_basic_time_step_16(project, load):
+    """basicTimeStep 16 with the default 4 ms physics steps (four per basic step, the motors' velocities set once
+    per basic step): the box is lifted as at basicTimeStep 8. With MuJoCo's default solver tolerance the run
+    diverged at 2.53 s (the left pad's hinge, from a solve stopped early: ``light_rows.LIGHT_SOLVER_TOLERANCE``)."""
     sim = load(project(WORLD.replace("basicTimeStep 8", "basicTimeStep 16"),
                        controllers={"coupled_motors": CONTROLLER}))
     assert sim.substeps == 4
     sim.run(3.2)
+    print(f"box centre {box_height(sim):.4f} m above the table's top at basicTimeStep 16 (0.1487 m measured)")
     assert box_height(sim) > 0.1
+    assert joint_position(sim, "motor::left finger") == pytest.approx(0.405, abs=3e-3)  # as at basicTimeStep 8
 
 
 def test_light_parts_rows_are_edited(gripper):

@@ -40,7 +40,7 @@ import numpy as np
 
 from wbsim.compile.contacts import SurfaceTable
 
-__all__ = ["LIGHT_INVERSE_MASS", "LightContacts"]
+__all__ = ["LIGHT_INVERSE_MASS", "LIGHT_SOLVER_TOLERANCE", "LightContacts"]
 
 LIGHT_INVERSE_MASS = 200.0
 """A contact is very light, and gets ODE's force-space spring, when one of its two bodies has a translational
@@ -63,6 +63,22 @@ LIGHT_EQUALITY_R = 0.1
 against the harder motor (with MuJoCo's ``R`` of 27 to 100 the gripper's pads turned by 4 to 7 degrees). Empirical,
 like :data:`LIGHT_FRICTION_R`: 0.1 and 0.25 lift the gripper's box; 1 did not; ODE's own ``CFM / h`` (0.0025)
 diverged."""
+
+
+LIGHT_SOLVER_TOLERANCE = 1e-12
+"""MuJoCo's solver ``tolerance`` (``opt.tolerance``, 1e-8 by default) in a world with very light parts (set by the
+simulation while :class:`LightContacts` is installed). The Newton solver stops once its cost improvement or its
+gradient (the residual force ``M (qacc - qacc_smooth) - J' f``), divided by the island's summed inertia (the
+diagonal of ``qM``), is below the tolerance; MuJoCo's ``implicitfast`` step then integrates ``M^-1 (qfrc_smooth +
+qfrc_constraint)``, not the solver's ``qacc``, so the residual force left comes back as an acceleration of
+``residual / inertia`` on each DOF. The motors' reference DOFs put ``1e4 x`` their joints' inertia into the island
+(``REFERENCE_ARMATURE_RATIO``: 125 kg m^2 for the slider of Webots' coupled-motors gripper), and its loop links have
+2e-9 kg m^2: a stop at the default tolerance left a left pad's hinge at -5.8 rad/s where the converged step gives
+0.12 (at 2.476 s at basicTimeStep 16), and the gripper then diverged. Dividing the default by the reference
+armature ratio gives the solver MuJoCo's own resolution relative to the robot's physical inertia; measured on the
+gripper (15 runs, box start shifted by -1.4 to 1.4 mm): 1e-8 diverged 3 times at basicTimeStep 16 and once at 8,
+1e-9 to 1e-14 never, and lifted the box every time (0.1486 to 0.1489 m), with fewer solver iterations per step
+(4.4 to 4.9 on average, 6 at 1e-8, which hits its 100-iteration cap in some steps)."""
 
 
 def _light_parts(model: mujoco.MjModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from wbsim.compile.builder import CompileOptions, compile_world
-from wbsim.sim.light_rows import LIGHT_FRICTION_R, LIGHT_INVERSE_MASS, LightContacts
+from wbsim.sim.light_rows import LIGHT_FRICTION_R, LIGHT_INVERSE_MASS, LIGHT_SOLVER_TOLERANCE, LightContacts
 from wbsim.sim.simulation import Simulation
 from wbsim.world.loader import load_world_model_from_string
 
@@ -46,9 +46,12 @@ def installed(sim: Simulation) -> LightContacts | None:
 
 
 def test_installed_only_for_worlds_with_very_light_parts() -> None:
-    assert installed(balls(0.001)) is not None
-    assert installed(balls(0.5)) is None  # a 10 mm ball of 0.5 kg: MuJoCo's contacts, no per-step edit
+    light, heavy = balls(0.001), balls(0.5)
+    assert installed(light) is not None
+    assert installed(heavy) is None  # a 10 mm ball of 0.5 kg: MuJoCo's contacts, no per-step edit
     assert 1.0 / 0.001 > LIGHT_INVERSE_MASS > 1.0 / 0.5
+    # The solver's tolerance: the light parts' tighter one, else MuJoCo's default.
+    assert light.model.opt.tolerance == LIGHT_SOLVER_TOLERANCE < heavy.model.opt.tolerance == 1e-8
 
 
 @pytest.mark.parametrize(("contact", "erp", "cfm"), [
@@ -179,6 +182,7 @@ def test_a_supervisors_mass_write_installs_or_removes_the_edit_until_reset(proje
     assert installed(sim) is None
     boss.getFromDef("P").getField("mass").setSFFloat(0.001)
     assert installed(sim) is not None
+    assert sim.model.opt.tolerance == LIGHT_SOLVER_TOLERANCE
     boss.step(4)
     body = sim.bindings.solid(sim.node("BALL")).body_id
     (contact,) = [sim.data.contact[i] for i in range(sim.data.ncon)
@@ -187,11 +191,13 @@ def test_a_supervisors_mass_write_installs_or_removes_the_edit_until_reset(proje
         1.0 / (0.002 * (0.002 * 0.2 / (0.001 * 0.004) + 0.8 / 0.001)), rel=1e-12)
     sim.reset()
     assert installed(sim) is None  # the initial 1 kg
+    assert sim.model.opt.tolerance == 1e-8  # MuJoCo's default again: the run after the reset is the first one's
     boss = sim.robot("s")
     boss.getFromDef("P").getField("mass").setSFFloat(0.001)
     assert installed(sim) is not None
     boss.getFromDef("P").getField("mass").setSFFloat(2.0)
     assert installed(sim) is None
+    assert sim.model.opt.tolerance == 1e-8
 
 
 def test_light_runs_are_bit_identical_after_reset_and_with_two_simulations_interleaved() -> None:

@@ -40,7 +40,7 @@ from wbsim.sim.supervision import Supervision
 from wbsim.world.loader import load_world_model
 from wbsim.sim.battery import Batteries
 from wbsim.sim.bounce import BounceThreshold
-from wbsim.sim.light_rows import LightContacts
+from wbsim.sim.light_rows import LIGHT_SOLVER_TOLERANCE, LightContacts
 from wbsim.world.model import WbNode, WorldModel, WorldWarning
 
 if TYPE_CHECKING:
@@ -183,6 +183,9 @@ class Simulation:
         self.compiled = compiled
         self.world: WorldModel = compiled.world
         self.model = compiled.model
+        # The solver tolerance without the light parts' tighter one (sim/light_rows.py): restored when a world
+        # stops having light parts.
+        self._solver_tolerance = float(self.model.opt.tolerance)
         self.data = mujoco.MjData(self.model)
         self.bindings = compiled.bindings
         self.basic_time_step_ms = compiled.basic_time_step_ms
@@ -291,12 +294,17 @@ class Simulation:
 
     def _install_light_rows(self) -> None:
         """Very light parts get ODE's force-space contact spring, edited like a bank's contacts
-        (sim/light_rows.py). Which parts are light follows MuJoCo's current inverse weights: called when the
-        banks are made, and again after a supervisor's mass write or a reset recomputed them."""
+        (sim/light_rows.py), and the solver the tighter tolerance they need (:data:`LIGHT_SOLVER_TOLERANCE`;
+        the tolerance the world was loaded with otherwise). Which parts are light follows MuJoCo's current inverse
+        weights: called when the banks are made, and again after a supervisor's mass write or a reset recomputed
+        them."""
         kept = tuple(b for b in self._substep_capable if not isinstance(b, LightContacts))
+        tolerance = self._solver_tolerance
         if self.compiled.surfaces is not None and LightContacts.needed(self.model):
             light = LightContacts(self.compiled.surfaces, self.model, self.basic_time_step_ms / 1000.0)
             kept += (light,)  # type: ignore[assignment]
+            tolerance = min(tolerance, LIGHT_SOLVER_TOLERANCE)  # the light parts' accelerations resolved
+        self.model.opt.tolerance = tolerance
         self._substep_capable = kept
 
     def _warn_duplicated_devices(self, runtime: RobotRuntime) -> None:
