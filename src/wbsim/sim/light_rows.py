@@ -24,6 +24,10 @@ bodies (translational ``body_invweight0`` above :data:`LIGHT_INVERSE_MASS`: a fr
   :data:`LIGHT_EQUALITY_R`; their reference accelerations stay MuJoCo's. ODE's own values (``CFM / h``) make
   MuJoCo's Newton solver stop early or diverge; the caps are the measured middle of what lifts the gripper's box.
 
+While the edit is installed the simulation also sets MuJoCo's solver tolerance to :data:`LIGHT_SOLVER_TOLERANCE`:
+the default one, relative to an island's inertia that the motors' reference DOFs dominate, stopped solves with
+residual forces that ``implicitfast`` turned into large accelerations of the lightest links.
+
 ``R`` and ``D = 1 / R`` are written into ``efc_R``/``efc_D`` and into the island copies the solver reads
 (``iefc_R``/``iefc_D``, via ``map_efc2iefc``, made in ``mj_step1``); the caller recomputes ``efc_aref``
 (``mj_referenceConstraint``). Other rows are not touched, and a world without such light parts runs
@@ -53,16 +57,17 @@ drifted 3 mm off the belt's centre line."""
 LIGHT_FRICTION_R = 1.0
 """Largest regularisation ``R`` (m/s^2/N, or rad/s^2/(N m)) of a motor's row (a friction-loss tendon or DOF) whose
 joint carries a very light part: blocked, the motor then pushes at least ``v_err / (R h)`` (250 N m per rad/s of
-velocity error at 4 ms, where MuJoCo's own ``R = 1e-4 / inertia`` gave the gripper's fingers 3.4). Empirical: with
-0.3 and 1 the gripper lifts its box; 0.1 (without :data:`LIGHT_EQUALITY_R`) and 3 diverged. Found at 4 ms physics
-steps (it lifts at 1 and 2 ms too); at 8 ms physics steps the gripper does not lift its box (strict xfail in
-``tests/webots_samples/test_coupled_motors_sample.py``)."""
+velocity error at 4 ms, where MuJoCo's own ``R = 1e-4 / inertia`` gave the gripper's fingers 3.4). Empirical, found
+at MuJoCo's default solver tolerance: with 0.3 and 1 the gripper lifted its box; 0.1 (without
+:data:`LIGHT_EQUALITY_R`) and 3 diverged. With :data:`LIGHT_SOLVER_TOLERANCE` every cap from 0.1 to 10 lifts it at
+basicTimeStep 8 and 16; uncapped rows lift it at 8 but not at 16 (docs/motors.md)."""
 
 LIGHT_EQUALITY_R = 0.1
 """Largest ``R`` of an equality row (a closed loop's weld) linking a very light body: the loop must hold the part
 against the harder motor (with MuJoCo's ``R`` of 27 to 100 the gripper's pads turned by 4 to 7 degrees). Empirical,
-like :data:`LIGHT_FRICTION_R`: 0.1 and 0.25 lift the gripper's box; 1 did not; ODE's own ``CFM / h`` (0.0025)
-diverged."""
+like :data:`LIGHT_FRICTION_R`, at MuJoCo's default solver tolerance: 0.1 and 0.25 lifted the gripper's box; 1 did
+not; ODE's own ``CFM / h`` (0.0025) diverged. With :data:`LIGHT_SOLVER_TOLERANCE` every cap from 0.0025 to 10, and
+no cap, lifts it: kept, as measured with it throughout."""
 
 
 LIGHT_SOLVER_TOLERANCE = 1e-12
