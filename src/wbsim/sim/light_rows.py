@@ -78,7 +78,7 @@ diagonal of ``qM``), is below the tolerance; MuJoCo's ``implicitfast`` step then
 qfrc_constraint)``, not the solver's ``qacc``, so the residual force left comes back as an acceleration of
 ``residual / inertia`` on each DOF. The motors' reference DOFs put ``1e4 x`` their joints' inertia into the island
 (``REFERENCE_ARMATURE_RATIO``: 125 kg m^2 for the slider of Webots' coupled-motors gripper), and its loop links have
-2e-9 kg m^2: a stop at the default tolerance left a left pad's hinge at -5.8 rad/s where the converged step gives
+2e-9 kg m^2: a stop at the default tolerance left the left pad's hinge at -5.8 rad/s where the converged step gives
 0.12 (at 2.476 s at basicTimeStep 16), and the gripper then diverged. Dividing the default by the reference
 armature ratio gives the solver MuJoCo's own resolution relative to the robot's physical inertia; measured on the
 gripper (15 runs, box start shifted by -1.4 to 1.4 mm): 1e-8 diverged 3 times at basicTimeStep 16 and once at 8,
