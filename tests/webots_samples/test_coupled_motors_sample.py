@@ -40,6 +40,7 @@ longer diverges at basicTimeStep 16 (it did at 2.53 s) and lifts the box at 8 ms
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 
@@ -211,15 +212,21 @@ def test_gripper_lifts_the_box(gripper):
     assert box_height(sim) > 0.1
 
 
-def test_gripper_lifts_the_box_at_8_ms_physics_steps(project, load):
-    """One 8 ms physics step per basic step: the box is lifted, though it slips in the pads (0.121 m where 4 ms
-    steps give 0.149 m). Marginal: with the box's start shifted by -1.4 to 1.4 mm (0.2 mm steps) 9 of 15 runs lift
-    it and the others leave it on the table (docs/motors.md#very-light-joints)."""
+def test_gripper_at_8_ms_physics_steps_closes_and_stays_stable(project, load):
+    """One 8 ms physics step per basic step: the run stays stable and both fingers close on the box. Whether the
+    box is then lifted is marginal at this step (this nominal run lifts it to 0.121 m, where 4 ms steps give
+    0.149 m; with the box's start shifted by -1.4 to 1.4 mm in 0.2 mm steps, 9 of 15 runs lift it and the others
+    leave it on the table: docs/motors.md#very-light-joints), so it is not asserted: a result that flips with a
+    0.2 mm shift would flip with the last bits of another CPU's arithmetic."""
     sim = load(project(WORLD, controllers={"coupled_motors": CONTROLLER}), max_physics_step_ms=8)
     assert sim.substeps == 1
-    sim.run(3.2)
-    print(f"box centre {box_height(sim):.4f} m above the table's top at 8 ms physics steps (0.1213 m measured)")
-    assert box_height(sim) > 0.1
+    sim.run(3.2)  # a divergence would raise SimulationError
+    height = box_height(sim)
+    print(f"box centre {height:.4f} m above the table's top at 8 ms physics steps (0.1213 m measured)")
+    assert np.isfinite(sim.data.qvel).all() and np.abs(sim.data.qvel).max() < 50.0
+    assert 0.009 < height < 0.16  # on the table or in the raised gripper, never flung or sunk
+    left, right = joint_position(sim, "motor::left finger"), joint_position(sim, "motor::right finger")
+    assert left == pytest.approx(-right, abs=5e-3) and 0.38 < left < 0.42  # closed on the box
 
 
 def test_gripper_lifts_the_box_at_basic_time_step_16(project, load):
