@@ -822,3 +822,37 @@ def test_a_resting_contact_keeps_its_resting_friction_damping_when_the_plugin_re
     for rows in damping:
         assert len(rows) == 3
         np.testing.assert_array_equal(rows[1:], rows[0])  # friction rows damped as the resting normal row
+
+
+def test_the_rebuilt_rows_second_bounce_edit_leaves_the_plugins_contact_joints_alone(project, load, monkeypatch):
+    """After the plugin's rows are rebuilt, the bounce threshold's second edit covers MuJoCo's own contacts only:
+    the contact joints (a slow box resting on the floor, both of Webots' bouncy default surface) keep the solref
+    of their own surface (the plugin's soft CFM 0.001, no bounce), not the geoms' resting solref."""
+    other = ('DEF OTHER Solid { translation 0.5 0 0.049 name "other" boundingObject Box { size 0.1 0.1 0.1 } '
+             'physics Physics { density -1 mass 1 } }')
+    sim = load(plugin_project(project, FLOOR + box() + other, friction_plugin("friction"),
+                              info="basicTimeStep 8 physicsDisableTime 0"))
+    sim.run(1.0)
+    box_body = sim.bindings.solid(sim.node("BOX")).body_id
+    other_body = sim.bindings.solid(sim.node("OTHER")).body_id
+    collisions = sim.plugin.collisions
+    seen = []
+    real_step2 = mujoco.mj_step2
+
+    def spy(model, data):  # noqa: ANN001, ANN202
+        bodies = [{int(model.geom_bodyid[c.geom1]), int(model.geom_bodyid[c.geom2])}
+                  for c in (data.contact[i] for i in range(data.ncon))]
+        joints = [c.solref.copy() for c in collisions._injected.contacts]  # noqa: SLF001  # as injected
+        solref = [data.contact[i].solref.copy() for i in range(data.ncon) if box_body in bodies[i]]
+        resting = [data.contact[i].solref.copy() for i in range(data.ncon) if other_body in bodies[i]]
+        seen.append((joints, solref, resting))
+        real_step2(model, data)
+
+    monkeypatch.setattr(mujoco, "mj_step2", spy)
+    sim.run(0.1)
+    monkeypatch.undo()
+    assert seen
+    for joints, solref, resting in seen:
+        assert len(joints) >= 4 and len(solref) == len(joints) and len(resting) >= 4
+        np.testing.assert_array_equal(solref, joints)  # the plugin's surface, untouched
+        assert not np.array_equal(resting[0], joints[0])  # the resting solref differs: the test can tell
