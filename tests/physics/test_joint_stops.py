@@ -76,3 +76,29 @@ def test_a_motor_moves_freely_between_the_stops(project, load) -> None:
     """The near-hard stops act only at the stops: a motor's target inside them is reached."""
     positions = _positions_pushing_into_the_stop(project, load, HINGE.format(mass=0.01, force=1.0), target=0.25)
     assert positions[-1] == pytest.approx(0.25, abs=1e-4)
+
+
+KINEMATIC = """
+WorldInfo {{ basicTimeStep 16 }}
+Robot {{
+  {parent}
+  children [
+    HingeJoint {{
+      jointParameters HingeJointParameters {{ axis 0 0 1 minStop -0.3 maxStop 0.3 }}
+      device [ RotationalMotor {{ name "motor" maxVelocity 10 }} PositionSensor {{ name "sensor" }} ]
+      endPoint Solid {{ translation 0.1 0 0 children [ Shape {{ geometry Box {{ size 0.2 0.02 0.02 }} }} ] }}
+    }}
+  ]
+  controller "<extern>"
+}}
+"""
+
+
+@pytest.mark.parametrize("parent", ["", "boundingObject Box { size 0.1 0.1 0.1 } physics Physics { }"],
+                         ids=["static-parent", "parent-with-physics"])
+def test_a_kinematic_joint_ignores_its_stops(project, load, parent: str) -> None:
+    """An endPoint without Physics has no ODE joint in Webots: its motor sets the position
+    (``WbMotor::runKinematicControl``, bounded by the motor's minPosition/maxPosition only), so the joint's stops
+    do not hold it (before the fix, wbsim's near-hard limit stopped it at 0.3)."""
+    positions = _positions_pushing_into_the_stop(project, load, KINEMATIC.format(parent=parent), target=0.5)
+    assert positions[-1] == pytest.approx(0.5, abs=1e-6)

@@ -1155,12 +1155,12 @@ class _Builder:
         # Webots places stops only when minStop != maxStop (so both 0, the default, means none).
         if kind != "ball" and lo != hi:
             self._warn_position_outside_stops(spec, pending, lo, hi)
-            if lo < hi:
+            if lo < hi and not spec["kinematic"]:  # Webots moves a kinematic joint by its motor, past any stop
                 j.limited = mujoco.mjtLimited.mjLIMITED_TRUE
                 j.range = [lo, hi]
                 j.solref_limit = [2.0 * self.dt_s, 1.0]
                 j.solimp_limit = list(_FRICTION_SOLIMP)
-            else:  # ODE ignores both stops when the low one is above the high one, and so does Webots
+            elif lo > hi:  # ODE ignores both stops when the low one is above the high one, and so does Webots
                 where = spec["params_node"] if isinstance(spec["params_node"], WbNode) else pending.node
                 self.warnings.append(WorldWarning(
                     f"'minStop' ({lo:g}) is greater than 'maxStop' ({hi:g}): the stops have no effect, as in Webots.",
