@@ -69,6 +69,9 @@ _UP_AXIS = {"ENU": 2, "NUE": 1, "EUN": 1}
 _KINEMATIC_ARMATURE_RATIO = 1.0e4  # kinematic joints are moved by wbsim, not by forces
 _TINY_MASS = 1.0e-6
 _FRICTION_SOLIMP = (0.9999, 0.9999, 0.001, 0.5, 2.0)  # near-hard joint friction, like the motors' (motors.md)
+# Joint stops: near-hard as ODE's limit rows, yet 0.999 (not the motors' 0.9999): hanging chains of 19 to 40
+# stopped links diverged at 0.9999 under gravity at 16 ms steps, none at 0.999 (tests/physics/test_joint_stops.py).
+_STOP_SOLIMP = (0.999, 0.999, 0.001, 0.5, 2.0)
 _MIN_INERTIA = 1.0e-13  # MuJoCo rejects principal moments (and masses of moving bodies) below ~1e-14
 _GEOM_TYPES = {
     "box": mujoco.mjtGeom.mjGEOM_BOX,
@@ -1158,8 +1161,8 @@ class _Builder:
             if lo < hi and not spec["kinematic"]:  # Webots moves a kinematic joint by its motor, past any stop
                 j.limited = mujoco.mjtLimited.mjLIMITED_TRUE
                 j.range = [lo, hi]
-                j.solref_limit = [2.0 * self.dt_s, 1.0]
-                j.solimp_limit = list(_FRICTION_SOLIMP)
+                j.solref_limit = self._stop_solref()
+                j.solimp_limit = list(_STOP_SOLIMP)
             elif lo > hi:  # ODE ignores both stops when the low one is above the high one, and so does Webots
                 where = spec["params_node"] if isinstance(spec["params_node"], WbNode) else pending.node
                 self.warnings.append(WorldWarning(
@@ -1175,6 +1178,17 @@ class _Builder:
             j.solimp_friction = list(_FRICTION_SOLIMP)
         pending.joint_spec = j
         pending.parent_body = spec["parent_spec"]
+
+    def _stop_solref(self) -> list[float]:
+        """MuJoCo's direct ``(-stiffness, -damping)`` reference of a joint stop, ODE's limit row in MuJoCo terms.
+
+        ODE's row (one step of ``basicTimeStep`` h_b) removes the approaching velocity at once and corrects the
+        remaining violation by the fraction ``ERP`` per step: with a near-hard impedance that is a damping of
+        ``1 / h`` (h: MuJoCo's step; the velocity gone within one step) and a stiffness of ``ERP / (h h_b)``
+        (a violation ``x`` is corrected at ``ERP x / h_b``, ODE's speed, whatever the link's mass).
+        """
+        erp = max(0.0, float(self.world.world_info["ERP"]))  # type: ignore[arg-type]
+        return [-erp / (self.dt_s * self.basic_ms / 1000.0), -1.0 / self.dt_s]
 
     def _warn_position_outside_stops(self, spec: dict, pending: JointSlot, lo: float, hi: float) -> None:
         """Webots' load warnings for an initial position outside the stops (``WbJointParameters``)."""

@@ -124,6 +124,10 @@ class MotorCompiler(DeviceCompiler):
             if slot.joint_spec is None or slot.parent_body is None:
                 continue  # no endPoint: nothing to drive
             slot.joint_spec.frictionloss = 0.0  # the motor's tendon applies the static friction
+            if slot.joint_spec.limited == mujoco.mjtLimited.mjLIMITED_TRUE:
+                # A stop as hard as the motor that pushes into it: with the stops' usual 0.999 the motor's
+                # 0.9999 row wins and pushes a light link through (tests/physics/test_joint_stops.py).
+                slot.joint_spec.solimp_limit = list(_MOTOR_SOLIMP)
             # The reference DOF hangs from the driven joint's parent body: the motor then drives the velocity
             # relative to the parent, as ODE's joint motor does, and the tendon stays inside one kinematic
             # tree (MuJoCo 4.0's sparse solver path diverges with a tendon joining two trees; measured).
