@@ -51,8 +51,8 @@ import numpy as np
 
 from wbsim.world.model import WbNode
 
-__all__ = ["BounceTable", "ContactParams", "MaterialPlan", "SurfaceTable", "contact_params", "ode_surface_params",
-           "too_soft",
+__all__ = ["BounceTable", "ContactParams", "MaterialPlan", "SurfaceTable", "contact_params", "find_pairs",
+           "ode_surface_params", "too_soft",
            "INFINITE_FRICTION", "DEFAULT_WEBOTS_CONTACT", "CONE_IMPRATIO", "MAX_TIMECONST", "MAX_REST_TIMECONST"]
 
 INFINITE_FRICTION = 1.0e6
@@ -324,6 +324,31 @@ def _as_geom(params: ContactParams) -> ContactParams:
                          params.rest_solref, params.bounce_velocity, params.soft_erp, params.soft_cfm)
 
 
+def _keyed_pairs(model: mujoco.MjModel,
+                 pairs: Iterable[tuple[str, str, ContactParams]]) -> list[tuple[int, ContactParams]]:
+    """The explicit pairs as ``(key, params)`` sorted by key, ``key = min(g1, g2) * ngeom + max(g1, g2)`` of the
+    pair's two geom ids: the order of the tables' ``pair_keys`` (see :func:`find_pairs`)."""
+    rows = []
+    for name1, name2, params in pairs:
+        g1 = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name1)
+        g2 = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name2)
+        rows.append((min(g1, g2) * model.ngeom + max(g1, g2), params))
+    rows.sort(key=lambda row: row[0])
+    return rows
+
+
+def find_pairs(pair_keys: np.ndarray, ngeom: int, g1: np.ndarray, g2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where contacts between geoms ``g1`` and ``g2`` (n,) sit in a table's sorted ``pair_keys`` (npair > 0).
+
+    Returns:
+        ``(at, hit)``, both (n,): the index into the pair rows, and whether the contact's two geoms form an
+        explicit pair at all (``at`` is only meaningful where ``hit``).
+    """
+    keys = np.minimum(g1, g2) * ngeom + np.maximum(g1, g2)
+    at = np.minimum(np.searchsorted(pair_keys, keys), len(pair_keys) - 1)
+    return at, pair_keys[at] == keys
+
+
 @dataclass(frozen=True)
 class BounceTable:
     """Where contacts switch to their resting solref when slow (ODE's ``bounce_vel``), per geom and per pair.
@@ -367,12 +392,7 @@ class BounceTable:
             geom_rest[g] = params.rest_solref
             geom_velocity[g] = params.bounce_velocity
             geom_switches[g] = True
-        rows = []
-        for name1, name2, params in pairs:
-            g1 = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name1)
-            g2 = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name2)
-            rows.append((min(g1, g2) * model.ngeom + max(g1, g2), params))
-        rows.sort(key=lambda row: row[0])
+        rows = _keyed_pairs(model, pairs)
         return BounceTable(
             geom_rest=geom_rest,
             geom_velocity=geom_velocity,
@@ -414,12 +434,7 @@ class SurfaceTable:
         for name, params in geoms:
             g = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name)
             geom_erp[g], geom_cfm[g] = params.soft_erp, params.soft_cfm
-        rows = []
-        for name1, name2, params in pairs:
-            g1 = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name1)
-            g2 = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name2)
-            rows.append((min(g1, g2) * model.ngeom + max(g1, g2), params))
-        rows.sort(key=lambda row: row[0])
+        rows = _keyed_pairs(model, pairs)
         return SurfaceTable(
             geom_erp=geom_erp,
             geom_cfm=geom_cfm,

@@ -43,7 +43,7 @@ from collections.abc import Callable
 import mujoco
 import numpy as np
 
-from wbsim.compile.contacts import BounceTable
+from wbsim.compile.contacts import BounceTable, find_pairs
 
 __all__ = ["BounceThreshold", "NUMPY_EDITS"]
 
@@ -147,10 +147,7 @@ class BounceThreshold:
         geom = np.array(contact.geom[:n], dtype=np.intp)
         entry = self._class[geom[:, 0]] * self._nclass + self._class[geom[:, 1]]
         if self._has_pairs:
-            keys = np.minimum(geom[:, 0], geom[:, 1]) * self._ngeom + np.maximum(geom[:, 0], geom[:, 1])
-            pair_keys = self.table.pair_keys
-            at = np.minimum(np.searchsorted(pair_keys, keys), len(pair_keys) - 1)
-            hit = pair_keys[at] == keys
+            at, hit = find_pairs(self.table.pair_keys, self._ngeom, geom[:, 0], geom[:, 1])
             entry[hit] = self._nclass * self._nclass + at[hit]
         switching = self._switches[entry]
         if not switching.any():  # e.g. only wheels of a bounce-0 material touch the floor

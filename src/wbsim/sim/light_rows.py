@@ -42,7 +42,7 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
-from wbsim.compile.contacts import SurfaceTable
+from wbsim.compile.contacts import SurfaceTable, find_pairs
 
 __all__ = ["LIGHT_INVERSE_MASS", "LIGHT_SOLVER_TOLERANCE", "LightContacts"]
 
@@ -184,9 +184,7 @@ class LightContacts:
         cfm = np.where(p1 > p2, t.geom_cfm[g1], np.where(p2 > p1, t.geom_cfm[g2],
                                                          0.5 * (t.geom_cfm[g1] + t.geom_cfm[g2])))
         if len(t.pair_keys):
-            keys = np.minimum(g1, g2) * self._ngeom + np.maximum(g1, g2)
-            at = np.minimum(np.searchsorted(t.pair_keys, keys), len(t.pair_keys) - 1)
-            hit = t.pair_keys[at] == keys
+            at, hit = find_pairs(t.pair_keys, self._ngeom, g1, g2)
             erp[hit], cfm[hit] = t.pair_erp[at[hit]], t.pair_cfm[at[hit]]
         return erp, cfm
 
