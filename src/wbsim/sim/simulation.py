@@ -307,6 +307,13 @@ class Simulation:
         self.model.opt.tolerance = tolerance
         self._substep_capable = kept
 
+    def _recompute_mass_constants(self) -> None:
+        """After the model's masses changed (a supervisor's write, a reset restoring them): MuJoCo's derived
+        constants, the loop welds' softness tied to them (compile/loops.py), and which parts are very light."""
+        mujoco.mj_setConst(self.model, mujoco.MjData(self.model))
+        tie_loop_weights(self.model)
+        self._install_light_rows()
+
     def _warn_duplicated_devices(self, runtime: RobotRuntime) -> None:
         """Webots' warning for device names used twice in a robot."""
         counts = Counter(d.name for d in runtime.devices)
@@ -1037,9 +1044,7 @@ class Simulation:
         for name, values in self._initial_model_arrays.items():
             getattr(self.model, name)[...] = values
         if masses_changed:  # a supervisor wrote a mass: MuJoCo's derived constants follow the restored masses
-            mujoco.mj_setConst(self.model, mujoco.MjData(self.model))
-            tie_loop_weights(self.model)  # loop welds keep their parents' softness (compile/loops.py)
-            self._install_light_rows()  # the light parts of the initial masses
+            self._recompute_mass_constants()
         self.step_count = 0
         self.ended = False
         self.exit_status = 0

@@ -19,7 +19,7 @@ import numpy as np
 
 from wbsim.compile.bindings import JointBinding, SolidBinding
 from wbsim.compile.frames import Frame, axis_angle_from_quat, matrix_to_quat, quat_from_axis_angle, quat_to_matrix
-from wbsim.compile.loops import closing_joint_ids, tie_loop_weights
+from wbsim.compile.loops import closing_joint_ids
 from wbsim.world.model import WbNode
 
 if TYPE_CHECKING:
@@ -536,9 +536,7 @@ class Supervision:
         if old > 0.0:
             model.body_inertia[body] *= mass / old
         model.body_mass[body] = mass
-        mujoco.mj_setConst(model, mujoco.MjData(model))
-        tie_loop_weights(model)  # loop welds keep their parents' softness (compile/loops.py)
-        self.sim._install_light_rows()  # noqa: SLF001  (a part may have become very light, or stopped being)
+        self.sim._recompute_mass_constants()  # noqa: SLF001  (a part may also have become very light, or stopped)
         self.masses_changed = True
         self.invalidate()
 
