@@ -112,6 +112,21 @@ def _light_parts(model: mujoco.MjModel) -> tuple[np.ndarray, np.ndarray, np.ndar
     return light_body[model.geom_bodyid], np.concatenate([light_dof, light_tendon]), light_eq
 
 
+def _write_regularisation(data: mujoco.MjData, rows: np.ndarray, r: np.ndarray) -> None:
+    """Set the constraint rows ``rows`` to regularisation ``r`` (and ``D = 1 / r``), in ``efc_R``/``efc_D`` and in the
+    per-island copies the solver works on (``iefc_R``/``iefc_D``, made in ``mj_step1``); rows outside every island
+    have no copy."""
+    data.efc_R[rows] = r
+    data.efc_D[rows] = 1.0 / r
+    if data.nisland:
+        island_rows = data.map_efc2iefc[rows]
+        if island_rows.min() < 0:
+            kept = island_rows >= 0
+            island_rows, r = island_rows[kept], r[kept]
+        data.iefc_R[island_rows] = r
+        data.iefc_D[island_rows] = 1.0 / r
+
+
 class LightContacts:
     """The per-step edit of the constraint rows of a model with very light parts (see the module docstring).
 
@@ -217,15 +232,7 @@ class LightContacts:
             self._part_key = (ne, ids.copy(), types.copy(), all_rows, caps)
         if len(all_rows) == 0:
             return False
-        r = data.efc_R
-        capped = np.minimum(r[all_rows], caps)
-        r[all_rows] = capped
-        data.efc_D[all_rows] = 1.0 / capped
-        if data.nisland:
-            island_rows = data.map_efc2iefc[all_rows]
-            kept = island_rows >= 0
-            data.iefc_R[island_rows[kept]] = capped[kept]
-            data.iefc_D[island_rows[kept]] = 1.0 / capped[kept]
+        _write_regularisation(data, all_rows, np.minimum(data.efc_R[all_rows], caps))
         return True
 
     def _part_rows(self, data: mujoco.MjData, ne: int, nf: int, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -277,15 +284,7 @@ class LightContacts:
         r, kbip = data.efc_R, data.efc_KBIP
         r[rows] *= scale  # friction rows keep their ratio to the normal row
         r[address] = normal_r
-        edited = r[rows]
-        data.efc_D[rows] = 1.0 / edited
+        _write_regularisation(data, rows, r[rows])
         kbip[address, 0] = spring * normal_r / kbip[address, 2]
         kbip[rows, 1] = 1.0 / self._step
-        if data.nisland:  # the solver works on per-island copies made in mj_step1
-            island_rows = data.map_efc2iefc[rows]
-            if island_rows.min() < 0:  # rows outside every island (none expected for contacts): left alone
-                kept = island_rows >= 0
-                island_rows, edited = island_rows[kept], edited[kept]
-            data.iefc_R[island_rows] = edited
-            data.iefc_D[island_rows] = 1.0 / edited
         return True
