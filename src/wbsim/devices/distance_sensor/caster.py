@@ -487,7 +487,7 @@ class RayCaster:
         self._bounded_robot = self.robot[self._bounded]
         self._bounded_transparent = self.transparent[self._bounded]
         self._static: weakref.WeakKeyDictionary[RayBatch, _Static] = weakref.WeakKeyDictionary()
-        self._last: tuple[RayBatch, _Static] | None = None  # the batch of the last cast_distances and its _Static
+        self._last: tuple[RayBatch, _Static] | None = None  # the batch of the last cast and its _Static
         # Triangles of meshes (all of them) and height fields (per grid cell), in the geom frame.
         self._tri_start = np.zeros(n, dtype=np.int64)
         self._tri_count = np.zeros(n, dtype=np.int64)
@@ -545,9 +545,7 @@ class RayCaster:
             batch: the rays.
             normals: compute the hit normals (sonar sensors need them).
         """
-        static = self._static.get(batch)
-        if static is None:
-            static = self._static[batch] = self._prepare(batch)
+        static = self._static_of(batch)
         if self.compiled:
             return self._cast_compiled(data, batch, static, normals)
         origins = data.site_xpos[batch.sites]  # (s, 3)
@@ -574,27 +572,33 @@ class RayCaster:
 
         Only for a compiled caster (:attr:`compiled`).
         """
-        last = self._last
-        if last is not None and last[0] is batch:  # the usual case: the same batch every step
-            static = last[1]
-        else:
-            static = self._static.get(batch)  # (a weak dictionary's lookup makes a weak reference: slower)
-            if static is None:
-                static = self._static[batch] = self._prepare(batch)
-            self._last = (batch, static)
+        static = self._static_of(batch)
         out = static.reused
         if out is None:
-            n_rays = len(batch.ray_sensor)
-            out = static.reused = (np.empty(n_rays), np.empty(n_rays, dtype=np.int64), np.empty((n_rays, 3)),
-                                   np.empty((n_rays, 3)), self._scratch)
+            out = static.reused = self._outputs(len(batch.ray_sensor))
         self._run_compiled(data, batch, static, False, out)
         return out[0]
 
+    def _static_of(self, batch: RayBatch) -> _Static:
+        """What never changes for ``batch`` (prepared at its first cast)."""
+        last = self._last
+        if last is not None and last[0] is batch:  # the usual case: the same batch every step
+            return last[1]
+        static = self._static.get(batch)  # (a weak dictionary's lookup makes a weak reference: slower)
+        if static is None:
+            static = self._static[batch] = self._prepare(batch)
+        self._last = (batch, static)
+        return static
+
+    def _outputs(self, n_rays: int) -> tuple:
+        """Fresh output arrays of the compiled cast of ``n_rays`` rays: distance, target, normal, direction, and
+        the shared scratch."""
+        return (np.empty(n_rays), np.empty(n_rays, dtype=np.int64), np.empty((n_rays, 3)), np.empty((n_rays, 3)),
+                self._scratch)
+
     def _cast_compiled(self, data: mujoco.MjData, batch: RayBatch, static: _Static, normals: bool) -> RayHits:
         """:meth:`cast` with the compiled loops (:func:`.kernel.cast_rays`, :func:`.kernel.broad_pairs`)."""
-        n_rays = len(batch.ray_sensor)
-        out = (np.empty(n_rays), np.empty(n_rays, dtype=np.int64), np.empty((n_rays, 3)), np.empty((n_rays, 3)),
-               self._scratch)
+        out = self._outputs(len(batch.ray_sensor))
         self._run_compiled(data, batch, static, normals, out)
         return RayHits(*out[:4])
 
