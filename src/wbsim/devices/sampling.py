@@ -253,10 +253,14 @@ class SampledBank(DeviceBank):
 
     def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: Any) -> None:
         """The :attr:`carried` state and the sampling schedule of the devices that stay (see
-        :meth:`DeviceBank.transfer_from`)."""
+        :meth:`DeviceBank.transfer_from`), then the API's lists from the arrays (:meth:`_refresh_lists`)."""
         super().transfer_from(old, rows, state)
         assert isinstance(old, SampledBank)
         self.schedule.adopt(old.schedule, *rows)
+        self._refresh_lists()
+
+    def _refresh_lists(self) -> None:
+        """Rebuild the Python lists the API reads from the carried arrays (banks that keep such lists)."""
 
 
 @dataclass

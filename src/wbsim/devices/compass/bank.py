@@ -17,14 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
 
 import mujoco
 import numpy as np
 
 from wbsim.devices.compass.compile import CompassBinding
 from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
-from wbsim.devices.kind import BankContext, DeviceBank
+from wbsim.devices.kind import BankContext
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
@@ -138,16 +137,16 @@ class CompassBank(SampledBank):
         return applied
 
     # -- resets ---------------------------------------------------------------------------------------
-    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: Any) -> None:
-        """The carried state (see :meth:`SampledBank.transfer_from`), then :attr:`value_list` from the values."""
-        super().transfer_from(old, rows, state)
-        self.value_list[:] = self._flat_values.tolist()
 
     def reset(self) -> None:
         """All compasses disabled, values NaN, fields as in the world file (as after loading)."""
         self.schedule.reset()
         self._restore_fields()
         self.values[:] = np.nan
+        self._refresh_lists()
+
+    def _refresh_lists(self) -> None:
+        """:attr:`value_list` from the values."""
         self.value_list[:] = self._flat_values.tolist()
 
     def restart(self) -> None:
@@ -192,7 +191,7 @@ class CompassBank(SampledBank):
             if plan.quantized:
                 values = quantize(values, plan.resolution)
             self.values[plan.rows] = values
-        self.value_list[:] = self._flat_values.tolist()
+        self._refresh_lists()
 
     def _plan(self, group: SampleGroup) -> _Plan:
         plan = group.cache

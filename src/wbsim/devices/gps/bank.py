@@ -24,7 +24,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
 
 import mujoco
 import numpy as np
@@ -33,7 +32,7 @@ from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.gps.compile import GpsBinding
 from wbsim.devices.gps.geo import WGS84, GpsFrame
 from wbsim.devices.gps.schema import repaired_fields
-from wbsim.devices.kind import BankContext, DeviceBank
+from wbsim.devices.kind import BankContext
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice
 
@@ -219,10 +218,6 @@ class GpsBank(SampledBank):
             self._speed_vectors_stale = False
         return self.speed_vector_list
 
-    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: Any) -> None:
-        """The carried state (see :meth:`SampledBank.transfer_from`), then the lists from the arrays."""
-        super().transfer_from(old, rows, state)
-        self._refresh_lists()
 
     def _noise_offsets(self, rng: np.random.Generator, rows: np.ndarray, noisy: np.ndarray,
                        elapsed_s: np.ndarray) -> np.ndarray:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
 
 import mujoco
 import numpy as np
@@ -26,7 +25,7 @@ import numpy as np
 from wbsim.devices.inertial_unit.attitude import drop_axes, euler_matrices, product, quaternions, roll_pitch_yaw
 from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.inertial_unit.compile import InertialUnitBinding
-from wbsim.devices.kind import BankContext, DeviceBank
+from wbsim.devices.kind import BankContext
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice
 from wbsim.world.schema_kit import resolution_field
@@ -143,10 +142,6 @@ class InertialUnitBank(SampledBank):
             self._quaternions_stale = False
         return self.quaternion_list
 
-    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: Any) -> None:
-        """The carried state (see :meth:`SampledBank.transfer_from`), then the lists from the arrays."""
-        super().transfer_from(old, rows, state)
-        self._refresh_lists()
 
     def restart(self) -> None:
         """After a world reset: fields as in the world file; enabled sensors stay enabled and sample after the

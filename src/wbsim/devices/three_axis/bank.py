@@ -20,13 +20,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
 
 import mujoco
 import numpy as np
 
 from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
-from wbsim.devices.kind import BankContext, DeviceBank
+from wbsim.devices.kind import BankContext
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
@@ -196,9 +195,13 @@ class ThreeAxisBank(SampledBank):
         """All sensors disabled, values NaN, fields as loaded (as right after loading)."""
         self._restore_fields()
         self.values[:] = np.nan
-        self.value_list[:] = self._flat_values.tolist()
+        self._refresh_lists()
         self._warned[:] = False
         self.schedule.reset()
+
+    def _refresh_lists(self) -> None:
+        """:attr:`value_list` from the values."""
+        self.value_list[:] = self._flat_values.tolist()
 
     def restart(self) -> None:
         """After a world reset (``simulationReset``): enabled sensors stay enabled and sample in the reset
@@ -226,12 +229,8 @@ class ThreeAxisBank(SampledBank):
                     call[1](*call[2], step, *call[3])
             else:
                 self._compute(data, plan, step)
-        self.value_list[:] = self._flat_values.tolist()
+        self._refresh_lists()
 
-    def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: Any) -> None:
-        """The carried state (see :meth:`SampledBank.transfer_from`), then :attr:`value_list` from the values."""
-        super().transfer_from(old, rows, state)
-        self.value_list[:] = self._flat_values.tolist()
 
     def measure(self, data: mujoco.MjData, plan: MeasurePlan, step: int) -> np.ndarray:
         """The raw vectors of the sensors of ``plan`` in their own frames, (k, 3), from the current state.
