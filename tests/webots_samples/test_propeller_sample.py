@@ -7,42 +7,31 @@ propeller. The green and the red helicopters both counterbalance the torque effe
 using a second propeller. They also manage to stabilize both yaw and altitude by a means of simple velocity
 control" (towards 2 m, from GPS).
 
-One change of frame, not of physics: each robot's origin is put at its centre of mass (its children and
-boundingObject moved back by the same offset, so every body, rotor and sensor is where the sample has it).
-This was needed while wbsim damped the body origin's velocity (a hovering helicopter with its origin 0.1 m
-below its centre of mass tipped over); ``Damping`` now acts at the centre of mass as in ODE
-(compile/damping.py), and the frame change is kept so the figures below stay comparable.
+The robots keep the sample's frames: each Robot's origin is the sample's (about 0.1 m below its centre of
+mass), with the GPS and InertialUnit there. (An earlier version moved each origin to the centre of mass, a
+work-around from when wbsim damped the velocity of the body origin instead of the centre of mass.)
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-CENTRE_HEIGHT = 0.101
-"""About where the centres of mass are above the helicopters' (sample) origins; the exact offsets are below."""
 
-
-def helicopter(name: str, controller: str, translation: tuple[float, float, float], yaw: float,
-               com: tuple[float, float], propellers: str, bounding: str) -> str:
-    """A sample helicopter whose Robot origin is its centre of mass ``com`` = (x, z) in the sample's robot frame."""
-    cx, cz = com
-    offset = np.array([math.cos(yaw) * cx, math.sin(yaw) * cx, cz])
-    x, y, z = (float(v) for v in np.array(translation) + offset)
+def helicopter(name: str, controller: str, translation: tuple[float, float, float], yaw: float, propellers: str,
+               bounding: str) -> str:
+    """A sample helicopter, in the sample's frame (its Robot origin is the sample's)."""
+    x, y, z = translation
     return f'''
 Robot {{
   translation {x!r} {y!r} {z!r}
   rotation 0 0 1 {yaw!r}
   children [
-    Pose {{ translation {-cx!r} 0 {-cz!r} children [
-      GPS {{ }}
-      InertialUnit {{ rotation 0 0 1 3.14159 }}
-      {propellers}
-    ] }}
+    GPS {{ }}
+    InertialUnit {{ rotation 0 0 1 3.14159 }}
+    {propellers}
   ]
   name "{name}"
-  boundingObject Transform {{ translation {-cx!r} 0 {-cz!r} children [ Group {{ children [ {bounding} ] }} ] }}
+  boundingObject Group {{ children [ {bounding} ] }}
   physics Physics {{ damping Damping {{ }} }}
   controller "{controller}"
   supervisor TRUE
@@ -66,14 +55,14 @@ def rotor(shaft: str, cot: str, t: str, q: str, motor: str, acc: float = 50, max
 
 HELICES = 'fastHelix Solid { translation 0.01 0 0.2 } slowHelix Solid { translation 0.01 0 0.2 rotation -1 0 0 -1.570796 }'
 WORLD = 'WorldInfo { title "Propeller" }\nDEF PLATFORM Solid { boundingObject Plane { } locked TRUE }\n' + "\n".join([
-    helicopter("red helicopter", "axial_and_tail_rotors", (0.306436, -0.076934, -0.01), 3.14159, (0.00963802, 0.10100898525),
+    helicopter("red helicopter", "axial_and_tail_rotors", (0.306436, -0.076934, -0.01), 3.14159,
                rotor("0 0 1", "0.00963802 0 0.19", "0.0016657 0.001", "1e-07 1e-07", "main_motor", helices=HELICES)
                + rotor("0 -1 0", "-0.19 0 0.101009", "5e-07 0", "0 0", "tail_motor", max_torque=30),
                " ".join([BODY, COCKPIT, RED_TAIL, SKIS, AXLES])),
-    helicopter("blue helicopter", "axial_rotor", (-0.193739, 0.278025, -0.01), -1.047195, (0.01227773546, 0.10102805911),
+    helicopter("blue helicopter", "axial_rotor", (-0.193739, 0.278025, -0.01), -1.047195,
                rotor("0 0 1", "0.0122777 0 0.19", "0.00163465 0.001", "1e-07 1e-07", "motor"),
                " ".join([BODY, COCKPIT, SKIS, AXLES.replace(" rotation 0 0 1 1.570796", "")])),
-    helicopter("green helicopter", "coaxial_rotors", (-0.105923, -0.379858, -0.01), 1.04719, (0.00963802, 0.10102753853),
+    helicopter("green helicopter", "coaxial_rotors", (-0.105923, -0.379858, -0.01), 1.04719,
                rotor("0 0 1", "0.00963802 0 0.19", "0.000832776 0.001", "1e-07 1e-07", "lower_motor")
                + rotor("0 0 1", "0.00963802 0 0.19", "-0.000832776 -0.001", "1e-07 1e-07", "upper_motor")
                + rotor("0 0 1", "-0.19 0 0.101009", "1e-08 0", "0 0", "tail_motor"),
@@ -163,15 +152,12 @@ def test_propeller_sample_helicopters_do_what_the_documentation_says(project, lo
                                            "coaxial_rotors": COAXIAL}))
     names = [str(r.node["name"]) for r in sim.bindings.robots]
     bodies = np.array([r.solid.body_id for r in sim.bindings.robots])
-    # The origins are the centres of mass (to 1e-7 m), as the docstring says.
-    np.testing.assert_allclose(sim.model.body_ipos[bodies], 0.0, atol=1e-7)
     times, heights, yaw_rates, ups = [], [], [], []
 
     def record(s) -> None:
         s.supervision.refresh()
         times.append(s.time_s)
-        gps = s.data.xpos[bodies] - s.data.xmat[bodies].reshape(-1, 3, 3)[:, :, 2] * CENTRE_HEIGHT
-        heights.append(gps[:, 2])
+        heights.append(s.data.xpos[bodies, 2].copy())  # the Robot origins, where the GPS devices are
         yaw_rates.append(s.data.cvel[bodies, 2])
         ups.append(s.data.xmat[bodies, 8])
 
@@ -196,5 +182,6 @@ def test_propeller_sample_helicopters_do_what_the_documentation_says(project, lo
     # ... and eventually falls down.
     print(f"blue: highest after 25 s {z[hovering, blue].max():.3f} m, at the end {z[-1, blue]:.3f} m, up {up[-1, blue]:.3f}")
     # It ends lying on the floor, tipped over (measured: 0.096 m, up -0.46, with and without ODE's bounce
-    # threshold; its highest hop after 25 s was 0.42 m before and 0.35 m with it).
+    # threshold; its highest hop after 25 s was 0.42 m before and 0.35 m with it, with the origins moved to the
+    # centres of mass; 0.23 m at the sample's origin).
     assert z[-1, blue] < 0.15 and up[-1, blue] < 0.5 and z[-1, blue] < 0.5 * z[hovering, blue].max()
