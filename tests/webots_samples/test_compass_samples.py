@@ -7,9 +7,8 @@ a needle on a hinge above its body. The controller is the sample's Python contro
 turns left when a sonar sees something within 10 cm, and sets the needle's motor to
 ``atan2(north[1], north[0])`` of the compass reading.
 
-One adaptation: the sample's needle has no Physics (Webots moves such a joint endPoint kinematically);
-wbsim rejects a joint endPoint without Physics under a Solid with Physics, so the needle gets a light Physics
-node.
+The needle has no Physics nor boundingObject, as in the sample: Webots and wbsim move such a joint endPoint
+kinematically (its motor sets the joint's position).
 
 What the sample's documentation says ("a robot is equipped with a needle that constantly points towards the
 north while it moves around"), checked: the robot turns through many headings, the compass reads the world's
@@ -77,7 +76,6 @@ DEF COMPASS_ROBOT Robot {
         children [ DEF NEEDLE_HEAD Pose { translation 0 0 0.05 rotation 0 0 -1 -1.570795
                                           children [ Shape { geometry Cone { bottomRadius 0.01 height 0.02 } } ] } ]
         name "needle"
-        physics Physics { density -1 mass 0.001 centerOfMass [ 0 0 0 ] inertiaMatrix [ 1e-6 1e-6 1e-6, 0 0 0 ] }
       }
     }
   ]
