@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from wbsim.devices.lidar.rays import point_cloud_angles, ray_layout, sweep_columns
+from wbsim.devices.lidar.rays import point_cloud_angles, ray_layout, sweep_columns, sweep_pixels
 
 MM = 1e-3
 
@@ -164,11 +164,68 @@ def test_noise_is_seeded_and_replayed_after_reset(project, load):
     assert lidar.getRangeImage() == image
 
 
-def test_resolution_rounds_ranges(project, load):
+def _face_cosines(sim, row: int) -> np.ndarray:
+    """The cosine of each ray of lidar ``row`` to the axis of the sub-camera whose depth buffer holds it."""
+    return ray_layout(sim.bindings.devices["lidar"][row].settings).face_cosine
+
+
+def test_resolution_rounds_the_sub_camera_depth(project, load):
+    # Webots rounds each sub-camera's depth (depth_resolution) before merge_spherical divides it by the cosine
+    # to the sub-camera's axis: against a wall square to the lidar, every depth rounds to the same multiple of
+    # the resolution, and the ranges off the axis are that depth over their cosine (not multiples themselves).
     lidars = 'Lidar { horizontalResolution 16 numberOfLayers 2 maxRange 5 resolution 0.25 }'
     sim, _, (lidar,) = _sample(project, load, lidars, WALL)
     p, d, _ = _rays(sim, 0)
-    np.testing.assert_allclose(_image(lidar), np.floor((1.0 - p[0]) / d[..., 0] / 0.25 + 0.5) * 0.25, atol=1e-6)
+    cosine = _face_cosines(sim, 0)
+    depth = (1.0 - p[0]) / d[..., 0] * cosine
+    np.testing.assert_allclose(_image(lidar), np.floor(depth / 0.25 + 0.5) * 0.25 / cosine, atol=1e-6)
+    assert cosine.min() < 0.75 and np.ptp(_image(lidar)) > 0.3  # the edge columns, 45 degrees off the axis
+
+
+def test_noise_is_added_to_the_depth_so_it_grows_off_the_sub_camera_axis(project, load):
+    # range_noise adds N(0, noise * maxRange) to each sub-camera's depth; merge_spherical then divides by the
+    # cosine: the noise on a range is noise * maxRange / cosine (41 % more at the edges of a 90-degree lidar).
+    lidars = ('Lidar { horizontalResolution 256 fieldOfView 1.5707963267948966 numberOfLayers 8 '
+              'verticalFieldOfView 0.1 maxRange 2 noise 0.01 }')
+    info = "WorldInfo { basicTimeStep 16 randomSeed 5 }"
+    sim, _, (lidar,) = _sample(project, load, lidars, WALL, info=info)
+    p, d, _ = _rays(sim, 0)
+    cosine = _face_cosines(sim, 0)
+    error = _image(lidar) - (1.0 - p[0]) / d[..., 0]
+    scaled = (error * cosine).ravel()  # N(0, 0.02) draws
+    n = scaled.size
+    assert abs(scaled.mean()) < 4 * 0.02 / math.sqrt(n)
+    assert scaled.std() == pytest.approx(0.02, rel=4 / math.sqrt(2 * n))
+    edges, centre = cosine < 0.8, cosine > 0.97
+    assert edges.sum() >= 360 and centre.sum() >= 600
+    assert error[edges].std() / error[centre].std() == pytest.approx(1 / cosine[edges].mean(), rel=0.12)
+
+
+def test_min_range_and_near_apply_to_the_sub_camera_depth(project, load):
+    # encode_depth drops depths below minRange, and the near plane clips depths below near: off the axis a
+    # surface can be beyond minRange (or near) along the ray and still nearer in depth, as Webots' camera
+    # measures it.
+    lidars = """
+    Lidar { name "min" horizontalResolution 16 fieldOfView 1.5707963267948966 numberOfLayers 1 minRange 0.55
+            maxRange 5 }
+    Lidar { name "near" translation 0 3 0 horizontalResolution 16 fieldOfView 1.5707963267948966
+            numberOfLayers 1 near 0.3 minRange 0.3 maxRange 5 }
+    """
+    scenery = """
+    Solid { translation 0.51 0 0 name "pane" boundingObject Box { size 0.02 4 4 } }
+    Solid { translation 0.26 3 0 name "screen" boundingObject Box { size 0.02 4 4 } }
+    Solid { translation 1.6 3 0 name "wall" boundingObject Box { size 0.2 4 4 } }
+    """
+    sim, _, (low, clipped) = _sample(project, load, lidars, scenery, names=("min", "near"))
+    p, d, _ = _rays(sim, 0)
+    t = (0.5 - p[0]) / d[..., 0]
+    assert (t >= 0.55).any(), "some rays reach the pane beyond minRange ..."
+    assert np.isinf(_image(low)).all(), "... but its depth, 0.5 m, is below minRange: inf"
+    p, d, _ = _rays(sim, 1)
+    t = (0.25 - p[0]) / d[..., 0]
+    assert (t >= 0.3).any(), "some rays meet the screen beyond near ..."
+    # ... but its depth, 0.25 m, is within the near plane: every ray goes through and sees the wall.
+    np.testing.assert_allclose(_image(clipped), (1.5 - p[0]) / d[..., 0], atol=MM)
 
 
 def test_planar_projection_reads_depth_along_the_axis_and_tilt_pitches_the_scan(project, load):
@@ -259,6 +316,41 @@ def test_rotating_head_fills_the_image_as_it_turns(project, load):
     assert lidar.getFrequency() == 8 and lidar.frequency == 8
     robot.step(16)
     assert core.head_angle == pytest.approx(-2 * math.pi * (5 * 14 + 8) * 0.016)
+
+
+def test_rotating_columns_round_the_depth_of_the_head_pixel_they_are_copied_from(project, load):
+    # A rotating head copies the pixels of its camera swept in the step
+    # (WbLidar::copyAllLayersToMemoryMappedFile); each pixel's range is its sub-camera depth, rounded, over
+    # the cosine of that pixel's azimuth from the head's axis. At 25 Hz and 16 ms the head turns 2.5 rad per
+    # step, more than its 1.5708 rad camera: all its ceil(64 * 1.5708 / 2 pi) = 17 pixels are copied, from 45
+    # degrees left to 45 degrees right of its axis.
+    lidars = ('Lidar { type "rotating" horizontalResolution 64 fieldOfView 1.5708 numberOfLayers 1 '
+              'maxRange 5 resolution 0.25 defaultFrequency 25 minFrequency 1 maxFrequency 25 }')
+    scenery = """
+    Solid { translation 1.1 0 0 name "front" boundingObject Box { size 0.2 8 8 } }
+    Solid { translation -1.6 0 0 name "back" boundingObject Box { size 0.2 8 8 } }
+    Solid { translation 0 1.3 0 name "left" boundingObject Box { size 8 0.2 8 } }
+    Solid { translation 0 -2.1 0 name "right" boundingObject Box { size 8 0.2 8 } }
+    """
+    sim = load(project(_world(lidars, scenery)))
+    robot = sim.robot("r")
+    lidar = robot.getDevice("lidar")
+    lidar.enable(16)
+    robot.step(16)
+    core = sim.banks["lidar"].core(0)
+    settings = sim.bindings.devices["lidar"][0].settings
+    columns = sweep_columns(settings, 0.0, core.head_angle)
+    pixels = sweep_pixels(settings, 0.0, core.head_angle)
+    assert pixels.tolist() == list(range(17)) and len(columns) == 17
+    azimuth = math.pi - 2 * math.pi * columns / 64  # the rays cast: each column's own azimuth
+    c, s = np.cos(azimuth), np.sin(azimuth)
+    with np.errstate(divide="ignore"):
+        t = np.stack([np.where(c > 0, 1.0 / c, np.inf), np.where(c < 0, -1.5 / c, np.inf),
+                      np.where(s > 0, 1.2 / s, np.inf), np.where(s < 0, -2.0 / s, np.inf)]).min(axis=0)
+    pixel_azimuth = 1.5708 / 2 - (pixels + 0.5) * 1.5708 / 17
+    cosine = np.maximum(np.abs(np.cos(pixel_azimuth)), np.abs(np.sin(pixel_azimuth)))
+    image = np.array(lidar.getRangeImage())
+    np.testing.assert_allclose(image[columns], np.floor(t * cosine / 0.25 + 0.5) * 0.25 / cosine, atol=1e-6)
 
 
 def test_world_reset_stops_the_point_cloud_and_rests_the_head(project, load):

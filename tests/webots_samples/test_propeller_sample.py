@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 
-def helicopter(name: str, controller: str, translation: tuple[float, float, float], yaw: float, propellers: str,
-               bounding: str) -> str:
+def helicopter(name: str, controller: str, translation: tuple[float, float, float], yaw: float,
+               propellers: str, bounding: str) -> str:
     """A sample helicopter, in the sample's frame (its Robot origin is the sample's)."""
     x, y, z = translation
     return f'''
@@ -182,6 +182,6 @@ def test_propeller_sample_helicopters_do_what_the_documentation_says(project, lo
     # ... and eventually falls down.
     print(f"blue: highest after 25 s {z[hovering, blue].max():.3f} m, at the end {z[-1, blue]:.3f} m, up {up[-1, blue]:.3f}")
     # It ends lying on the floor, tipped over (measured: 0.096 m, up -0.46, with and without ODE's bounce
-    # threshold; its highest hop after 25 s was 0.42 m before and 0.35 m with it, with the origins moved to the
-    # centres of mass; 0.23 m at the sample's origin).
+    # threshold; its highest hop after 25 s was 0.42 m before and 0.35 m with it, with the origins moved to
+    # the centres of mass; 0.23 m at the sample's origin).
     assert z[-1, blue] < 0.15 and up[-1, blue] < 0.5 and z[-1, blue] < 0.5 * z[hovering, blue].max()

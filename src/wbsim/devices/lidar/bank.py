@@ -7,12 +7,15 @@ collision geoms (boundingObjects), leaving out the lidar's own body (``bodyexclu
 ``near`` on, one ``mj_ray`` each), as Webots' camera clips what is nearer than its near plane.
 
 **Value** of a ray hitting at distance ``t`` (inf for none), as Webots' shaders compute it
-(``encode_depth``, ``range_noise``, ``depth_resolution``, ``merge_spherical``): ``v = t * s`` (``s``: 1, or
-the cosine to the camera axis for the planar projection), then
+(``encode_depth``, ``range_noise``, ``depth_resolution``, ``merge_spherical``), from the depth ``d = t * c``
+in the depth buffer that holds the ray (``c``: the cosine to the axis of that (sub-)camera,
+:attr:`~.rays.RayLayout.face_cosine`; a hit with ``d < near`` is clipped and the ray goes on):
 
-- cylindrical: Gaussian noise of standard deviation ``noise * maxRange`` (from the simulation's seeded
-  generator), the resolution ``floor(v / r + 0.5) * r``, then inf where ``v < minRange`` or ``v >= maxRange``;
-- planar: inf where ``v < minRange`` or ``v >= maxRange``, then the noise and the resolution;
+- planar: ``d``, inf where ``d < minRange`` or ``d >= maxRange``, then Gaussian noise of standard deviation
+  ``noise * maxRange`` (from the simulation's seeded generator) and the resolution ``floor(d / r + 0.5) * r``;
+- cylindrical: the same on ``d`` (each sub-camera's shaders), then ``d / c`` where ``d < maxRange`` (the
+  distance along the ray: the noise is ``noise * maxRange / c`` and the rounding that of ``d``), then inf
+  where that is below ``minRange`` or ``>= maxRange``;
 
 stored as float32 (Webots' image). Before the first sample the image holds zeros.
 
@@ -36,7 +39,7 @@ import numpy as np
 
 from wbsim.devices.kind import BankContext
 from wbsim.devices.lidar.compile import LidarBinding
-from wbsim.devices.lidar.rays import point_cloud_angles, ray_layout, sweep_columns
+from wbsim.devices.lidar.rays import face_cosines, point_cloud_angles, ray_layout, sweep_columns, sweep_pixels
 from wbsim.devices.lidar.schema import LidarSettings, image_width
 from wbsim.devices.sampling import SampledBank, SampledDevice
 
@@ -53,6 +56,8 @@ class _Scan:
     settings: LidarSettings
     directions: np.ndarray  # (layers * columns, 3), lidar frame
     depth_scale: np.ndarray  # (layers * columns,)
+    face_cosine: np.ndarray  # (layers * columns,)
+    elevation: np.ndarray | None  # rotating heads: (layers, 1), each row's |elevation| in the head camera
     cos_phi: np.ndarray  # (layers, 1)
     sin_phi: np.ndarray
     cos_theta: np.ndarray  # (1, columns)
@@ -63,8 +68,12 @@ class _Scan:
     def of(settings: LidarSettings) -> _Scan:
         layout = ray_layout(settings)
         phi, theta = point_cloud_angles(settings)
+        # A rotating head's layout looks along the head camera's axis (azimuth 0), so its face cosines are the
+        # cosines of the rows' elevations; the pixels' azimuths come with each sweep.
+        elevation = np.arccos(np.minimum(layout.face_cosine[:, :1], 1.0)) if settings.rotating else None
         return _Scan(settings, layout.directions.reshape(-1, 3).copy(), layout.depth_scale.reshape(-1).copy(),
-                     np.cos(phi)[:, None], np.sin(phi)[:, None], np.cos(theta)[None, :], np.sin(theta)[None, :],
+                     layout.face_cosine.reshape(-1).copy(), elevation, np.cos(phi)[:, None],
+                     np.sin(phi)[:, None], np.cos(theta)[None, :], np.sin(theta)[None, :],
                      image_width(settings))
 
 
@@ -165,37 +174,47 @@ class LidarBank(SampledBank):
         for group in groups:
             for row in group.rows.tolist():
                 scan = self._scans[row]
-                columns = None
-                stamp_s = now_s
                 if self.rotating[row]:
                     previous = float(self.head_angle[row])
-                    self.head_angle[row] = previous - 2.0 * math.pi * float(self.frequency[row]) * dt_s
-                    columns = sweep_columns(scan.settings, previous, float(self.head_angle[row]))
+                    current = previous - 2.0 * math.pi * float(self.frequency[row]) * dt_s
+                    self.head_angle[row] = current
+                    columns = sweep_columns(scan.settings, previous, current)
+                    pixels = sweep_pixels(scan.settings, previous, current)
                     # Webots copies a rotating lidar's columns in postPhysicsStep, before the clock advances.
-                    stamp_s = now_s - dt_s
-                self._scan(data, row, scan, columns, stamp_s)
+                    self._scan(data, row, scan, columns, now_s - dt_s, pixels)
+                else:
+                    self._scan(data, row, scan, None, now_s)
 
-    def _scan(self, data: mujoco.MjData, row: int, scan: _Scan, columns: np.ndarray | None, now_s: float) -> None:
-        """Cast the rays of lidar ``row`` (all, or the given columns of every layer) and store their values."""
+    def _scan(self, data: mujoco.MjData, row: int, scan: _Scan, columns: np.ndarray | None, now_s: float,
+              pixels: np.ndarray | None = None) -> None:
+        """Cast the rays of lidar ``row`` (all, or the given columns of every layer, copied from the head
+        camera's ``pixels``) and store their values."""
         settings = scan.settings
         res = settings.horizontal_resolution
         if columns is None:
             index = None
-            local, scale = scan.directions, scan.depth_scale
+            local, scale, cosine = scan.directions, scan.depth_scale, scan.face_cosine
         else:
             index = (np.arange(settings.number_of_layers)[:, None] * res + columns[None, :]).reshape(-1)
-            local, scale = scan.directions[index], scan.depth_scale[index]
+            local, scale, cosine = scan.directions[index], scan.depth_scale[index], scan.face_cosine[index]
+            if not settings.planar and pixels is not None:  # the head camera's pixels these columns come from
+                fov, width = settings.field_of_view, scan.width
+                azimuth = fov / 2.0 - (pixels + 0.5) * (fov / width)
+                cosine = face_cosines(azimuth[None, :], scan.elevation).reshape(-1)
         site = int(self._sites[row])
         origin = data.site_xpos[site].copy()
         world = local @ data.site_xmat[site].reshape(3, 3).T
-        t = self._cast(data, origin, world, self.bindings[row].exclude_body, settings)
-        values = t * scale
+        t = self._cast(data, origin, world, self.bindings[row].exclude_body, settings, cosine)
         rng = self.context.rng() if settings.noise > 0.0 else None
         if settings.planar:
-            values = self._limit(values, settings)
+            values = self._limit(t * scale, settings)
             values = self._blur(values, settings, rng)
         else:
-            values = self._limit(self._blur(values, settings, rng), settings)
+            # Each sub-camera's depth buffer (encode_depth, range_noise, depth_resolution), then
+            # merge_spherical: back to the distance along the ray, and the range limits again.
+            depth = self._blur(self._limit(t * cosine, settings), settings, rng)
+            with np.errstate(invalid="ignore"):
+                values = self._limit(np.where(depth < settings.max_range, depth / cosine, depth), settings)
         image = self.images[row]
         if index is None:
             image[:] = values
@@ -205,22 +224,24 @@ class LidarBank(SampledBank):
             self._points(row, scan, index, columns, now_s)
 
     def _cast(self, data: mujoco.MjData, origin: np.ndarray, world: np.ndarray, exclude: int,
-              settings: LidarSettings) -> np.ndarray:
+              settings: LidarSettings, cosine: np.ndarray) -> np.ndarray:
         """Distances (m) along unit rays ``world`` (k, 3) from ``origin`` to the nearest geom within
-        ``maxRange`` and beyond ``near`` (inf for none), (k,)."""
+        ``maxRange`` and beyond the near plane (inf for none), (k,). The near plane is a depth: a ray's hit is
+        clipped when its distance times its camera-axis ``cosine`` (k,) is below ``near``."""
         count = len(world)
         geom = np.empty(count, dtype=np.int32)
         dist = np.empty(count)
         mujoco.mj_multiRay(self.context.model, data, origin, world.reshape(-1), None, 1, exclude, geom, dist, None,
                            count, settings.max_range)
         t = np.where(geom >= 0, dist, np.inf)
-        clipped = np.flatnonzero(t < settings.near)
+        clipped = np.flatnonzero(t * cosine < settings.near)
         if len(clipped):  # rare (something within `near`): cast those rays again beyond the near plane
             one = np.zeros(1, dtype=np.int32)
             for k in clipped.tolist():
-                start = origin + settings.near * world[k]
+                near = settings.near / float(cosine[k])  # where the ray crosses the near plane
+                start = origin + near * world[k]
                 d = mujoco.mj_ray(self.context.model, data, start, world[k], None, 1, exclude, one)
-                t[k] = settings.near + d if d >= 0.0 and settings.near + d <= settings.max_range else np.inf
+                t[k] = near + d if d >= 0.0 and near + d <= settings.max_range else np.inf
         return t
 
     @staticmethod

@@ -15,6 +15,14 @@ are Webots' FLU lidar frame: +x forward, +y left, +z up; angles in rad.
   looks at azimuth ``pi - 2 pi J / resolution`` (behind, then left, front, right: Webots' point cloud),
   with the elevations of the head's camera rows.
 - ``tiltAngle`` pitches the camera about its lateral axis (positive up), after the head's yaw.
+- **Sub-camera depth** (cylindrical): Webots renders the cylindrical image with up to four horizontal
+  sub-cameras (front, left, right, back, each of at most pi/2) and stores, per pixel, the depth along the
+  axis of the sub-camera nearest to the pixel's direction; its shaders drop depths outside
+  ``[minRange, maxRange)``, add the noise and the resolution to that depth, and only then divide by the
+  cosine between the pixel's direction and that axis (``merge_spherical.frag``). That cosine,
+  ``cos(elevation) * max(|cos a|, |sin a|)`` for a pixel at azimuth ``a`` from the camera's axis, is
+  :attr:`RayLayout.face_cosine` (the camera-axis cosine for the planar projection, where the depth is the
+  value). The top and bottom sub-cameras (vertical fields above 1.23 rad) are not modelled.
 
 The point cloud uses Webots' own angles (``WbLidar::updatePointCloud``), which differ from the rays' by up to
 half a pixel row: layer ``i`` at ``VF / 2 - i VF / (layers - 1) + tilt`` (0 + tilt for one layer), plain
@@ -30,7 +38,8 @@ import numpy as np
 
 from wbsim.devices.lidar.schema import LidarSettings, image_height, image_width
 
-__all__ = ["RayLayout", "layer_rows", "ray_layout", "point_cloud_angles", "sweep_columns"]
+__all__ = ["RayLayout", "layer_rows", "ray_layout", "point_cloud_angles", "sweep_columns", "sweep_pixels",
+           "face_cosines"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,10 +50,15 @@ class RayLayout:
         directions: unit directions in the lidar frame, (layers, columns, 3), row-major like the image.
         depth_scale: the factor turning a distance along the ray into the value Webots stores (1 for the
             cylindrical projection; the cosine to the camera axis for the planar one), (layers, columns).
+        face_cosine: the cosine between each ray and the axis of the (sub-)camera whose depth buffer holds
+            it (the depth Webots clips at ``near``, limits, blurs and rounds is the distance times this),
+            (layers, columns); for a rotating head, that of the head camera's centre pixel (the bank uses the
+            pixel each column is copied from).
     """
 
     directions: np.ndarray
     depth_scale: np.ndarray
+    face_cosine: np.ndarray
 
 
 def layer_rows(settings: LidarSettings) -> np.ndarray:
@@ -54,6 +68,13 @@ def layer_rows(settings: LidarSettings) -> np.ndarray:
     if height != layers and layers != 1:
         skip = (height - 1) / (layers - 1)
     return np.array([int(i * skip) for i in range(layers)], dtype=np.int64)
+
+
+def face_cosines(azimuth: np.ndarray, elevation: np.ndarray) -> np.ndarray:
+    """The cosine between a cylindrical pixel's direction and the axis of the horizontal sub-camera nearest to
+    it (front, left, right or back; ``merge_spherical.frag``'s face and ``cosine``), for pixels at ``azimuth``
+    from the camera axis and ``elevation`` (rad, camera frame, broadcast together)."""
+    return np.cos(elevation) * np.maximum(np.abs(np.cos(azimuth)), np.abs(np.sin(azimuth)))
 
 
 def _pitch_yaw(azimuth: np.ndarray, elevation: np.ndarray, yaw: np.ndarray, tilt: float) -> np.ndarray:
@@ -86,14 +107,17 @@ def ray_layout(settings: LidarSettings) -> RayLayout:
         azimuth = np.broadcast_to(np.arctan(a)[None, :], (len(rows), res))
         elevation = np.arctan(b[:, None] / np.sqrt(1.0 + a[None, :] ** 2))
         scale = np.cos(azimuth) * np.cos(elevation)  # the component along the camera axis
+        face = scale
     else:
         span = fov * height / width
         elevation = np.broadcast_to((span / 2.0 - (rows + 0.5) * span / height)[:, None], (len(rows), res))
         azimuth = np.broadcast_to(relative[None, :], (len(rows), res))
         scale = np.ones((len(rows), res))
+        face = face_cosines(azimuth, elevation)
     directions = _pitch_yaw(azimuth, elevation, np.broadcast_to(yaw[None, :], (len(rows), res)),
                             settings.tilt_angle)
-    return RayLayout(np.ascontiguousarray(directions), np.ascontiguousarray(scale))
+    return RayLayout(np.ascontiguousarray(directions), np.ascontiguousarray(scale),
+                     np.ascontiguousarray(face))
 
 
 def point_cloud_angles(settings: LidarSettings) -> tuple[np.ndarray, np.ndarray]:
@@ -126,10 +150,18 @@ def sweep_columns(settings: LidarSettings, previous_angle: float, current_angle:
         The column indices, in the order Webots writes them, int (k,).
     """
     width, res = image_width(settings), settings.horizontal_resolution
-    ratio = min(abs(current_angle - previous_angle) / settings.field_of_view, 1.0)
-    first = int((width / 2.0) * (1.0 - ratio))
-    last = int((width / 2.0) * (1.0 + ratio))
+    pixels = sweep_pixels(settings, previous_angle, current_angle)
     turns = abs((previous_angle - math.pi) / (2.0 * math.pi))
     angle = (turns - math.floor(turns)) * (2.0 * math.pi)
     offset = int(int(res * (angle / (2.0 * math.pi))) - width / 2.0)
-    return (np.arange(first, last) + offset) % res
+    return (pixels + offset) % res
+
+
+def sweep_pixels(settings: LidarSettings, previous_angle: float, current_angle: float) -> np.ndarray:
+    """The head camera's pixel columns a rotating head copies in one step, in :func:`sweep_columns`' order
+    (pixel ``p`` looks at ``fov / 2 - (p + 0.5) fov / width`` from the head's axis), int (k,)."""
+    width = image_width(settings)
+    ratio = min(abs(current_angle - previous_angle) / settings.field_of_view, 1.0)
+    first = int((width / 2.0) * (1.0 - ratio))
+    last = int((width / 2.0) * (1.0 + ratio))
+    return np.arange(first, last)

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wbsim.devices.lidar.rays import layer_rows, point_cloud_angles, ray_layout, sweep_columns
+from wbsim.devices.lidar.rays import layer_rows, point_cloud_angles, ray_layout, sweep_columns, sweep_pixels
 from wbsim.devices.lidar.schema import LidarSettings, image_height, image_width
 
 
@@ -53,6 +53,38 @@ def test_cylindrical_rays_match_webots_pixels(s):
     assert (layout.depth_scale == 1.0).all()
 
 
+def _merge_cosine(s: LidarSettings, layer: int, column: int) -> float:
+    """merge_spherical.frag for one pixel of a fixed cylindrical lidar: the pixel's direction in the camera
+    frame (before the tilt), the horizontal sub-camera face with the largest dot product (front, right, back,
+    left), and that dot product (the cosine the shader divides the face's depth by)."""
+    w = image_width(s)
+    h = image_height(s)
+    span = s.field_of_view * h / w
+    phi = span / 2 - (layer_rows(s)[layer] + 0.5) * span / h
+    theta = s.field_of_view / 2 - (column + 0.5) * s.field_of_view / w
+    coord = (math.cos(theta) * math.cos(phi), math.sin(theta) * math.cos(phi), math.sin(phi))
+    faces = ((1.0, 0.0, 0.0), (0.0, -1.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 1.0, 0.0))
+    return max(sum(a * b for a, b in zip(coord, face)) for face in faces)
+
+
+@settings(max_examples=60, deadline=None)
+@given(LAYOUTS)
+def test_face_cosines_are_the_merge_shaders_for_cylindrical_pixels(s):
+    if s.rotating or image_height(s) < s.number_of_layers:
+        return
+    layout = ray_layout(s)
+    expected = [[_merge_cosine(s, i, j) for j in range(s.horizontal_resolution)]
+                for i in range(s.number_of_layers)]
+    np.testing.assert_allclose(layout.face_cosine, expected, atol=1e-12)
+
+
+def test_planar_face_cosines_are_the_camera_axis_cosines():
+    s = LidarSettings(horizontal_resolution=10, field_of_view=1.0, number_of_layers=3,
+                      vertical_field_of_view=0.3, planar=True)
+    layout = ray_layout(s)
+    assert np.array_equal(layout.face_cosine, layout.depth_scale)
+
+
 def test_layer_rows_spread_over_the_camera_rows():
     s = LidarSettings()  # Webots' defaults: 512 x 4, fov 1.5708, vertical fov 0.2
     assert image_height(s) == 67 and layer_rows(s).tolist() == [0, 22, 44, 66]
@@ -95,11 +127,20 @@ def _webots_copy(s: LidarSettings, previous: float, current: float) -> list[int]
     return list(range(res + lo + offset, res)) + list(range(0, hi + offset))
 
 
+def _webots_sources(s: LidarSettings, previous: float, current: float) -> list[int]:
+    """The head camera's pixel columns WbLidar copies, in the order of :func:`_webots_copy`'s destinations."""
+    w = image_width(s)
+    ratio = min(abs(current - previous) / s.field_of_view, 1.0)
+    return list(range(int(w / 2.0 * (1.0 - ratio)), int(w / 2.0 * (1.0 + ratio))))
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.integers(16, 400), st.floats(0.3, 3.0), st.floats(-60.0, 0.0), st.floats(0.001, 1.0))
 def test_sweep_columns_are_webots_copies(res, fov, previous, step):
     s = LidarSettings(horizontal_resolution=res, field_of_view=fov, number_of_layers=1, rotating=True)
     assert sweep_columns(s, previous, previous - step).tolist() == _webots_copy(s, previous, previous - step)
+    sources = _webots_sources(s, previous, previous - step)
+    assert sweep_pixels(s, previous, previous - step).tolist() == sources
 
 
 def test_a_turn_of_sweeps_covers_every_column():
