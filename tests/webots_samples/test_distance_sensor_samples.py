@@ -86,7 +86,8 @@ for sensor in sensors:
 left, right = robot.getDevice("left wheel motor"), robot.getDevice("right wheel motor")
 for motor in (left, right):
     motor.setPosition(float("inf"))
-    motor.setVelocity(0.0)
+left.setVelocity(0.5)  # the sample's controller starts turning on the spot
+right.setVelocity(-0.5)
 weights = ((11, 12, 8, -2, -3, -5, -7, -9), (-9, -8, -5, -1, -2, 6, 12, 11))
 while robot.step(step) != -1:
     free = [1.0 - sensor.getValue() / 512.0 for sensor in sensors]  # 1: nothing seen, -1: touching
