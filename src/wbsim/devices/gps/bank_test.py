@@ -323,3 +323,52 @@ def test_finite_difference_divides_by_the_time_since_the_last_sample(project, lo
     field.setSFVec3f([0.064, 0.0, 0.0])
     robot.step(32)
     assert gps.getSpeed() == pytest.approx(0.064 / 0.032, rel=1e-9)
+
+
+def test_a_gps_with_physics_reads_its_upper_solids_body_not_its_own(project, load):
+    # WbGps reads upperSolid()->bodyMerger(): the body of the Solid above the GPS, whatever the GPS's own
+    # Physics. "spun": a GPS with Physics on a motorised hinge of a static robot (no Physics): its upper Solid
+    # has no body, so its speed is a finite difference (NaN at the first sample), although its own body turns.
+    # "carried": the same hinge under a moving body with Physics: the speed is the point velocity of that body
+    # at the GPS origin; the hinge's own rotation does not count.
+    hinge = """
+    HingeJoint {{
+      jointParameters HingeJointParameters {{ axis 0 0 1 }}
+      device [ RotationalMotor {{ name "{name} motor" maxVelocity 10 }} ]
+      endPoint GPS {{ translation 0.3 0 0 name "{name}" {physics} }}
+    }}"""
+    spun = hinge.format(name="spun", physics=PHYSICS)
+    sim = load(project(_world(spun)))
+    robot, (gps,) = _gps(sim, "spun")
+    motor = robot.getDevice("spun motor")
+    motor.setPosition(float("inf"))
+    motor.setVelocity(2.0)
+    positions, vectors = [], []
+    for _ in range(4):
+        robot.step(16)
+        positions.append(np.array(gps.getValues()))
+        vectors.append(np.array(gps.getSpeedVector()))
+    assert np.isnan(vectors[0]).all(), "no previous position at the first sample, as for a static robot"
+    for k in (1, 2, 3):
+        np.testing.assert_allclose(vectors[k], (positions[k] - positions[k - 1]) / 0.016, atol=1e-9)
+    sim.close()
+
+    carried = hinge.format(name="carried", physics=PHYSICS)
+    world = _world(carried, body=PHYSICS + " linearVelocity 0.5 0 0")
+    sim = load(project(world))
+    robot, (gps,) = _gps(sim, "carried")
+    motor = robot.getDevice("carried motor")
+    motor.setPosition(float("inf"))
+    motor.setVelocity(2.0)
+    for _ in range(5):
+        robot.step(16)
+    base = sim.bindings.robots[0].solid.body_id
+    assert sim.bindings.devices["gps"][0].body_id == base
+    twist = sim.data.cvel[base]
+    lever = sim.data.site_xpos[sim.bindings.devices["gps"][0].site_id] - sim.data.subtree_com[base]
+    expected = twist[3:] + np.cross(twist[:3], lever)
+    np.testing.assert_allclose(gps.getSpeedVector(), expected, atol=1e-12)
+    own = sim.bindings.solids[[s.node["name"] for s in sim.bindings.solids].index("carried")].body_id
+    own_twist = sim.data.cvel[own]
+    own_velocity = own_twist[3:] + np.cross(own_twist[:3], lever)
+    assert np.linalg.norm(own_velocity - expected) > 0.1, "the GPS's own body turns with the hinge (0.6 m/s)"

@@ -71,7 +71,9 @@ def test_frames_and_speed_sources(project):
     sim, _ = _load_with_warnings(project, world)
     on_body, posed, own, static = sim.bindings.devices["gps"]
     robot_body = sim.bindings.robots[0].solid.body_id
-    assert on_body.body_id == posed.body_id == robot_body and own.body_id != robot_body
+    assert on_body.body_id == posed.body_id == robot_body
+    # A GPS with Physics has its own body (its site is there) but reads its upper Solid's, as WbGps does.
+    assert sim.model.site_bodyid[own.site_id] != robot_body and own.body_id == robot_body
     assert on_body.dynamic and posed.dynamic and own.dynamic and not static.dynamic
     assert sim.model.site_pos[posed.site_id].tolist() == [1.0, 0.0, 0.0]
     assert on_body.frame == GpsFrame("NUE", WGS84, (46.5, 6.6, 372.0)) and on_body.frame is static.frame
