@@ -413,13 +413,11 @@ class _Candidates:
 
 @dataclass(eq=False)
 class _Static:
-    """Per batch: (plane target, may each ray hit it (None: all)), which bounded geoms each cluster may see
-    (c, b), the longest ray (m), whether its sensors use both hit rules, and the current candidate pairs
+    """Per batch: (plane target, may each ray hit it (None: all)), the longest ray (m), whether its sensors use both hit rules, and the current candidate pairs
     (None until the first cast); for the compiled cast, its arguments for the batch (``head``) and for the
     current pairs (``pairs``)."""
 
     planes: tuple[tuple[int, np.ndarray | None], ...]
-    seen: np.ndarray
     reach: float
     mixed_rendering: bool
     candidates: _Candidates | None = None
@@ -636,7 +634,7 @@ class RayCaster:
             arguments = (site_xpos, site_xmat, geom_xpos, views[2], batch.sites, batch.lengths, batch.exclude,
                          batch.skip_transparent, batch.cone_cos, batch.cone_sin, batch.ray_start, batch.ray_count,
                          batch.cluster_body, batch.cluster_start, batch.cluster_count, batch.cluster_members,
-                         static.seen, batch.mixed_exclusion or self.any_transparent, self._bounded_gid,
+                         batch.cluster_exclude, batch.mixed_exclusion or self.any_transparent, self._bounded_gid,
                          self._bounded_rb, self._bounded_robot, self._bounded_transparent, margin, batch.ray_length,
                          out[3])
             room = self._pair_room
@@ -683,15 +681,14 @@ class RayCaster:
                            margin=margin)
 
     def _prepare(self, batch: RayBatch) -> _Static:
-        """What never changes for a batch: which rays may hit each plane, which geoms each cluster may see."""
+        """What never changes for a batch: which rays may hit each plane."""
         planes = []
         for index in self._planes.tolist():
             allowed = batch.exclude != self.robot[index]
             if self.transparent[index]:
                 allowed &= ~batch.skip_transparent
             planes.append((index, None if allowed.all() else allowed[batch.ray_sensor]))
-        seen = self._bounded_robot[None, :] != batch.cluster_exclude[:, None]
-        return _Static(tuple(planes), seen, float(batch.lengths.max(initial=0.0)),
+        return _Static(tuple(planes), float(batch.lengths.max(initial=0.0)),
                        bool(batch.any_rendering and not batch.rendering.all()))
 
     def _cast_plane(self, data: mujoco.MjData, index: int, allowed: np.ndarray | None, origin: np.ndarray,
@@ -788,7 +785,8 @@ class RayCaster:
         np.maximum.at(cluster_radius, batch.sensor_cluster, np.sqrt(np.einsum("ij,ij->i", offset, offset))
                       + batch.lengths)
         reach = cluster_radius[:, None] + rb[None, :]
-        near = (d2 <= reach * reach) & static.seen
+        # (The compiled broad phase looks only near each cluster; this reference tests every pair.)
+        near = (d2 <= reach * reach) & (self._bounded_robot[None, :] != batch.cluster_exclude[:, None])
         pair_cluster, pair_geom = np.nonzero(near)
         # 2. (sensor, geom) pairs: the geom's bounding sphere meets the cone of the sensor's rays.
         counts = batch.cluster_count[pair_cluster]

@@ -25,7 +25,7 @@ import numpy as np
 
 from wbsim.devices.compiled import cached_njit
 
-__all__ = ["cast_rays", "broad_pairs", "lookup_values", "combine_distances"]
+__all__ = ["cast_rays", "broad_pairs", "near_geoms", "lookup_values", "combine_distances"]
 
 _BOX, _SPHERE, _CAPSULE, _CYLINDER, _PLANE, _MESH, _HFIELD = range(7)  # caster's target kinds
 _SLACK = 1e-9  # the caster's broad-phase tolerance (m)
@@ -391,41 +391,171 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
     return True
 
 
+_CELL_LIMIT = 64  # a geom whose bounding square spans more grid cells is tested against every cluster
+_GRID_PAD = 1e-9  # relative and absolute (m) widening of the grid's squares: only ever adds candidates
+
+
+@_JIT
+def near_geoms(centre: np.ndarray, radius: np.ndarray, geom_xpos: np.ndarray, bounded_gid: np.ndarray,
+               inflated: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each cluster ``c``, the bounded geoms ``b`` whose sphere of radius ``inflated[b]`` (m) may reach the
+    cluster's sphere (``centre[c]``, (c, 3), radius ``radius[c]``), ascending: ``found[start[c]:start[c + 1]]``.
+
+    A superset of the pairs with ``|centre - geom centre| <= radius + inflated``, found in a uniform grid of
+    the x-y plane (cells as wide as the largest cluster radius): each geom is entered in the cells its
+    bounding square covers (a geom covering more than ``_CELL_LIMIT`` cells is a candidate of every cluster),
+    each cluster looks in the cells of its own square, so the work grows with the clusters and the geoms near
+    them, not with their product. Coordinates that are not finite, or a grid too large for int64 keys, give
+    every geom to every cluster (the exact tests decide, as without the grid).
+
+    Returns:
+        ``(start, found)``: (c + 1,) offsets into (k,) bounded geom indices.
+    """
+    n_c, n_b = len(radius), len(bounded_gid)
+    lo = np.empty((n_b, 2), dtype=np.int64)
+    hi = np.empty((n_b, 2), dtype=np.int64)
+    cell = 1e-3
+    finite = True
+    for c in range(n_c):
+        cell = _fmax(cell, radius[c])
+        finite = finite and math.isfinite(centre[c, 0]) and math.isfinite(centre[c, 1]) and math.isfinite(radius[c])
+    origin = np.zeros(2)
+    for i in range(2):
+        low = math.inf
+        for c in range(n_c):
+            low = min(low, centre[c, i] - radius[c])
+        for b in range(n_b):
+            g = bounded_gid[b]
+            finite = finite and math.isfinite(geom_xpos[g, i]) and math.isfinite(inflated[b])
+            low = min(low, geom_xpos[g, i] - inflated[b])
+        origin[i] = low - 1.0
+    top = 0.0
+    if finite:
+        for c in range(n_c):
+            for i in range(2):
+                top = max(top, (centre[c, i] + radius[c] - origin[i]) / cell)
+        for b in range(n_b):
+            for i in range(2):
+                top = max(top, (geom_xpos[bounded_gid[b], i] + inflated[b] - origin[i]) / cell)
+    if not finite or top > 1e9:  # not finite, or keys would overflow: every geom for every cluster
+        start = np.arange(n_c + 1, dtype=np.int64) * n_b
+        found = np.empty(n_c * n_b, dtype=np.int64)
+        for c in range(n_c):
+            found[c * n_b:(c + 1) * n_b] = np.arange(n_b)
+        return start, found
+    width = np.int64(top) + 2  # cells per row
+    entries, n_big = 0, 0
+    big = np.zeros(n_b, dtype=np.bool_)
+    for b in range(n_b):
+        g = bounded_gid[b]
+        reach = inflated[b] * (1.0 + _GRID_PAD) + _GRID_PAD
+        for i in range(2):
+            lo[b, i] = np.int64(math.floor((geom_xpos[g, i] - reach - origin[i]) / cell))
+            hi[b, i] = np.int64(math.floor((geom_xpos[g, i] + reach - origin[i]) / cell))
+        cells = (hi[b, 0] - lo[b, 0] + 1) * (hi[b, 1] - lo[b, 1] + 1)
+        if cells > _CELL_LIMIT:
+            big[b] = True
+            n_big += 1
+        else:
+            entries += cells
+    keys = np.empty(entries, dtype=np.int64)
+    ids = np.empty(entries, dtype=np.int64)
+    k = 0
+    for b in range(n_b):
+        if not big[b]:
+            for x in range(lo[b, 0], hi[b, 0] + 1):
+                for y in range(lo[b, 1], hi[b, 1] + 1):
+                    keys[k] = x * width + y
+                    ids[k] = b
+                    k += 1
+    order = np.argsort(keys, kind="mergesort")
+    keys, ids = keys[order], ids[order]
+    bigs = np.flatnonzero(big)
+    stamp = np.full(n_b, -1, dtype=np.int64)  # the last cluster that took each geom (no duplicates)
+    start = np.empty(n_c + 1, dtype=np.int64)
+    found = np.empty(max(16, 4 * n_b), dtype=np.int64)
+    m = 0
+    for c in range(n_c):
+        start[c] = m
+        reach = radius[c] * (1.0 + _GRID_PAD) + _GRID_PAD
+        x0 = np.int64(math.floor((centre[c, 0] - reach - origin[0]) / cell))
+        x1 = np.int64(math.floor((centre[c, 0] + reach - origin[0]) / cell))
+        y0 = np.int64(math.floor((centre[c, 1] - reach - origin[1]) / cell))
+        y1 = np.int64(math.floor((centre[c, 1] + reach - origin[1]) / cell))
+        for x in range(x0, x1 + 1):
+            for y in range(y0, y1 + 1):
+                key = x * width + y
+                j = np.searchsorted(keys, key)
+                while j < entries and keys[j] == key:
+                    b = ids[j]
+                    if stamp[b] != c:
+                        stamp[b] = c
+                        if m == len(found):
+                            found = np.concatenate((found, np.empty(m, dtype=np.int64)))
+                        found[m] = b
+                        m += 1
+                    j += 1
+        for b in bigs:
+            if stamp[b] != c:
+                stamp[b] = c
+                if m == len(found):
+                    found = np.concatenate((found, np.empty(m, dtype=np.int64)))
+                found[m] = b
+                m += 1
+        found[start[c]:m].sort()  # the geoms in index order, as the exhaustive loop visits them
+    start[n_c] = m
+    return start, found[:m]
+
+
 @_JIT
 def broad_pairs(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarray, body_xpos: np.ndarray,
                 sites: np.ndarray, lengths: np.ndarray, exclude: np.ndarray, skip_transparent: np.ndarray,
                 cone_cos: np.ndarray, cone_sin: np.ndarray, ray_start: np.ndarray, ray_count: np.ndarray,
                 cluster_body: np.ndarray, cluster_start: np.ndarray, cluster_count: np.ndarray,
-                cluster_members: np.ndarray, seen: np.ndarray, filter_sensors: bool, bounded_gid: np.ndarray,
-                bounded_rb: np.ndarray, bounded_robot: np.ndarray, bounded_transparent: np.ndarray,
-                margin: float, ray_length: np.ndarray, direction: np.ndarray, rays: np.ndarray,
-                geoms: np.ndarray) -> int:
+                cluster_members: np.ndarray, cluster_exclude: np.ndarray, filter_sensors: bool,
+                bounded_gid: np.ndarray, bounded_rb: np.ndarray, bounded_robot: np.ndarray,
+                bounded_transparent: np.ndarray, margin: float, ray_length: np.ndarray, direction: np.ndarray,
+                rays: np.ndarray, geoms: np.ndarray) -> int:
     """The caster's broad phase (its numpy ``_broad_phase``, compiled): the (ray, bounded geom) pairs whose ray
     segment passes within ``margin`` (m) of the geom's bounding sphere, in (cluster, geom, sensor, ray) order.
 
-    Clusters (the sensors of one body) are tested against every bounded geom, then their sensors' ray cones,
-    then the rays' segments, with the numpy path's tests. Arrays as in ``RayBatch`` and the caster;
-    ``direction`` is each ray's world direction, (r, 3); ``filter_sensors``: some sensor of a cluster ignores
-    other geoms than its cluster's (mixed exclusions, or transparent geoms and lasers).
+    Clusters (the sensors of one body) are tested against the bounded geoms near them (:func:`near_geoms`:
+    a grid, so the cost grows with the robots, not their square), skipping the robot the whole cluster
+    ignores (``cluster_exclude``), then their sensors' ray cones, then the rays' segments, with the numpy
+    path's tests. Arrays as in ``RayBatch`` and the caster; ``direction`` is each ray's world direction,
+    (r, 3); ``filter_sensors``: some sensor of a cluster ignores other geoms than its cluster's (mixed
+    exclusions, or transparent geoms and lasers).
 
     Returns:
         The number of pairs ``m``; the first ``min(m, len(rays))`` are written to ``rays`` and ``geoms`` (ray,
         bounded geom index): the caller calls again with room for ``m`` if there was not enough.
     """
     n_clusters = len(cluster_body)
-    n_bounded = len(bounded_gid)
-    m = 0
+    # The clusters' radii from where their sensors are now (a supervisor may move one on its body).
+    cluster_radius = np.zeros(n_clusters)
+    centre_of = np.empty((n_clusters, 3))
     for c in range(n_clusters):
         body = body_xpos[cluster_body[c]]
-        # The cluster's radius from where its sensors are now (a supervisor may move one on its body).
         radius = 0.0
         for k in range(cluster_count[c]):
             s = cluster_members[cluster_start[c] + k]
             o = site_xpos[sites[s]]
             d0, d1, d2 = o[0] - body[0], o[1] - body[1], o[2] - body[2]
             radius = _max(radius, math.sqrt(d0 * d0 + d1 * d1 + d2 * d2) + lengths[s])
-        for b in range(n_bounded):
-            if not seen[c, b]:
+        cluster_radius[c] = radius
+        for i in range(3):
+            centre_of[c, i] = body[i]
+    inflated = np.empty(len(bounded_gid))
+    for b in range(len(bounded_gid)):
+        inflated[b] = bounded_rb[b] + (_SLACK + margin)
+    start, near = near_geoms(centre_of, cluster_radius, geom_xpos, bounded_gid, inflated)
+    m = 0
+    for c in range(n_clusters):
+        body = body_xpos[cluster_body[c]]
+        radius = cluster_radius[c]
+        for j in range(start[c], start[c + 1]):
+            b = near[j]
+            if bounded_robot[b] == cluster_exclude[c]:
                 continue
             centre = geom_xpos[bounded_gid[b]]
             rb = bounded_rb[b] + (_SLACK + margin)

@@ -168,3 +168,94 @@ def test_importing_wbsim_does_not_import_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
+
+
+def _exhaustive_near(centre, radius, positions, inflated):
+    """Every (cluster, geom) pair within reach, the test the grid must never lose (3-D distance)."""
+    d = np.linalg.norm(centre[:, None, :] - positions[None, :, :], axis=2)
+    return [set(np.flatnonzero(d[c] <= radius[c] + inflated).tolist()) for c in range(len(centre))]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.floats(-20, 20), st.floats(-20, 20), st.floats(-2, 2), st.floats(0.0, 3.0)), min_size=0,
+                max_size=25),
+       st.lists(st.tuples(st.floats(-20, 20), st.floats(-20, 20), st.floats(-2, 2),
+                          st.one_of(st.floats(0.0, 1.0), st.floats(1.0, 60.0))), min_size=0, max_size=40))
+def test_the_grid_keeps_every_geom_within_reach_of_a_cluster_in_index_order(clusters, geoms):
+    # Clusters and geoms of any sizes (a geom spanning more than _CELL_LIMIT cells goes to every cluster): each
+    # cluster's candidates hold every geom within reach, ascending, each once.
+    centre = np.array([c[:3] for c in clusters], dtype=float).reshape(-1, 3)
+    radius = np.array([c[3] for c in clusters], dtype=float)
+    positions = np.array([g[:3] for g in geoms], dtype=float).reshape(-1, 3)
+    inflated = np.array([g[3] for g in geoms], dtype=float)
+    start, found = kernel.near_geoms(centre, radius, positions, np.arange(len(geoms), dtype=np.int64), inflated)
+    assert len(start) == len(clusters) + 1 and start[-1] == len(found)
+    for c, expected in enumerate(_exhaustive_near(centre, radius, positions, inflated)):
+        got = found[start[c]:start[c + 1]]
+        assert np.all(np.diff(got) > 0)
+        assert expected <= set(got.tolist())
+
+
+def test_the_grid_gives_every_geom_to_every_cluster_when_a_position_is_not_finite():
+    # A diverged body (NaN) or an absurd position: no grid, every pair goes to the exact tests as before.
+    centre = np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
+    positions = np.array([[5.0, 0.0, 0.0], [math.nan, 0.0, 0.0], [1e300, 0.0, 0.0]])
+    for rows in ([0, 1], [0, 2]):
+        start, found = kernel.near_geoms(centre, np.array([0.5, 0.5]), positions, np.array(rows, dtype=np.int64),
+                                         np.array([0.1, 0.1]))
+        np.testing.assert_array_equal(start, [0, 2, 4])
+        np.testing.assert_array_equal(found, [0, 1, 0, 1])
+
+
+def test_the_grids_work_per_cluster_does_not_grow_with_the_number_of_robots():
+    # Robots 1 m apart on a square, sensors reaching 0.4 m, one geom each: a cluster's candidates stay a few
+    # neighbours whatever the crowd (the exhaustive test visits every geom: n per cluster).
+    per_cluster = []
+    for side in (5, 20, 60):
+        x, y = np.meshgrid(np.arange(side, dtype=float), np.arange(side, dtype=float))
+        centre = np.column_stack([x.ravel(), y.ravel(), np.zeros(side * side)])
+        n = len(centre)
+        start, found = kernel.near_geoms(centre, np.full(n, 0.4), centre, np.arange(n, dtype=np.int64),
+                                         np.full(n, 0.15))
+        per_cluster.append(len(found) / n)
+    assert max(per_cluster) <= 9.0
+    assert per_cluster[2] <= per_cluster[0] + 4.0
+
+
+def _crowd(side: int) -> tuple[mujoco.MjModel, mujoco.MjData, RayTargets, RayBatch]:
+    """``side`` x ``side`` free robots 0.7 m apart, each a box with two 3-ray sensors looking out, on a floor."""
+    bodies = "".join(
+        f'<body name="r{i}" pos="{0.7 * (i % side)} {0.7 * (i // side)} 0.2" euler="0 0 {37 * i % 360}"><freejoint/>'
+        f'<geom type="box" size="0.1 0.08 0.05"/><site pos="0.1 0 0"/><site pos="-0.1 0 0" euler="0 0 180"/></body>'
+        for i in range(side * side))
+    model = mujoco.MjModel.from_xml_string(
+        f'<mujoco><worldbody><geom type="plane" size="0 0 1"/>{bodies}</worldbody></mujoco>')
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    n = model.ngeom
+    targets = RayTargets(tuple(range(n)), tuple(model.geom_bodyid[g] - 1 for g in range(n)), (False,) * n,
+                         (1.0,) * n, tuple((math.inf, math.inf) if g else (10.0, 10.0) for g in range(n)))
+    sites = np.arange(model.nsite)
+    local = ray_directions(3, 0.5)
+    batch = RayBatch.build(model, sites, np.full(len(sites), 3), np.tile(local, (len(sites), 1)),
+                           np.full(len(sites), 0.8), model.site_bodyid[sites] - 1, np.zeros(len(sites), dtype=bool),
+                           np.zeros(len(sites), dtype=bool))
+    return model, data, targets, batch
+
+
+def test_the_compiled_broad_phase_of_a_crowd_finds_the_numpy_pairs_in_their_order():
+    # Many clusters (one per robot, each ignoring its own robot) moving between broad phases: the grid's
+    # candidates give the exhaustive numpy broad phase's pairs, in order, and the same hits.
+    model, data, targets, batch = _crowd(7)
+    compiled, numpy_caster = RayCaster(model, targets, compiled=True), RayCaster(model, targets, compiled=False)
+    rng = np.random.default_rng(5)
+    found = 0
+    for _ in range(6):
+        data.qpos.reshape(-1, 7)[:, :2] += rng.normal(0.0, 0.15, (model.nbody - 1, 2))
+        mujoco.mj_kinematics(model, data)
+        _assert_same_hits(compiled.cast(data, batch, True), numpy_caster.cast(data, batch, True), "crowd")
+        a, b = compiled._static[batch].candidates, numpy_caster._static[batch].candidates
+        np.testing.assert_array_equal(a.ray, b.ray)
+        np.testing.assert_array_equal(a.geom, b.geom)
+        found += len(a.ray)
+    assert found > 100
