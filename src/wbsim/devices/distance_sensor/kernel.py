@@ -515,12 +515,13 @@ def broad_pairs(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndar
                 cluster_members: np.ndarray, cluster_exclude: np.ndarray, filter_sensors: bool,
                 bounded_gid: np.ndarray, bounded_rb: np.ndarray, bounded_robot: np.ndarray,
                 bounded_transparent: np.ndarray, margin: float, ray_length: np.ndarray, direction: np.ndarray,
-                rays: np.ndarray, geoms: np.ndarray) -> int:
+                near_start: np.ndarray, near: np.ndarray, rays: np.ndarray, geoms: np.ndarray) -> int:
     """The caster's broad phase (its numpy ``_broad_phase``, compiled): the (ray, bounded geom) pairs whose ray
     segment passes within ``margin`` (m) of the geom's bounding sphere, in (cluster, geom, sensor, ray) order.
 
-    Clusters (the sensors of one body) are tested against the bounded geoms near them (:func:`near_geoms`:
-    a grid, so the cost grows with the robots, not their square), skipping the robot the whole cluster
+    Clusters (the sensors of one body) are tested against every bounded geom, or, when ``near_start`` is not
+    empty, against cluster ``c``'s geoms ``near[near_start[c]:near_start[c + 1]]`` (:func:`near_geoms`: a grid,
+    so that the cost grows with the robots, not their square; the same pairs in the same order), skipping the robot the whole cluster
     ignores (``cluster_exclude``), then their sensors' ray cones, then the rays' segments, with the numpy
     path's tests. Arrays as in ``RayBatch`` and the caster; ``direction`` is each ray's world direction,
     (r, 3); ``filter_sensors``: some sensor of a cluster ignores other geoms than its cluster's (mixed
@@ -531,30 +532,20 @@ def broad_pairs(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndar
         bounded geom index): the caller calls again with room for ``m`` if there was not enough.
     """
     n_clusters = len(cluster_body)
-    # The clusters' radii from where their sensors are now (a supervisor may move one on its body).
-    cluster_radius = np.zeros(n_clusters)
-    centre_of = np.empty((n_clusters, 3))
+    n_bounded = len(bounded_gid)
+    gridded = len(near_start) > 0
+    m = 0
     for c in range(n_clusters):
         body = body_xpos[cluster_body[c]]
+        # The cluster's radius from where its sensors are now (a supervisor may move one on its body).
         radius = 0.0
         for k in range(cluster_count[c]):
             s = cluster_members[cluster_start[c] + k]
             o = site_xpos[sites[s]]
             d0, d1, d2 = o[0] - body[0], o[1] - body[1], o[2] - body[2]
             radius = _max(radius, math.sqrt(d0 * d0 + d1 * d1 + d2 * d2) + lengths[s])
-        cluster_radius[c] = radius
-        for i in range(3):
-            centre_of[c, i] = body[i]
-    inflated = np.empty(len(bounded_gid))
-    for b in range(len(bounded_gid)):
-        inflated[b] = bounded_rb[b] + (_SLACK + margin)
-    start, near = near_geoms(centre_of, cluster_radius, geom_xpos, bounded_gid, inflated)
-    m = 0
-    for c in range(n_clusters):
-        body = body_xpos[cluster_body[c]]
-        radius = cluster_radius[c]
-        for j in range(start[c], start[c + 1]):
-            b = near[j]
+        for j in range(near_start[c], near_start[c + 1]) if gridded else range(n_bounded):
+            b = near[j] if gridded else j
             if bounded_robot[b] == cluster_exclude[c]:
                 continue
             centre = geom_xpos[bounded_gid[b]]
