@@ -19,7 +19,7 @@ import re
 from pathlib import PurePosixPath
 
 from wbsim.errors import SourceLocation, WorldSyntaxError
-from wbsim.world.lexer import TEMPLATE_MARKER_RE, Token, TokenKind, iter_tokens, read_header
+from wbsim.world.lexer import TEMPLATE_MARKER_RE, Token, TokenKind, read_header, scan_tokens
 from wbsim.world.syntax import (
     Atom,
     ExternProto,
@@ -54,6 +54,9 @@ _KEYWORDS = (
     | {"ROUTE", "TO", "eventIn", "eventOut", "exposedField", "MFTime", "SFImage", "SFTime"}
 )
 _ILLEGAL_ID_CHARS = frozenset("\"#',.[\\]{}")
+# The characters an identifier may hold: above 0x20 and none of _ILLEGAL_ID_CHARS (one C-level match, not a
+# Python loop per character; a test checks it against the two rules).
+_IDENTIFIER_CHARS_RE = re.compile(r"[^\x00-\x20\"#',.\[\\\]{}]+")
 _EOF, _WORD = TokenKind.EOF, TokenKind.WORD  # module constants: an enum member lookup costs a descriptor call
 
 
@@ -61,7 +64,7 @@ def is_identifier(text: str) -> bool:
     """True if ``text`` is a legal VRML97 identifier that is not a keyword."""
     if not text or text in _KEYWORDS or text[0].isdigit():
         return False
-    return all(ord(c) > 0x20 and c not in _ILLEGAL_ID_CHARS for c in text)
+    return _IDENTIFIER_CHARS_RE.fullmatch(text) is not None
 
 
 MAX_NODE_DEPTH = 3000
@@ -74,9 +77,9 @@ class _Parser:
     def __init__(self, text: str, file: str, *, in_proto: bool) -> None:
         self.file = file
         self.header = read_header(text, file)
-        # Tokens are read lazily so that a lexical error is reported with the node path it occurs in.
-        self._source = iter_tokens(text, file, proto=in_proto)
-        self.tokens: list[Token] = []
+        # The tokens before the first lexical error, if any; the error is raised when the parser reaches it,
+        # so that it is reported with the node path it occurs in.
+        self.tokens, self._lexical_error = scan_tokens(text, file, proto=in_proto)
         self.pos = 0
         self.in_proto = in_proto
         # DEF scope is one file; a USE refers to the closest preceding DEF of that name.
@@ -86,20 +89,15 @@ class _Parser:
         self.depth = 0  # nodes open around the parser's position
 
     # -- token helpers -------------------------------------------------------------------------
-    def _fill(self, index: int) -> None:
-        while len(self.tokens) <= index and not (self.tokens and self.tokens[-1].kind is _EOF):
-            try:
-                self.tokens.append(next(self._source))
-            except WorldSyntaxError as error:
-                raise WorldSyntaxError(error.message, error.location, self.node_path()) from None
-
     def peek(self, ahead: int = 0) -> Token:
         index = self.pos + ahead
         tokens = self.tokens
-        if index < len(tokens):  # the common case: already read (peek runs a few times per token)
+        if index < len(tokens):  # the common case (peek runs a few times per token)
             return tokens[index]
-        self._fill(index)
-        return tokens[min(index, len(tokens) - 1)]
+        error = self._lexical_error
+        if error is not None:
+            raise WorldSyntaxError(error.message, error.location, self.node_path())
+        return tokens[-1]  # the end of the file
 
     def next(self) -> Token:
         token = self.peek()
