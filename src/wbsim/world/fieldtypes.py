@@ -47,22 +47,18 @@ class FieldType(enum.Enum):
     MFRotation = "MFRotation"
     MFNode = "MFNode"
 
-    # These run per field value while loading: they read ``_value_`` (a plain attribute) rather than ``value``
-    # (a descriptor call each time).
-    @property
-    def is_multiple(self) -> bool:
-        """True for MF types."""
-        return self._value_.startswith("MF")
+    # Read per field value while loading, so plain attributes of each member (set once, when the enum is made)
+    # rather than properties (a call each time).
+    is_multiple: bool
+    """True for MF types."""
+    is_node: bool
+    """True for SFNode and MFNode."""
+    single: FieldType
+    """The SF type of one element (the type itself for SF types)."""
 
-    @property
-    def is_node(self) -> bool:
-        """True for SFNode and MFNode."""
-        return self._value_.endswith("Node")
-
-    @property
-    def single(self) -> FieldType:
-        """The SF type of one element (the type itself for SF types)."""
-        return FieldType["SF" + self._value_[2:]]
+    def __init__(self, value: str) -> None:
+        self.is_multiple = value.startswith("MF")
+        self.is_node = value.endswith("Node")
 
     @property
     def description(self) -> str:
@@ -71,6 +67,14 @@ class FieldType(enum.Enum):
             f"a list [ ... ] of {_DESCRIPTIONS[self.single.value]} values, or a single one"
         )
 
+
+def _link_single_types() -> None:
+    """Give each member its SF type (possible only once every member exists)."""
+    for member in FieldType:
+        member.single = FieldType["SF" + member.value[2:]]
+
+
+_link_single_types()
 
 _DESCRIPTIONS = {
     "SFBool": "TRUE or FALSE",
