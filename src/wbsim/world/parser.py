@@ -57,7 +57,9 @@ _ILLEGAL_ID_CHARS = frozenset("\"#',.[\\]{}")
 # The characters an identifier may hold: above 0x20 and none of _ILLEGAL_ID_CHARS (one C-level match, not a
 # Python loop per character; a test checks it against the two rules).
 _IDENTIFIER_CHARS_RE = re.compile(r"[^\x00-\x20\"#',.\[\\\]{}]+")
-_EOF, _WORD = TokenKind.EOF, TokenKind.WORD  # module constants: an enum member lookup costs a descriptor call
+# Module constants: an enum member lookup costs a descriptor call.
+_EOF, _WORD, _NUMBER, _STRING = TokenKind.EOF, TokenKind.WORD, TokenKind.NUMBER, TokenKind.STRING
+_LBRACE, _RBRACE, _LBRACKET, _RBRACKET = TokenKind.LBRACE, TokenKind.RBRACE, TokenKind.LBRACKET, TokenKind.RBRACKET
 
 
 def is_identifier(text: str) -> bool:
@@ -173,10 +175,10 @@ class _Parser:
         node = NodeSyntax(type_name=type_token.text, location=type_token.location, def_name=def_name)
         while True:
             token = self.peek()
-            if token.kind is TokenKind.RBRACE:
-                self.next()
+            if token.kind is _RBRACE:
+                self.pos += 1
                 break
-            if token.kind is TokenKind.EOF:
+            if token.kind is _EOF:
                 raise self.error(
                     f"Missing '}}' to close node {type_token.text} opened at line {type_token.location.line}.",
                     token,
@@ -197,7 +199,7 @@ class _Parser:
     def field_entry(self, node_type: str, node: NodeSyntax) -> FieldSyntax | None:
         """One field entry; a ``hidden`` entry is added to ``node.hidden`` and gives None."""
         token = self.next()
-        if token.kind is not TokenKind.WORD:
+        if token.kind is not _WORD:
             raise self.error(f"Expected a field name or '}}' in node {node_type}, found {token.describe()}.", token)
         if token.text == "hidden":
             # Webots saves the state of a PROTO instance's inner nodes as hidden fields (applied by the checker).
@@ -217,7 +219,8 @@ class _Parser:
             target = self.expect_identifier("a PROTO field name after IS")
             entry = FieldSyntax(token.text, IsSyntax(target.text, target.location), token.location)
         else:
-            value = self.value(f"field '{token.text}' of {node_type}")
+            # What the value is for, named only in an error (formatting it for every field cost time).
+            value = self.value(None, token.text, node_type)
             entry = FieldSyntax(token.text, value, token.location)
         self.path.pop()
         return entry
@@ -225,42 +228,46 @@ class _Parser:
     def item(self) -> Item | None:
         """One SF item: a literal, NULL, a node or a USE; None if the next token starts none of these."""
         token = self.peek()
-        if token.kind is TokenKind.NUMBER:
-            self.next()
-            assert isinstance(token.value, float)
+        kind = token.kind
+        if kind is _NUMBER:
+            self.pos += 1
             return Atom("number", token.value, token.location)
-        if token.kind is TokenKind.STRING:
-            self.next()
+        if kind is _STRING:
+            self.pos += 1
             return Atom("string", token.value, token.location)
-        if token.kind is TokenKind.WORD:
-            if token.text in ("TRUE", "FALSE"):
-                self.next()
-                return Atom("bool", token.text == "TRUE", token.location)
-            if token.text == "NULL":
-                self.next()
+        if kind is _WORD:
+            text = token.text
+            if text == "TRUE" or text == "FALSE":
+                self.pos += 1
+                return Atom("bool", text == "TRUE", token.location)
+            if text == "NULL":
+                self.pos += 1
                 return NullSyntax(token.location)
-            if token.text in ("DEF", "USE") or self.peek(1).kind is TokenKind.LBRACE:
+            if text == "DEF" or text == "USE" or self.peek(1).kind is _LBRACE:
                 return self.node()
         return None
 
-    def value(self, what: str) -> ValueSyntax:
+    def value(self, what: str | None, field_name: str = "", node_type: str = "") -> ValueSyntax:
+        """A field value; ``what`` names it in errors (None: ``field '<field_name>' of <node_type>``)."""
         start = self.peek()
-        if start.kind is TokenKind.LBRACKET:
-            self.next()
+        if start.kind is _LBRACKET:
+            self.pos += 1
             items: list[Item] = []
-            segment = self.path[-1] if self.path else ""
+            path = self.path
+            segment = path[-1] if path else ""
             while True:
-                if self.path:
-                    self.path[-1] = f"{segment}[{len(items)}]"  # name the list item, like the checker
+                if path:
+                    path[-1] = f"{segment}[{len(items)}]"  # name the list item, like the checker
                 token = self.peek()
-                if token.kind is TokenKind.RBRACKET:
-                    self.next()
-                    if self.path:
-                        self.path[-1] = segment
+                if token.kind is _RBRACKET:
+                    self.pos += 1
+                    if path:
+                        path[-1] = segment
                     return ValueSyntax(tuple(items), True, start.location)
                 item = self.item()
                 if item is None:
-                    if token.kind is TokenKind.EOF:
+                    what = what if what is not None else f"field '{field_name}' of {node_type}"
+                    if token.kind is _EOF:
                         raise self.error(
                             f"Missing ']' to close the list of {what} opened at line {start.location.line}.", token
                         )
@@ -268,17 +275,23 @@ class _Parser:
                 items.append(item)
         first = self.item()
         if first is None:
+            what = what if what is not None else f"field '{field_name}' of {node_type}"
             raise self.error(f"Expected a value for {what}, found {start.describe()}.", start)
         if not isinstance(first, Atom):
             return ValueSyntax((first,), False, start.location)
         atoms: list[Item] = [first]
-        while self.peek().kind in (TokenKind.NUMBER, TokenKind.STRING) or (
-            self.peek().kind is TokenKind.WORD and self.peek().text in ("TRUE", "FALSE")
-        ):
-            item = self.item()
-            assert item is not None
-            atoms.append(item)
-        return ValueSyntax(tuple(atoms), False, start.location)
+        while True:  # a run of literals (what item() reads of them, inline: a large world has many)
+            token = self.peek()
+            kind = token.kind
+            if kind is _NUMBER:
+                atoms.append(Atom("number", token.value, token.location))
+            elif kind is _STRING:
+                atoms.append(Atom("string", token.value, token.location))
+            elif kind is _WORD and (token.text == "TRUE" or token.text == "FALSE"):
+                atoms.append(Atom("bool", token.text == "TRUE", token.location))
+            else:
+                return ValueSyntax(tuple(atoms), False, start.location)
+            self.pos += 1
 
     def world(self) -> WorldSyntax:
         externs = self.externprotos()
