@@ -108,7 +108,7 @@ class LiteralError(Exception):
 
 
 def _element(single: FieldType, kinds: list[str], values: list[object], start: int) -> object:
-    name = single.value
+    name = single._value_  # the plain attribute behind ``value`` (a descriptor call)
     arity = _ARITY[name]
     want = _KIND.get(name, "number")
     for i in range(start, start + arity):
@@ -152,7 +152,7 @@ def convert_literals(field_type: FieldType, kinds: list[str], values: list[objec
         LiteralError: with the index of the offending literal.
     """
     single = field_type.single
-    arity = _ARITY[single.value]
+    arity = _ARITY[single._value_]
     if not field_type.is_multiple:
         if bracketed:
             raise LiteralError(f"'[ ]' is only for MF fields; expected {_DESCRIPTIONS[single.value]}", -1)
