@@ -53,9 +53,8 @@ _KEYWORDS = (
     | {"DEF", "USE", "PROTO", "EXTERNPROTO", "IMPORTABLE", "IS", "TRUE", "FALSE", "NULL"}
     | {"ROUTE", "TO", "eventIn", "eventOut", "exposedField", "MFTime", "SFImage", "SFTime"}
 )
-_ILLEGAL_ID_CHARS = frozenset("\"#',.[\\]{}")
-# The characters an identifier may hold: above 0x20 and none of _ILLEGAL_ID_CHARS (one C-level match, not a
-# Python loop per character; a test checks it against the two rules).
+# The characters an identifier may hold: above 0x20 and none of " # ' , . [ \ ] { } (one C-level match, not a
+# Python loop per character; a test checks it against these two rules).
 _IDENTIFIER_CHARS_RE = re.compile(r"[^\x00-\x20\"#',.\[\\\]{}]+")
 # Module constants: an enum member lookup costs a descriptor call.
 _EOF, _WORD, _NUMBER, _STRING = TokenKind.EOF, TokenKind.WORD, TokenKind.NUMBER, TokenKind.STRING
