@@ -121,7 +121,7 @@ class _Parser:
 
     def expect_identifier(self, what: str) -> Token:
         token = self.next()
-        if token.kind is not TokenKind.WORD or not is_identifier(token.text):
+        if token.kind is not _WORD or not is_identifier(token.text):
             raise self.error(f"Expected {what} (an identifier), found {token.describe()}.", token)
         return token
 
@@ -146,7 +146,8 @@ class _Parser:
 
     def node(self) -> NodeSyntax | UseSyntax:
         token = self.peek()
-        if self.at_word("USE"):
+        keyword = token.text if token.kind is _WORD else None  # USE or DEF, read once
+        if keyword == "USE":
             self.next()
             name = self.expect_identifier("a DEF name after USE")
             target = self.defs.get(name.text)
@@ -159,7 +160,7 @@ class _Parser:
                 )
             return UseSyntax(name=name.text, target=target, location=token.location)
         def_name = None
-        if self.at_word("DEF"):
+        if keyword == "DEF":
             self.next()
             def_name = self.expect_identifier("a name after DEF").text
         type_token = self.expect_identifier("a node type name")
@@ -170,7 +171,9 @@ class _Parser:
             raise self.error(
                 f"Nodes are nested more than {MAX_NODE_DEPTH} levels deep here, wbsim's limit (MuJoCo itself "
                 "accepts bodies at most about 1000 levels deep).", type_token)
-        self.expect(TokenKind.LBRACE, f"'{{' after node type {type_token.text}")
+        if self.peek().kind is not _LBRACE:  # (the message formatted only for the error)
+            self.expect(_LBRACE, f"'{{' after node type {type_token.text}")
+        self.pos += 1
         node = NodeSyntax(type_name=type_token.text, location=type_token.location, def_name=def_name)
         while True:
             token = self.peek()
