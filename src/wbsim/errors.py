@@ -6,7 +6,7 @@ is raised as a subclass of :class:`WbsimError`, so callers can catch one type.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
     "WbsimError",
@@ -30,9 +30,9 @@ class WbsimError(Exception):
     """Base class of every error raised by wbsim for bad input or misuse."""
 
 
-@dataclass(frozen=True, slots=True)
-class SourceLocation:
-    """A position in a source file.
+class SourceLocation(NamedTuple):
+    """A position in a source file (immutable; a named tuple, as a large world makes one per token and a
+    frozen dataclass cost four times as much to create).
 
     Attributes:
         file: path of the file as given by the user (str, not resolved).

@@ -166,3 +166,56 @@ def test_quaternion_of_composition_is_the_product(a: Frame, b: Frame) -> None:
     product = np.zeros(4)
     mujoco.mju_mulQuat(product, a.quat, b.quat)
     assert same_rotation((a @ b).quat, product, tol=1e-8)
+
+
+# --- same bits as numpy scalar arithmetic ------------------------------------------------------------------------
+# The conversions compute with Python floats for speed (they run per body and geom at load); the compiled model
+# must not change by a bit. References: the same formulas on numpy scalars.
+
+
+def _numpy_quat_from_axis_angle(rotation: tuple[float, ...]) -> np.ndarray:
+    x, y, z, angle = (float(v) for v in rotation)
+    norm = np.sqrt(x * x + y * y + z * z)
+    if norm == 0.0 or angle == 0.0:
+        return np.array([1.0, 0.0, 0.0, 0.0])
+    s = np.sin(angle / 2.0) / norm
+    return np.array([np.cos(angle / 2.0), x * s, y * s, z * s])
+
+
+def _numpy_quat_to_matrix(q: np.ndarray) -> np.ndarray:
+    w, x, y, z = q / np.linalg.norm(q)
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ])
+
+
+def _numpy_matrix_to_quat(r: np.ndarray) -> np.ndarray:
+    m = np.asarray(r, dtype=float)
+    trace = m[0, 0] + m[1, 1] + m[2, 2]
+    if trace > 0:
+        s = 2.0 * np.sqrt(trace + 1.0)
+        q = np.array([0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s])
+    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2])
+        q = np.array([(m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s])
+    elif m[1, 1] > m[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2])
+        q = np.array([(m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s])
+    else:
+        s = 2.0 * np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
+        q = np.array([(m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s])
+    q /= np.linalg.norm(q)
+    return q if q[0] >= 0 else -q
+
+
+@given(rotations)
+@settings(max_examples=300)
+def test_conversions_give_the_bits_of_numpy_scalar_arithmetic(rotation: tuple[float, float, float, float]) -> None:
+    q = quat_from_axis_angle(rotation)
+    assert q.tobytes() == _numpy_quat_from_axis_angle(rotation).tobytes()
+    r = quat_to_matrix(q * 1.5)  # not unit: the normalisation too
+    assert r.tobytes() == _numpy_quat_to_matrix(q * 1.5).tobytes()
+    for m in (r, r[[1, 2, 0]], -r, r[::-1]):  # every branch of the conversion (trace > 0, each largest diagonal)
+        assert matrix_to_quat(m).tobytes() == _numpy_matrix_to_quat(m).tobytes()

@@ -428,8 +428,9 @@ class Checker:
         path = f"{parent_path} > {slot} > {label}" if parent_path else label
         fields: dict[str, object] = {}
         locations: dict[str, SourceLocation] = {}
+        schema_fields = schema.fields
         for entry in syntax.fields:
-            spec = schema.fields.get(entry.name)
+            spec = schema_fields.get(entry.name)
             if spec is None:
                 names = list(schema.field_names)
                 message = (
@@ -444,16 +445,20 @@ class Checker:
             if entry.name in fields or entry.name in locations:
                 self._error(f"Field '{entry.name}' is given twice in {schema.name}.", entry.location, path)
                 continue
-            bound = self._resolve(entry, ctx, spec, path)
             locations[entry.name] = entry.location
-            if bound is None:
-                continue
-            value = self._value(spec, bound.value, bound.ctx, path, schema.name)
+            if isinstance(entry.value, IsSyntax):
+                bound = self._resolve(entry, ctx, spec, path)
+                if bound is None:
+                    continue
+                value = self._value(spec, bound.value, bound.ctx, path, schema.name)
+            else:  # a value written here (what _resolve gives, without its record: most fields)
+                value = self._value(spec, entry.value, ctx, path, schema.name)
             if value is not _INVALID:
                 fields[entry.name] = value
         given = frozenset(fields)
-        for name, spec in schema.fields.items():
-            fields.setdefault(name, spec.default)
+        for name, spec in schema_fields.items():
+            if name not in fields:
+                fields[name] = spec.default
         node = WbNode(
             schema,
             fields,

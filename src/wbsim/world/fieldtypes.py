@@ -47,22 +47,18 @@ class FieldType(enum.Enum):
     MFRotation = "MFRotation"
     MFNode = "MFNode"
 
-    # These run per field value while loading: they read ``_value_`` (a plain attribute) rather than ``value``
-    # (a descriptor call each time).
-    @property
-    def is_multiple(self) -> bool:
-        """True for MF types."""
-        return self._value_.startswith("MF")
+    # Read per field value while loading, so plain attributes of each member (set once, when the enum is made)
+    # rather than properties (a call each time).
+    is_multiple: bool
+    """True for MF types."""
+    is_node: bool
+    """True for SFNode and MFNode."""
+    single: FieldType
+    """The SF type of one element (the type itself for SF types)."""
 
-    @property
-    def is_node(self) -> bool:
-        """True for SFNode and MFNode."""
-        return self._value_.endswith("Node")
-
-    @property
-    def single(self) -> FieldType:
-        """The SF type of one element (the type itself for SF types)."""
-        return FieldType["SF" + self._value_[2:]]
+    def __init__(self, value: str) -> None:
+        self.is_multiple = value.startswith("MF")
+        self.is_node = value.endswith("Node")
 
     @property
     def description(self) -> str:
@@ -71,6 +67,14 @@ class FieldType(enum.Enum):
             f"a list [ ... ] of {_DESCRIPTIONS[self.single.value]} values, or a single one"
         )
 
+
+def _link_single_types() -> None:
+    """Give each member its SF type (possible only once every member exists)."""
+    for member in FieldType:
+        member.single = FieldType["SF" + member.value[2:]]
+
+
+_link_single_types()
 
 _DESCRIPTIONS = {
     "SFBool": "TRUE or FALSE",
@@ -104,7 +108,7 @@ class LiteralError(Exception):
 
 
 def _element(single: FieldType, kinds: list[str], values: list[object], start: int) -> object:
-    name = single.value
+    name = single._value_  # the plain attribute behind ``value`` (a descriptor call)
     arity = _ARITY[name]
     want = _KIND.get(name, "number")
     for i in range(start, start + arity):
@@ -148,7 +152,7 @@ def convert_literals(field_type: FieldType, kinds: list[str], values: list[objec
         LiteralError: with the index of the offending literal.
     """
     single = field_type.single
-    arity = _ARITY[single.value]
+    arity = _ARITY[single._value_]
     if not field_type.is_multiple:
         if bracketed:
             raise LiteralError(f"'[ ]' is only for MF fields; expected {_DESCRIPTIONS[single.value]}", -1)

@@ -10,17 +10,17 @@ as a template (:mod:`wbsim.world.templates`) instead of tokenizing it; met anywh
 
 from __future__ import annotations
 
-import bisect
 import enum
 import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from wbsim.errors import SourceLocation, WorldSyntaxError
 
 __all__ = [
-    "TokenKind", "Token", "Header", "tokenize", "iter_tokens", "read_header", "TEMPLATE_MARKER_RE",
+    "TokenKind", "Token", "Header", "tokenize", "iter_tokens", "scan_tokens", "read_header", "TEMPLATE_MARKER_RE",
     "template_error",
 ]
 
@@ -38,9 +38,9 @@ class TokenKind(enum.Enum):
     EOF = "end of file"
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """One token with its source position.
+class Token(NamedTuple):
+    """One token with its source position (immutable; a named tuple, cheaper to create than a frozen
+    dataclass: a large world has hundreds of thousands).
 
     Attributes:
         kind: the token kind.
@@ -75,16 +75,19 @@ class Header:
 _PUNCT = {"{": TokenKind.LBRACE, "}": TokenKind.RBRACE, "[": TokenKind.LBRACKET, "]": TokenKind.RBRACKET}
 _NUMBER_START = frozenset("+-0123456789.")
 _HEADER_RE = re.compile(r"^#VRML_SIM (\S+) utf8[ \t]*$")
-_TOKEN_RE = re.compile(
+# One match per token: the whitespace, commas and comments before it (atomic: never re-entered), then the
+# token itself, or the end of the text; every character starts one of the alternatives.
+_SKIP_TOKEN_RE = re.compile(
     r"""
-    (?P<ws>[^\S\n]+|,+)
-  | (?P<nl>\n)
-  | (?P<comment>\#[^\n]*)
-  | (?P<string>"(?:[^"\\\n]|\\[^\n])*")
-  | (?P<unclosed>"[^\n]*)
-  | (?P<punct>[{}\[\]])
-  | (?P<template>%[<{])
-  | (?P<word>[^\s,{}\[\]"\#]+)
+    (?>(?:[\s,]+|\#[^\n]*)*)
+    (?:
+      (?P<string>"(?:[^"\\\n]|\\[^\n])*")
+    | (?P<unclosed>"[^\n]*)
+    | (?P<punct>[{}\[\]])
+    | (?P<template>%[<{])
+    | (?P<word>[^\s,{}\[\]"\#]+)
+    | (?P<end>\Z)
+    )
     """,
     re.VERBOSE,
 )
@@ -159,53 +162,83 @@ def tokenize(text: str, file: str, *, proto: bool = False) -> list[Token]:
         WorldSyntaxError: unclosed string, invalid escape, template marker (procedural PROTO),
             or a token that starts like a number but is not one.
     """
-    return list(iter_tokens(text, file, proto=proto))
+    tokens, error = scan_tokens(text, file, proto=proto)
+    if error is not None:
+        raise error
+    return tokens
 
 
 def iter_tokens(text: str, file: str, *, proto: bool = False) -> Iterator[Token]:
     """Like :func:`tokenize`, but yields tokens one at a time, so that a lexical error is raised only
     when the parser reaches it (and can say in which node it is)."""
+    tokens, error = scan_tokens(text, file, proto=proto)
+    yield from tokens
+    if error is not None:
+        raise error
+
+
+def scan_tokens(text: str, file: str, *, proto: bool = False) -> tuple[list[Token], WorldSyntaxError | None]:
+    """The tokens of a world or PROTO file up to its first lexical error, and that error (None if there is
+    none; then the list ends with the ``EOF`` token). A caller raises the error when it reaches the end of
+    the list, where the error is (the parser does, to name the node the error is in).
+
+    One regular-expression match per token (whitespace, commas and comments are skipped inside it), with
+    the line counted from the newlines it skipped: the per-token cost of a large world's load.
+    """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    line_starts = [0]
-    line_starts.extend(m.end() for m in re.finditer("\n", text))
-
-    def location_of(offset: int) -> SourceLocation:
-        line = bisect.bisect_right(line_starts, offset)
-        return SourceLocation(file, line, offset - line_starts[line - 1] + 1)
-
-    for match in _TOKEN_RE.finditer(text):
-        group = match.lastgroup
-        if group in ("ws", "nl", "comment"):
-            continue
-        raw = match.group()
-        location = location_of(match.start())
-        if group == "word":
-            if raw[0] in _NUMBER_START:
-                if "_" in raw:  # Python's float() accepts digit separators, Webots does not
-                    raise WorldSyntaxError(f"Invalid number {raw!r}.", location)
-                try:
-                    number = float(raw)
-                except ValueError:
-                    raise WorldSyntaxError(f"Invalid number {raw!r}.", location) from None
-                if not math.isfinite(number):  # float() also accepts "+inf", "-nan" and overflows to inf
-                    raise WorldSyntaxError(f"Invalid number {raw!r}: numbers must be finite.", location)
-                yield Token(TokenKind.NUMBER, raw, number, location)
-            else:
-                # A marker glued to a word (``x%<``, or ``x%{`` where the word stops before the brace).
-                marker = TEMPLATE_MARKER_RE.search(text, match.start(), match.end() + 1)
-                if marker is not None:
-                    raise template_error(marker.group(), location_of(marker.start()))
-                yield Token(TokenKind.WORD, raw, raw, location)
-        elif group == "punct":
-            yield Token(_PUNCT[raw], raw, raw, location)
-        elif group == "string":
-            if proto:
-                marker = TEMPLATE_MARKER_RE.search(raw)
-                if marker is not None:
-                    raise template_error(marker.group(), location_of(match.start() + marker.start()))
-            yield Token(TokenKind.STRING, raw, _unescape(raw[1:-1], location), location)
-        elif group == "unclosed":
-            raise WorldSyntaxError("Unclosed string literal: a string must end on the line it starts.", location)
-        elif group == "template":
-            raise template_error(raw, location)
-    yield Token(TokenKind.EOF, "", "", location_of(len(text)))
+    tokens: list[Token] = []
+    append = tokens.append
+    line, line_start = 1, 0  # the current line and the offset where it starts
+    previous_end = 0
+    number_start, punct = _NUMBER_START, _PUNCT
+    word_kind, number_kind, string_kind = TokenKind.WORD, TokenKind.NUMBER, TokenKind.STRING
+    count, rfind = text.count, text.rfind
+    try:
+        for match in _SKIP_TOKEN_RE.finditer(text):
+            group = match.lastgroup
+            start = match.start(group)
+            if count("\n", previous_end, start):
+                line += count("\n", previous_end, start)
+                line_start = rfind("\n", previous_end, start) + 1
+            previous_end = match.end()
+            raw = match.group(group)
+            location = SourceLocation(file, line, start - line_start + 1)
+            if group == "word":
+                if raw[0] in number_start:
+                    if "_" in raw:  # Python's float() accepts digit separators, Webots does not
+                        raise WorldSyntaxError(f"Invalid number {raw!r}.", location)
+                    try:
+                        number = float(raw)
+                    except ValueError:
+                        raise WorldSyntaxError(f"Invalid number {raw!r}.", location) from None
+                    if not math.isfinite(number):  # float() also accepts "+inf", "-nan" and overflows to inf
+                        raise WorldSyntaxError(f"Invalid number {raw!r}: numbers must be finite.", location)
+                    append(Token(number_kind, raw, number, location))
+                else:
+                    if "%" in raw:
+                        # A marker glued to a word (``x%<``, or ``x%{`` where the word stops before the brace).
+                        marker = TEMPLATE_MARKER_RE.search(text, start, previous_end + 1)
+                        if marker is not None:
+                            raise template_error(marker.group(), SourceLocation(file, line,
+                                                                                marker.start() - line_start + 1))
+                    append(Token(word_kind, raw, raw, location))
+            elif group == "punct":
+                append(Token(punct[raw], raw, raw, location))
+            elif group == "string":
+                if proto:
+                    marker = TEMPLATE_MARKER_RE.search(raw)
+                    if marker is not None:
+                        raise template_error(marker.group(), SourceLocation(file, line,
+                                                                            start + marker.start() - line_start + 1))
+                body = raw[1:-1]
+                append(Token(string_kind, raw, _unescape(body, location) if "\\" in body else body, location))
+            elif group == "unclosed":
+                raise WorldSyntaxError("Unclosed string literal: a string must end on the line it starts.", location)
+            elif group == "template":
+                raise template_error(raw, location)
+            else:  # the end of the text (finditer could match it once more, empty, after trailing whitespace)
+                append(Token(TokenKind.EOF, "", "", location))
+                break
+    except WorldSyntaxError as error:
+        return tokens, error
+    return tokens, None

@@ -292,6 +292,23 @@ def test_separator_placement_does_not_change_tokens(data: st.DataObject) -> None
     assert [t.text for t in tokenize(text, F)[:-1]] == pieces
 
 
+@given(st.data())
+def test_locations_count_lines_and_columns_from_the_text(data: st.DataObject) -> None:
+    # Each token's line and column, counted from the text itself: the scanner counts the newlines it skips
+    # between tokens (in whitespace, commas and comments) instead of searching a table of line starts.
+    pieces = data.draw(st.permutations(["DEF", "A", "Solid", "{", '"s t"', "[", "1", "-2.5", "]", "}", "é", "x"]))
+    text, starts = "", []
+    for piece in pieces:
+        starts.append(len(text))
+        text += piece + "".join(data.draw(separators)).replace("\r\n", "\n")
+    tokens = tokenize(text, F)
+    assert [t.text for t in tokens[:-1]] == pieces
+    for token, offset in zip(tokens, [*starts, len(text)]):
+        line = text.count("\n", 0, offset) + 1
+        column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        assert token.location == SourceLocation(F, line, column)
+
+
 def test_template_markers_in_strings_only_matter_in_proto_files() -> None:
     assert values('"%<= x >%" "%{ y }%"') == ["%<= x >%", "%{ y }%"]
     with pytest.raises(WorldSyntaxError) as info:

@@ -122,17 +122,16 @@ class WbNode:
 
     def child_nodes(self) -> Iterator[tuple[str, int | None, WbNode]]:
         """Every node held in this node's fields, as (field name, MF index or None, node)."""
-        for spec in self.schema.fields.values():
-            if not spec.type.is_node:
-                continue
-            value = self.fields[spec.name]
-            if spec.type.is_multiple:
+        fields = self.fields
+        for name, multiple in self.schema.node_fields:
+            value = fields[name]
+            if multiple:
                 assert isinstance(value, tuple)
                 for i, node in enumerate(value):
-                    yield spec.name, i, node
+                    yield name, i, node
             elif value is not None:
                 assert isinstance(value, WbNode)
-                yield spec.name, None, value
+                yield name, None, value
 
     def walk(self) -> Iterator[WbNode]:
         """This node and all nodes below it, depth first in field order (iterative: any depth works).

@@ -19,7 +19,7 @@ import re
 from pathlib import PurePosixPath
 
 from wbsim.errors import SourceLocation, WorldSyntaxError
-from wbsim.world.lexer import TEMPLATE_MARKER_RE, Token, TokenKind, iter_tokens, read_header
+from wbsim.world.lexer import TEMPLATE_MARKER_RE, Token, TokenKind, read_header, scan_tokens
 from wbsim.world.syntax import (
     Atom,
     ExternProto,
@@ -53,15 +53,19 @@ _KEYWORDS = (
     | {"DEF", "USE", "PROTO", "EXTERNPROTO", "IMPORTABLE", "IS", "TRUE", "FALSE", "NULL"}
     | {"ROUTE", "TO", "eventIn", "eventOut", "exposedField", "MFTime", "SFImage", "SFTime"}
 )
-_ILLEGAL_ID_CHARS = frozenset("\"#',.[\\]{}")
-_EOF, _WORD = TokenKind.EOF, TokenKind.WORD  # module constants: an enum member lookup costs a descriptor call
+# The characters an identifier may hold: above 0x20 and none of " # ' , . [ \ ] { } (one C-level match, not a
+# Python loop per character; a test checks it against these two rules).
+_IDENTIFIER_CHARS_RE = re.compile(r"[^\x00-\x20\"#',.\[\\\]{}]+")
+# Module constants: an enum member lookup costs a descriptor call.
+_EOF, _WORD, _NUMBER, _STRING = TokenKind.EOF, TokenKind.WORD, TokenKind.NUMBER, TokenKind.STRING
+_LBRACE, _RBRACE, _LBRACKET, _RBRACKET = TokenKind.LBRACE, TokenKind.RBRACE, TokenKind.LBRACKET, TokenKind.RBRACKET
 
 
 def is_identifier(text: str) -> bool:
     """True if ``text`` is a legal VRML97 identifier that is not a keyword."""
     if not text or text in _KEYWORDS or text[0].isdigit():
         return False
-    return all(ord(c) > 0x20 and c not in _ILLEGAL_ID_CHARS for c in text)
+    return _IDENTIFIER_CHARS_RE.fullmatch(text) is not None
 
 
 MAX_NODE_DEPTH = 3000
@@ -74,9 +78,9 @@ class _Parser:
     def __init__(self, text: str, file: str, *, in_proto: bool) -> None:
         self.file = file
         self.header = read_header(text, file)
-        # Tokens are read lazily so that a lexical error is reported with the node path it occurs in.
-        self._source = iter_tokens(text, file, proto=in_proto)
-        self.tokens: list[Token] = []
+        # The tokens before the first lexical error, if any; the error is raised when the parser reaches it,
+        # so that it is reported with the node path it occurs in.
+        self.tokens, self._lexical_error = scan_tokens(text, file, proto=in_proto)
         self.pos = 0
         self.in_proto = in_proto
         # DEF scope is one file; a USE refers to the closest preceding DEF of that name.
@@ -86,20 +90,15 @@ class _Parser:
         self.depth = 0  # nodes open around the parser's position
 
     # -- token helpers -------------------------------------------------------------------------
-    def _fill(self, index: int) -> None:
-        while len(self.tokens) <= index and not (self.tokens and self.tokens[-1].kind is _EOF):
-            try:
-                self.tokens.append(next(self._source))
-            except WorldSyntaxError as error:
-                raise WorldSyntaxError(error.message, error.location, self.node_path()) from None
-
     def peek(self, ahead: int = 0) -> Token:
         index = self.pos + ahead
         tokens = self.tokens
-        if index < len(tokens):  # the common case: already read (peek runs a few times per token)
+        if index < len(tokens):  # the common case (peek runs a few times per token)
             return tokens[index]
-        self._fill(index)
-        return tokens[min(index, len(tokens) - 1)]
+        error = self._lexical_error
+        if error is not None:
+            raise WorldSyntaxError(error.message, error.location, self.node_path())
+        return tokens[-1]  # the end of the file
 
     def next(self) -> Token:
         token = self.peek()
@@ -122,7 +121,7 @@ class _Parser:
 
     def expect_identifier(self, what: str) -> Token:
         token = self.next()
-        if token.kind is not TokenKind.WORD or not is_identifier(token.text):
+        if token.kind is not _WORD or not is_identifier(token.text):
             raise self.error(f"Expected {what} (an identifier), found {token.describe()}.", token)
         return token
 
@@ -147,7 +146,8 @@ class _Parser:
 
     def node(self) -> NodeSyntax | UseSyntax:
         token = self.peek()
-        if self.at_word("USE"):
+        keyword = token.text if token.kind is _WORD else None  # USE or DEF, read once
+        if keyword == "USE":
             self.next()
             name = self.expect_identifier("a DEF name after USE")
             target = self.defs.get(name.text)
@@ -160,7 +160,7 @@ class _Parser:
                 )
             return UseSyntax(name=name.text, target=target, location=token.location)
         def_name = None
-        if self.at_word("DEF"):
+        if keyword == "DEF":
             self.next()
             def_name = self.expect_identifier("a name after DEF").text
         type_token = self.expect_identifier("a node type name")
@@ -171,14 +171,16 @@ class _Parser:
             raise self.error(
                 f"Nodes are nested more than {MAX_NODE_DEPTH} levels deep here, wbsim's limit (MuJoCo itself "
                 "accepts bodies at most about 1000 levels deep).", type_token)
-        self.expect(TokenKind.LBRACE, f"'{{' after node type {type_token.text}")
+        if self.peek().kind is not _LBRACE:  # (the message formatted only for the error)
+            self.expect(_LBRACE, f"'{{' after node type {type_token.text}")
+        self.pos += 1
         node = NodeSyntax(type_name=type_token.text, location=type_token.location, def_name=def_name)
         while True:
             token = self.peek()
-            if token.kind is TokenKind.RBRACE:
-                self.next()
+            if token.kind is _RBRACE:
+                self.pos += 1
                 break
-            if token.kind is TokenKind.EOF:
+            if token.kind is _EOF:
                 raise self.error(
                     f"Missing '}}' to close node {type_token.text} opened at line {type_token.location.line}.",
                     token,
@@ -199,7 +201,7 @@ class _Parser:
     def field_entry(self, node_type: str, node: NodeSyntax) -> FieldSyntax | None:
         """One field entry; a ``hidden`` entry is added to ``node.hidden`` and gives None."""
         token = self.next()
-        if token.kind is not TokenKind.WORD:
+        if token.kind is not _WORD:
             raise self.error(f"Expected a field name or '}}' in node {node_type}, found {token.describe()}.", token)
         if token.text == "hidden":
             # Webots saves the state of a PROTO instance's inner nodes as hidden fields (applied by the checker).
@@ -219,7 +221,8 @@ class _Parser:
             target = self.expect_identifier("a PROTO field name after IS")
             entry = FieldSyntax(token.text, IsSyntax(target.text, target.location), token.location)
         else:
-            value = self.value(f"field '{token.text}' of {node_type}")
+            # What the value is for, named only in an error (formatting it for every field cost time).
+            value = self.value(None, token.text, node_type)
             entry = FieldSyntax(token.text, value, token.location)
         self.path.pop()
         return entry
@@ -227,42 +230,46 @@ class _Parser:
     def item(self) -> Item | None:
         """One SF item: a literal, NULL, a node or a USE; None if the next token starts none of these."""
         token = self.peek()
-        if token.kind is TokenKind.NUMBER:
-            self.next()
-            assert isinstance(token.value, float)
+        kind = token.kind
+        if kind is _NUMBER:
+            self.pos += 1
             return Atom("number", token.value, token.location)
-        if token.kind is TokenKind.STRING:
-            self.next()
+        if kind is _STRING:
+            self.pos += 1
             return Atom("string", token.value, token.location)
-        if token.kind is TokenKind.WORD:
-            if token.text in ("TRUE", "FALSE"):
-                self.next()
-                return Atom("bool", token.text == "TRUE", token.location)
-            if token.text == "NULL":
-                self.next()
+        if kind is _WORD:
+            text = token.text
+            if text == "TRUE" or text == "FALSE":
+                self.pos += 1
+                return Atom("bool", text == "TRUE", token.location)
+            if text == "NULL":
+                self.pos += 1
                 return NullSyntax(token.location)
-            if token.text in ("DEF", "USE") or self.peek(1).kind is TokenKind.LBRACE:
+            if text == "DEF" or text == "USE" or self.peek(1).kind is _LBRACE:
                 return self.node()
         return None
 
-    def value(self, what: str) -> ValueSyntax:
+    def value(self, what: str | None, field_name: str = "", node_type: str = "") -> ValueSyntax:
+        """A field value; ``what`` names it in errors (None: ``field '<field_name>' of <node_type>``)."""
         start = self.peek()
-        if start.kind is TokenKind.LBRACKET:
-            self.next()
+        if start.kind is _LBRACKET:
+            self.pos += 1
             items: list[Item] = []
-            segment = self.path[-1] if self.path else ""
+            path = self.path
+            segment = path[-1] if path else ""
             while True:
-                if self.path:
-                    self.path[-1] = f"{segment}[{len(items)}]"  # name the list item, like the checker
+                if path:
+                    path[-1] = f"{segment}[{len(items)}]"  # name the list item, like the checker
                 token = self.peek()
-                if token.kind is TokenKind.RBRACKET:
-                    self.next()
-                    if self.path:
-                        self.path[-1] = segment
+                if token.kind is _RBRACKET:
+                    self.pos += 1
+                    if path:
+                        path[-1] = segment
                     return ValueSyntax(tuple(items), True, start.location)
                 item = self.item()
                 if item is None:
-                    if token.kind is TokenKind.EOF:
+                    what = what if what is not None else f"field '{field_name}' of {node_type}"
+                    if token.kind is _EOF:
                         raise self.error(
                             f"Missing ']' to close the list of {what} opened at line {start.location.line}.", token
                         )
@@ -270,17 +277,23 @@ class _Parser:
                 items.append(item)
         first = self.item()
         if first is None:
+            what = what if what is not None else f"field '{field_name}' of {node_type}"
             raise self.error(f"Expected a value for {what}, found {start.describe()}.", start)
         if not isinstance(first, Atom):
             return ValueSyntax((first,), False, start.location)
         atoms: list[Item] = [first]
-        while self.peek().kind in (TokenKind.NUMBER, TokenKind.STRING) or (
-            self.peek().kind is TokenKind.WORD and self.peek().text in ("TRUE", "FALSE")
-        ):
-            item = self.item()
-            assert item is not None
-            atoms.append(item)
-        return ValueSyntax(tuple(atoms), False, start.location)
+        while True:  # a run of literals (what item() reads of them, inline: a large world has many)
+            token = self.peek()
+            kind = token.kind
+            if kind is _NUMBER:
+                atoms.append(Atom("number", token.value, token.location))
+            elif kind is _STRING:
+                atoms.append(Atom("string", token.value, token.location))
+            elif kind is _WORD and (token.text == "TRUE" or token.text == "FALSE"):
+                atoms.append(Atom("bool", token.text == "TRUE", token.location))
+            else:
+                return ValueSyntax(tuple(atoms), False, start.location)
+            self.pos += 1
 
     def world(self) -> WorldSyntax:
         externs = self.externprotos()

@@ -515,6 +515,15 @@ def test_non_identifiers(text: str) -> None:
     assert not is_identifier(text)
 
 
+@given(st.text(st.characters(max_codepoint=0x3000), min_size=1, max_size=6))
+@settings(max_examples=400)
+def test_identifier_characters_follow_the_rules(text: str) -> None:
+    # The rule as written in VRML97 terms: no control or space character (code point 0x20 or below) and none
+    # of " # ' , . [ \\ ] { } (the leading "a": no digit first, no keyword starts with it).
+    allowed = all(ord(c) > 0x20 and c not in "\"#',.[\\]{}" for c in text)
+    assert is_identifier("a" + text) == allowed
+
+
 # -- properties -----------------------------------------------------------------------------------------------------
 
 SEPARATORS = st.lists(st.sampled_from([" ", ",", "\n", "\t", ",\n", "# c } ] \"x\n", "\r\n"]), min_size=1, max_size=3)

@@ -154,10 +154,13 @@ class NodeSchema:
     base: str = ""
     proto: bool = False
     _field_names: tuple[str, ...] = field(default=(), repr=False)
+    _node_fields: tuple[tuple[str, bool], ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fields", MappingProxyType(dict(self.fields)))
         object.__setattr__(self, "_field_names", tuple(self.fields))
+        object.__setattr__(self, "_node_fields", tuple((name, spec.type.is_multiple) for name, spec in self.fields.items()
+                                                       if spec.type.is_node))
         if not self.base:
             object.__setattr__(self, "base", self.name)
 
@@ -165,6 +168,11 @@ class NodeSchema:
     def field_names(self) -> tuple[str, ...]:
         """Field names in declaration order."""
         return self._field_names
+
+    @property
+    def node_fields(self) -> tuple[tuple[str, bool], ...]:
+        """The SFNode and MFNode fields in declaration order, as (name, True for MFNode)."""
+        return self._node_fields
 
     def is_a(self, kind: str) -> bool:
         """True if the node has role ``kind`` (e.g. ``"solid"``)."""

@@ -83,6 +83,13 @@ def test_node_schema() -> None:
         schema.fields["d"] = fields["a"]  # type: ignore[index]
 
 
+def test_node_schema_lists_its_node_fields_in_order() -> None:
+    fields = [FieldSpec("children", FieldType.MFNode, ()), FieldSpec("mass", FieldType.SFFloat, 1.0),
+              FieldSpec("physics", FieldType.SFNode, None), FieldSpec("names", FieldType.MFString, ())]
+    schema = NodeSchema("Thing", {f.name: f for f in fields}, frozenset({"solid"}))
+    assert schema.node_fields == (("children", True), ("physics", False))
+
+
 def test_node_schema_with_base() -> None:
     schema = NodeSchema("MyRobot", {}, frozenset({"solid"}), base="Robot", proto=True)
     assert schema.base == "Robot" and schema.proto and schema.field_names == ()

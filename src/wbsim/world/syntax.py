@@ -8,7 +8,7 @@ report errors at the right file, line and column.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import NamedTuple, Union
 
 from wbsim.errors import SourceLocation
 
@@ -29,9 +29,9 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Atom:
-    """A scalar literal: a number, a string, or TRUE/FALSE.
+class Atom(NamedTuple):
+    """A scalar literal: a number, a string, or TRUE/FALSE (immutable; Atom, ValueSyntax and FieldSyntax are
+    named tuples, cheaper to create than frozen dataclasses: a large world has hundreds of thousands).
 
     Attributes:
         kind: ``"number"``, ``"string"`` or ``"bool"``.
@@ -89,8 +89,7 @@ class UseSyntax:
 Item = Union[Atom, NodeSyntax, UseSyntax, NullSyntax]
 
 
-@dataclass(frozen=True, slots=True)
-class ValueSyntax:
+class ValueSyntax(NamedTuple):
     """A field value as written: a bracketed list or a bare sequence of items.
 
     Attributes:
@@ -112,8 +111,7 @@ class IsSyntax:
     location: SourceLocation
 
 
-@dataclass(frozen=True, slots=True)
-class FieldSyntax:
+class FieldSyntax(NamedTuple):
     """One field entry of a node: ``name value`` or ``name IS protoField``."""
 
     name: str
