@@ -201,38 +201,40 @@ class WorkingDirectory:
     (controllers of one folder run one after another without any), and the host's directory is restored
     once per :meth:`begin` / :meth:`end` bracket (the controllers phase of a step), not after each
     controller. While controllers run (:meth:`ControllerFinder.begin`), ``os.chdir`` and ``os.fchdir`` are
-    :meth:`chdir` / :meth:`fchdir`,
-    which mark the current directory unknown: a controller that changes directory still starts its next step
-    in its own folder, and one that does not costs no ``os.getcwd`` system call after each step (a directory
-    change made by C code, not through ``os``, goes unseen).
+    :meth:`chdir` / :meth:`fchdir`, which mark the current directory unknown: a controller that changes directory
+    still starts its next step in its own folder, and one that does not costs no ``os.getcwd`` system call after
+    each step (a directory change made by C code, not through ``os``, goes unseen).
+
+    Attributes:
+        current: the working directory as this object last set or read it (None: unknown).
     """
 
     def __init__(self) -> None:
         self._host: str | None = None
-        self._current: str | None = None
+        self.current: str | None = None
         self._depth = 0
 
     def begin(self) -> None:
         """Open a bracket (nested brackets restore once, at the outermost :meth:`end`)."""
         if self._depth == 0:
-            self._host = self._current = os.getcwd()
+            self._host = self.current = os.getcwd()
         self._depth += 1
 
     def enter(self, folder: str) -> None:
         """Make ``folder`` the working directory (raises ``OSError`` if it cannot)."""
-        if folder != self._current:
+        if folder != self.current:
             _OS_CHDIR(folder)  # the real one: os.chdir may be this object's chdir, which forgets the folder
-            self._current = folder
+            self.current = folder
 
     def chdir(self, path: object) -> None:
         """``os.chdir`` while a controller runs: change directory, then treat the current one as unknown (the
         next controller, or the host, gets its own back)."""
-        self._current = None
+        self.current = None
         _OS_CHDIR(path)  # type: ignore[arg-type]
 
     def fchdir(self, fd: object) -> None:
         """``os.fchdir`` while a controller runs (see :meth:`chdir`)."""
-        self._current = None
+        self.current = None
         _OS_FCHDIR(fd)  # type: ignore[arg-type]
 
     def end(self) -> None:
@@ -240,10 +242,10 @@ class WorkingDirectory:
         self._depth -= 1
         if self._depth == 0:
             host, self._host = self._host, None
-            if host is not None and self._current != host:
-                self._current = None
+            if host is not None and self.current != host:
+                self.current = None
                 _OS_CHDIR(host)
-            self._current = None
+            self.current = None
 
 
 class ControllerProcess:
@@ -400,8 +402,10 @@ class ControllerProcess:
         return self._swap
 
     def _enter(self) -> tuple[list[str], list[str], dict[str, ModuleType | None] | None, ControllerProcess | None]:
-        # First: the one step that can fail, before any global is swapped.
-        self._working_directory.enter(self._folder_str)
+        # First: the one step that can fail, before any global is swapped (no call when already there).
+        working_directory = self._working_directory
+        if working_directory.current != self._folder_str:
+            working_directory.enter(self._folder_str)
         saved_argv, saved_path = sys.argv, sys.path
         sys.argv = list(self.argv)
         path = self.path
