@@ -613,7 +613,7 @@ class Simulation:
             plugin.after_physics(data)  # before the wrenches go: it restores xfrc_applied as it found it
         if wrenches:
             supervision.clear_wrenches()
-        self.step_count = step = self.step_count + 1
+        self.step_count += 1
         counts = self._warning_counts
         if counts[3] or counts[4] or counts[5]:  # mjWARN_BADQPOS, BADQVEL, BADQACC
             self._unstable()
@@ -629,6 +629,7 @@ class Simulation:
             plugin.step_end()
         if hooks[5]:
             self._run_hooks(Phase.PLUGIN_STEP_END)
+        step = self.step_count  # read again: a hook may have reset the simulation
         for bank in self._sampling:
             bank.sample(data, step)
         if hooks[6]:
