@@ -233,7 +233,8 @@ def _checked(method: Callable[..., object], kinds: tuple[str, ...], first: int) 
 
         @functools.wraps(method)
         def checked_double(self: object, *args: object, **kwargs: object) -> object:
-            # One double given as a float (a motor command every step): as_c_double's fast case, without its call.
+            # One double given as a float (a motor command every step): as_c_double's fast case, without
+            # its call.
             if len(args) == 1 and not kwargs and type(args[0]) is float:
                 return method(self, args[0])
             return checked_one(self, *args, **kwargs)

@@ -20,22 +20,23 @@ cylinder pyramid crept 4.5 mm in 10 s and fell without it), while sliding contac
 them for every slow contact changed how wheels and tracks grip, docs/differences.md).
 
 Cost: the edit runs once per MuJoCo step. As numpy operations (``edit`` on small arrays) it costs about as
-much as the physics step of a small world (8 to 14 us for the demo world's four contacts, its ``mj_step`` 18 us;
-best of repeated calls on a loaded machine, ``benchmarks/bounce_bench.py``), so a long run switches to the same
-edit compiled as one loop (:mod:`wbsim.sim.bounce_kernel`, numba, reading MuJoCo's structs in place
-(:mod:`wbsim.sim.mjlayout`): 1.1 us with its call, 11.5 us for 200 contacts where numpy takes 72 us; with
-the binding's views as arguments it took 5 and 17.5 us). In the physics loop, the split step (``mj_step1``,
-the edit bound once per basic step by :meth:`BounceThreshold.step_edit`, ``mj_step2``) costs about 3.6 us per
+much as the physics step of a small world (8 to 14 us for the demo world's four contacts, its ``mj_step`` 18
+us; best of repeated calls on a loaded machine, ``benchmarks/bounce_bench.py``), so a long run switches to the
+same edit compiled as one loop (:mod:`wbsim.sim.bounce_kernel`, numba, reading MuJoCo's structs in place
+(:mod:`wbsim.sim.mjlayout`): 1.1 us with its call, 11.5 us for 200 contacts where numpy takes 72 us; with the
+binding's views as arguments it took 5 and 17.5 us). In the physics loop, the split step (``mj_step1``, the
+edit bound once per basic step by :meth:`BounceThreshold.step_edit`, ``mj_step2``) costs about 3.6 us per
 MuJoCo step more than ``mj_step`` with ``nstep`` on the 1-robot benchmark world (11.5 us with the views and
-three Python frames per step; 2026-11-27, paired blocks on a shared machine). The compiled edit starts at
-once when numba is already imported in the process, else after :data:`NUMPY_EDITS` edits (importing numba
-and loading its compiled code take 0.5 to 0.9 s, which the numpy path's overhead reaches after about that many
+three Python frames per step; 2026-11-27, paired blocks on a shared machine). The compiled edit starts at once
+when numba is already imported in the process, else after :data:`NUMPY_EDITS` edits (importing numba and
+loading its compiled code take 0.5 to 0.9 s, which the numpy path's overhead reaches after about that many
 steps). Loading the compiled code stays costly even when numba's on-disk cache holds it: on 2026-11-27 (loaded
 2-core machine) importing numba took 0.6-0.8 s and the first call of the cached loop 1.0 s more (numba sets up
-its typing and target tables at its first compilation or cache load), so a warm cache does not justify an earlier
-switch. Until the switch, a world without explicit pairs and with at most :data:`PLAIN_PYTHON_CONTACTS` contacts
-is edited in plain Python, element by element (about 1.4x faster whole steps than the numpy edit on the 1-robot
-benchmark world). The paths give bit-identical results (tested), so the switch leaves runs deterministic.
+its typing and target tables at its first compilation or cache load), so a warm cache does not justify an
+earlier switch. Until the switch, a world without explicit pairs and with at most
+:data:`PLAIN_PYTHON_CONTACTS` contacts is edited in plain Python, element by element (about 1.4x faster whole
+steps than the numpy edit on the 1-robot benchmark world). The paths give bit-identical results (tested), so
+the switch leaves runs deterministic.
 """
 
 from __future__ import annotations
@@ -61,12 +62,14 @@ choice."""
 
 
 PLAIN_PYTHON_CONTACTS = 8
-"""Up to this many contacts, the numpy path's edit of a world with one bouncy surface is plain Python, element by
-element (numpy's dispatch on arrays of a few contacts costs more than the work); the same doubles are written."""
+"""Up to this many contacts, the numpy path's edit of a world without explicit pairs is plain Python, element
+by element (numpy's dispatch on arrays of a few contacts costs more than the work); the same doubles are
+written."""
 
 _DECIDED = 1e-9
-"""Relative margin of the squared sliding speed from the squared threshold beyond which the sum of squares decides
-a contact's ``hypot(u, v) <= threshold`` as C's ``hypot`` does (its error and the sum's are below 1e-15)."""
+"""Relative margin of the squared sliding speed from the squared threshold beyond which the sum of squares
+decides a contact's ``hypot(u, v) <= threshold`` as C's ``hypot`` does (its error and the sum's are below
+1e-15)."""
 
 
 def _slides_at_most(u: float, v: float, threshold: float) -> bool:
@@ -334,9 +337,10 @@ class BounceThreshold:
         return True
 
     def _plain_tables(self) -> tuple:
-        """The per-entry values of :meth:`_edit_few` as Python lists: each geom's class, the number of classes, and
-        per class pair whether it switches, its threshold, resting and bouncy solref, K, B and contact dimension;
-        for a world of one bouncy surface, one entry of the values :meth:`_edit_uniform` writes."""
+        """The per-entry values of :meth:`_edit_few` as Python lists: each geom's class, the number of
+        classes, and per class pair whether it switches, its threshold, resting and bouncy solref, K, B and
+        contact dimension; for a world of one bouncy surface, one entry of the values :meth:`_edit_uniform`
+        writes."""
         if self._uniform is not None:
             velocity, rest, stiffness, damping, bouncy = self._uniform
             return ([0] * self._ngeom, 1, [True], [velocity], [rest.tolist()], [bouncy.tolist()], [stiffness],
@@ -346,9 +350,9 @@ class BounceThreshold:
                 self._dims.tolist())
 
     def _edit_few(self, contact: mujoco._structs._MjContactList, data: mujoco.MjData, n: int) -> bool:
-        """:meth:`edit`'s numpy path (without explicit pairs) for a few contacts, element by element in plain Python:
-        the same tests (``abs`` and ``<=`` on the same doubles; the sticking test as C's ``hypot`` decides it,
-        :func:`_slides_at_most`) and the same values written, in the same places."""
+        """:meth:`edit`'s numpy path (without explicit pairs) for a few contacts, element by element in plain
+        Python: the same tests (``abs`` and ``<=`` on the same doubles; the sticking test as C's ``hypot``
+        decides it, :func:`_slides_at_most`) and the same values written, in the same places."""
         geom_class, nclass, switches, velocity, rest, bouncy, stiffness, damping, dims = self._few
         efc_vel = data.efc_vel
         geoms, addresses = contact.geom[:n].tolist(), contact.efc_address[:n].tolist()

@@ -341,19 +341,23 @@ UNIFORM_WORLD = HEADER + """WorldInfo { basicTimeStep 4 physicsDisableTime 0 }
 """
 
 # The same with a second material (no bounce, less friction, on the sliding and the top box) that the compiler
-# expresses by geom priorities, without explicit pairs (as the demo's wheels): contact classes that switch or not.
-CLASSES_WORLD = UNIFORM_WORLD.replace("physicsDisableTime 0", """physicsDisableTime 0 contactProperties [
-    ContactProperties { material1 "default" material2 "felt" coulombFriction [ 0.3 ] bounce 0 } ]""").replace(
-    "DEF SLIDE Solid {", 'DEF SLIDE Solid { contactMaterial "felt"').replace("DEF TOP Solid {", 'DEF TOP Solid { contactMaterial "felt"')
+# expresses by geom priorities, without explicit pairs (as the demo's wheels): contact classes that switch or
+# not.
+CLASSES_WORLD = (
+    UNIFORM_WORLD
+    .replace("physicsDisableTime 0", """physicsDisableTime 0 contactProperties [
+    ContactProperties { material1 "default" material2 "felt" coulombFriction [ 0.3 ] bounce 0 } ]""")
+    .replace("DEF SLIDE Solid {", 'DEF SLIDE Solid { contactMaterial "felt"')
+    .replace("DEF TOP Solid {", 'DEF TOP Solid { contactMaterial "felt"'))
 
 
 @pytest.mark.parametrize("world", ["uniform", "classes"])
 def test_plain_python_edit_of_a_few_contacts_equals_the_numpy_edit_bit_for_bit(
         world: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A world without explicit pairs with up to PLAIN_PYTHON_CONTACTS contacts is edited element by element in
-    plain Python; in each MuJoCo step it writes exactly the rows and solref the vectorised numpy edit writes,
-    through bouncing, sliding, sticking and resting contacts, with one bouncy surface or several contact classes
-    (the limit raised here to cover them all)."""
+    """A world without explicit pairs with up to PLAIN_PYTHON_CONTACTS contacts is edited element by element
+    in plain Python; in each MuJoCo step it writes exactly the rows and solref the vectorised numpy edit
+    writes, through bouncing, sliding, sticking and resting contacts, with one bouncy surface or several
+    contact classes (the limit raised here to cover them all)."""
     import wbsim.sim.bounce as bounce_module
 
     text = UNIFORM_WORLD if world == "uniform" else CLASSES_WORLD
@@ -394,8 +398,8 @@ def test_plain_python_edit_of_a_few_contacts_equals_the_numpy_edit_bit_for_bit(
 
 
 def test_sticking_test_decides_as_the_c_librarys_hypot() -> None:
-    """The plain edit's sticking test gives numpy's ``hypot(u, v) <= threshold`` on both sides of the threshold,
-    within rounding of it, for NaN and infinite speeds, and for a zero or tiny threshold."""
+    """The plain edit's sticking test gives numpy's ``hypot(u, v) <= threshold`` on both sides of the
+    threshold, within rounding of it, for NaN and infinite speeds, and for a zero or tiny threshold."""
     from wbsim.sim.bounce import _slides_at_most
 
     rng = np.random.default_rng(3)

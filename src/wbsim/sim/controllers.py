@@ -146,9 +146,10 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         self._depth = 0
 
     def begin(self) -> None:
-        """Open a bracket in which controllers run (the controllers phase opens one for all its controllers): the
-        working directory's (:class:`WorkingDirectory`), and ``os.chdir``, ``os.fchdir`` and ``os._exit`` as the
-        running controller's. Nested brackets change nothing; the outermost :meth:`end` restores the host's."""
+        """Open a bracket in which controllers run (the controllers phase opens one for all its controllers):
+        the working directory's (:class:`WorkingDirectory`), and ``os.chdir``, ``os.fchdir`` and ``os._exit``
+        as the running controller's. Nested brackets change nothing; the outermost :meth:`end` restores the
+        host's."""
         if self._depth == 0:
             self.working_directory.begin()
             self._host_os = (os.chdir, os.fchdir, os._exit)
@@ -165,8 +166,8 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
             self.working_directory.end()
 
     def _exit(self, status: int) -> None:
-        """``os._exit`` inside a bracket: ends the running controller (:meth:`ControllerProcess._os_exit`), or,
-        between two controllers' turns, is the host's."""
+        """``os._exit`` inside a bracket: ends the running controller (:meth:`ControllerProcess._os_exit`),
+        or, between two controllers' turns, is the host's."""
         process = self.active
         if process is None:
             host = self._host_os[2] if self._host_os is not None else _OS_EXIT
@@ -198,12 +199,12 @@ class WorkingDirectory:
     host's directory comes back once the simulation's controllers are done.
 
     ``os.chdir`` is called only when the next controller's folder differs from the current directory
-    (controllers of one folder run one after another without any), and the host's directory is restored
-    once per :meth:`begin` / :meth:`end` bracket (the controllers phase of a step), not after each
-    controller. While controllers run (:meth:`ControllerFinder.begin`), ``os.chdir`` and ``os.fchdir`` are
-    :meth:`chdir` / :meth:`fchdir`, which mark the current directory unknown: a controller that changes directory
-    still starts its next step in its own folder, and one that does not costs no ``os.getcwd`` system call after
-    each step (a directory change made by C code, not through ``os``, goes unseen).
+    (controllers of one folder run one after another without any), and the host's directory is restored once
+    per :meth:`begin` / :meth:`end` bracket (the controllers phase of a step), not after each controller.
+    While controllers run (:meth:`ControllerFinder.begin`), ``os.chdir`` and ``os.fchdir`` are :meth:`chdir` /
+    :meth:`fchdir`, which mark the current directory unknown: a controller that changes directory still starts
+    its next step in its own folder, and one that does not costs no ``os.getcwd`` system call after each step
+    (a directory change made by C code, not through ``os``, goes unseen).
 
     Attributes:
         current: the working directory as this object last set or read it (None: unknown).
@@ -401,7 +402,8 @@ class ControllerProcess:
             self._loaded_count = len(self.loaded_names)
         return self._swap
 
-    def _enter(self) -> tuple[list[str], list[str], dict[str, ModuleType | None] | None, ControllerProcess | None]:
+    def _enter(self) -> tuple[list[str], list[str], dict[str, ModuleType | None] | None,
+                              ControllerProcess | None]:
         # First: the one step that can fail, before any global is swapped (no call when already there).
         working_directory = self._working_directory
         if working_directory.current != self._folder_str:

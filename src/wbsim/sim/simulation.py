@@ -209,7 +209,8 @@ class Simulation:
         self._hook_lists = tuple(self._hooks[phase] for phase in PHASE_ORDER)
         # MuJoCo silently resets the whole state when it diverges; wbsim stops instead (see _unstable).
         self.model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
-        self._warning_counts = memoryview(self.data.warning.number)  # per warning kind (read as ints, cheaply)
+        # Per warning kind, read as ints (cheaper than numpy's item or indexing).
+        self._warning_counts = memoryview(self.data.warning.number)
         self._diverged_dof: int | None = None  # set by _on_mujoco_warning when the state diverges
         # EXPERIMENTAL, off: a basic step's MuJoCo steps and bounce edits in one compiled call (sim/c_steps.py:
         # bit-identical, but a fatal MuJoCo error there exits the process instead of raising SimulationError).

@@ -254,8 +254,9 @@ class MotorBank(DeviceBank):
         self._kinematic_idx = np.flatnonzero(self.kinematic)
         # Only a few velocity-controlled motors and zero torques to write (the usual controller): actuate's
         # plain-Python path, without the checks of the other groups.
-        self._plain = (self._simple_pairs is not None and self._ctrl_pairs is not None and not len(self._general)
-                       and not len(self._torque) and not self.watches_substeps and not len(self._kinematic_idx))
+        self._plain = (self._simple_pairs is not None and self._ctrl_pairs is not None
+                       and not len(self._general) and not len(self._torque) and not self.watches_substeps
+                       and not len(self._kinematic_idx))
         self._dirty = False
 
     def actuate(self, data: mujoco.MjData) -> None:
@@ -345,7 +346,8 @@ class MotorBank(DeviceBank):
 
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Refresh the force/torque feedback of motors whose sampling period elapsed at ``step``."""
-        if step < self.feedback.next_any and self._kept_forces is None:  # nothing due (the schedule's own test)
+        # Nothing due (the schedule's own first test) and no kept forces: no call.
+        if step < self.feedback.next_any and self._kept_forces is None:
             return
         kept, self._kept_forces = self._kept_forces, None
         due = self.feedback.due(step)
