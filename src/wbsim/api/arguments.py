@@ -228,7 +228,19 @@ def _checked(method: Callable[..., object], kinds: tuple[str, ...], first: int) 
             return method(self, **kwargs)
 
         checked_one._c_checked = True  # type: ignore[attr-defined]
-        return checked_one
+        if kinds != ("double",):
+            return checked_one
+
+        @functools.wraps(method)
+        def checked_double(self: object, *args: object, **kwargs: object) -> object:
+            # One double given as a float (a motor command every step): as_c_double's fast case, without
+            # its call.
+            if len(args) == 1 and not kwargs and type(args[0]) is float:
+                return method(self, args[0])
+            return checked_one(self, *args, **kwargs)
+
+        checked_double._c_checked = True  # type: ignore[attr-defined]
+        return checked_double
 
     @functools.wraps(method)
     def checked(self: object, *args: object, **kwargs: object) -> object:

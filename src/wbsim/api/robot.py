@@ -101,7 +101,12 @@ class Robot(ArgumentChecked):
 
         ``time_step`` is passed to C as Webots' binding passes it (an ``int``; a ``float`` raises
         ``ctypes.ArgumentError`` as there, see :mod:`wbsim.api.arguments`)."""
-        return self._advance(self._runtime.sim.basic_time_step_ms if time_step is None else as_c_int(time_step, 1))
+        if type(time_step) is not int or not -2147483648 <= time_step <= 2147483647:  # else as_c_int's value
+            time_step = self._runtime.sim.basic_time_step_ms if time_step is None else as_c_int(time_step, 1)
+        if self._step_hooks:
+            for hook in self._step_hooks:
+                hook(time_step)
+        return self._runtime.step(time_step)
 
     def _advance(self, duration: float) -> int:
         """The step itself, for a duration already converted (or the basic time step, which may be fractional)."""

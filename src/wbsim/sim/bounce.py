@@ -20,17 +20,23 @@ cylinder pyramid crept 4.5 mm in 10 s and fell without it), while sliding contac
 them for every slow contact changed how wheels and tracks grip, docs/differences.md).
 
 Cost: the edit runs once per MuJoCo step. As numpy operations (``edit`` on small arrays) it costs about as
-much as the physics step of a small world (8 to 14 us for the demo world's four contacts, its ``mj_step`` 18 us;
-best of repeated calls on a loaded machine, ``benchmarks/bounce_bench.py``), so a long run switches to the same
-edit compiled as one loop (:mod:`wbsim.sim.bounce_kernel`, numba, reading MuJoCo's structs in place
-(:mod:`wbsim.sim.mjlayout`): 1.1 us with its call, 11.5 us for 200 contacts where numpy takes 72 us; with
-the binding's views as arguments it took 5 and 17.5 us). In the physics loop, the split step (``mj_step1``,
-the edit bound once per basic step by :meth:`BounceThreshold.step_edit`, ``mj_step2``) costs about 3.6 us per
+much as the physics step of a small world (8 to 14 us for the demo world's four contacts, its ``mj_step`` 18
+us; best of repeated calls on a loaded machine, ``benchmarks/bounce_bench.py``), so a long run switches to the
+same edit compiled as one loop (:mod:`wbsim.sim.bounce_kernel`, numba, reading MuJoCo's structs in place
+(:mod:`wbsim.sim.mjlayout`): 1.1 us with its call, 11.5 us for 200 contacts where numpy takes 72 us; with the
+binding's views as arguments it took 5 and 17.5 us). In the physics loop, the split step (``mj_step1``, the
+edit bound once per basic step by :meth:`BounceThreshold.step_edit`, ``mj_step2``) costs about 3.6 us per
 MuJoCo step more than ``mj_step`` with ``nstep`` on the 1-robot benchmark world (11.5 us with the views and
-three Python frames per step; 2026-11-27, paired blocks on a shared machine). The compiled edit starts at
-once when numba is already imported in the process, else after :data:`NUMPY_EDITS` edits (importing numba
-and loading its compiled code take 0.5 to 0.9 s, which the numpy path's overhead reaches after about that many
-steps). The two paths give bit-identical results (tested), so the switch leaves runs deterministic.
+three Python frames per step; 2026-11-27, paired blocks on a shared machine). The compiled edit starts at once
+when numba is already imported in the process, else after :data:`NUMPY_EDITS` edits (importing numba and
+loading its compiled code take 0.5 to 0.9 s, which the numpy path's overhead reaches after about that many
+steps). Loading the compiled code stays costly even when numba's on-disk cache holds it: on 2026-11-27 (loaded
+2-core machine) importing numba took 0.6-0.8 s and the first call of the cached loop 1.0 s more (numba sets up
+its typing and target tables at its first compilation or cache load), so a warm cache does not justify an
+earlier switch. Until the switch, a world without explicit pairs and with at most
+:data:`PLAIN_PYTHON_CONTACTS` contacts is edited in plain Python, element by element (about 1.4x faster whole
+steps than the numpy edit on the 1-robot benchmark world). The paths give bit-identical results (tested), so
+the switch leaves runs deterministic.
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ import numpy as np
 
 from wbsim.compile.contacts import BounceTable, find_pairs
 
-__all__ = ["BounceThreshold", "NUMPY_EDITS"]
+__all__ = ["BounceThreshold", "NUMPY_EDITS", "PLAIN_PYTHON_CONTACTS"]
 
 NUMPY_EDITS = 50_000
 """Edits done with numpy before switching to the compiled loop, when numba is installed but not yet imported;
@@ -53,6 +59,29 @@ each contact of an edit counts as another 1/32 edit (the numpy path's cost grows
 A rent-or-buy bound: by then the numpy path's extra cost (about 15 us per edit of a few contacts) is near the
 second that importing numba and loading the loop take, so a run never pays much more than twice the cheaper
 choice."""
+
+
+PLAIN_PYTHON_CONTACTS = 8
+"""Up to this many contacts, the numpy path's edit of a world without explicit pairs is plain Python, element
+by element (numpy's dispatch on arrays of a few contacts costs more than the work); the same doubles are
+written."""
+
+_DECIDED = 1e-9
+"""Relative margin of the squared sliding speed from the squared threshold beyond which the sum of squares
+decides a contact's ``hypot(u, v) <= threshold`` as C's ``hypot`` does (its error and the sum's are below
+1e-15)."""
+
+
+def _slides_at_most(u: float, v: float, threshold: float) -> bool:
+    """``hypot(u, v) <= threshold`` decided as numpy's (the C library's) ``hypot`` decides it: from the sum of
+    squares when it is clearly on one side, else by calling it (near the threshold, NaN, underflow)."""
+    square, limit = u * u + v * v, threshold * threshold
+    if limit > 1e-280:  # a normal number: the squares' rounding is relative
+        if square < limit * (1.0 - _DECIDED):
+            return True
+        if square > limit * (1.0 + _DECIDED):
+            return False
+    return bool(np.hypot(u, v) <= threshold)
 
 
 def _numba_imported() -> bool:
@@ -93,6 +122,7 @@ class BounceThreshold:
         self._has_pairs = len(table.pair_keys) > 0
         self._uniform = self._uniform_rows(table, model)
         self._entries(table, model)
+        self._few = self._plain_tables()
 
     def _uniform_rows(self, table: BounceTable, model: mujoco.MjModel) -> tuple | None:
         """(threshold, resting solref, K, B, bouncy solref) if every colliding geom switches alike (one surface,
@@ -141,6 +171,8 @@ class BounceThreshold:
             self._numpy_left -= 1.0 + n / 32.0
             if (self._numpy_left < 0 or _numba_imported()) and self._load_kernel():
                 return self.edit(model, data)
+        if n <= PLAIN_PYTHON_CONTACTS and not self._has_pairs:
+            return self._edit_few(contact, data, n)
         if self._uniform is not None:
             return self._edit_uniform(contact, data, n)
         # Contact fields are strided views into MuJoCo's contact structs, slow to index: copied once each.
@@ -302,6 +334,49 @@ class BounceThreshold:
         kbip[rows, 1] = damping
         if self._friction_dims > 1:
             self._stick(data, rows, np.full(len(rows), self._friction_dims), damping, velocity)
+        return True
+
+    def _plain_tables(self) -> tuple:
+        """The per-entry values of :meth:`_edit_few` as Python lists: each geom's class, the number of
+        classes, and per class pair whether it switches, its threshold, resting and bouncy solref, K, B and
+        contact dimension; for a world of one bouncy surface, one entry of the values :meth:`_edit_uniform`
+        writes."""
+        if self._uniform is not None:
+            velocity, rest, stiffness, damping, bouncy = self._uniform
+            return ([0] * self._ngeom, 1, [True], [velocity], [rest.tolist()], [bouncy.tolist()], [stiffness],
+                    [damping], [self._friction_dims])
+        return (self._class.tolist(), self._nclass, self._switches.tolist(), self._velocity.tolist(),
+                self._rest.tolist(), self._bouncy.tolist(), self._stiffness.tolist(), self._damping.tolist(),
+                self._dims.tolist())
+
+    def _edit_few(self, contact: mujoco._structs._MjContactList, data: mujoco.MjData, n: int) -> bool:
+        """:meth:`edit`'s numpy path (without explicit pairs) for a few contacts, element by element in plain
+        Python: the same tests (``abs`` and ``<=`` on the same doubles; the sticking test as C's ``hypot``
+        decides it, :func:`_slides_at_most`) and the same values written, in the same places."""
+        geom_class, nclass, switches, velocity, rest, bouncy, stiffness, damping, dims = self._few
+        efc_vel = data.efc_vel
+        geoms, addresses = contact.geom[:n].tolist(), contact.efc_address[:n].tolist()
+        slow = []
+        for i in range(n):
+            g1, g2 = geoms[i]
+            entry = geom_class[g1] * nclass + geom_class[g2]
+            if switches[entry]:
+                address = addresses[i]
+                if address >= 0 and abs(efc_vel.item(address)) <= velocity[entry]:
+                    slow.append((i, address, entry))
+        if not slow:
+            return False
+        solref, solreffriction, kbip = contact.solref, contact.solreffriction, data.efc_KBIP
+        for i, row, entry in slow:
+            # The friction rows keep the bouncy solref (as solreffriction: what MuJoCo would then compute).
+            solreffriction[i] = bouncy[entry]
+            solref[i] = rest[entry]
+            kbip[row, 0] = stiffness[entry]
+            b = kbip[row, 1] = damping[entry]
+            dim = dims[entry]
+            if dim >= 3 and _slides_at_most(efc_vel.item(row + 1), efc_vel.item(row + 2), velocity[entry]):
+                for k in range(1, dim):
+                    kbip[row + k, 1] = b
         return True
 
     def _stick(self, data: mujoco.MjData, rows: np.ndarray, dims: np.ndarray, damping: np.ndarray | float,

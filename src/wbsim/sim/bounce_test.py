@@ -327,3 +327,89 @@ def test_a_copied_threshold_edits_the_data_it_is_given_never_the_originals() -> 
     np.testing.assert_array_equal(sim.data.qpos, original[0])
     np.testing.assert_array_equal(sim.data.qvel, original[1])
     assert sim.data.time == original[2]
+
+
+# One bouncy surface (the default material everywhere, Webots' default bounce 0.5): the uniform edit. A ball
+# bounces and settles, a box slides to a stop, a box rests with another on top (a few contacts each step).
+UNIFORM_WORLD = HEADER + """WorldInfo { basicTimeStep 4 physicsDisableTime 0 }
+  Solid { boundingObject Plane { size 10 10 } }
+  DEF BALL Solid { translation 0 0 0.3 physics Physics { density -1 mass 0.2 } boundingObject Sphere { radius 0.05 } }
+  DEF SLIDE Solid { translation -0.5 0 0.1 physics Physics { density -1 mass 1 } boundingObject Box { size 0.2 0.2 0.2 }
+    linearVelocity 0.8 0 0 }
+  DEF REST Solid { translation 0.5 0 0.1 physics Physics { density -1 mass 2 } boundingObject Box { size 0.2 0.2 0.2 } }
+  DEF TOP Solid { translation 0.5 0 0.3 physics Physics { density -1 mass 0.5 } boundingObject Box { size 0.1 0.1 0.1 } }
+"""
+
+# The same with a second material (no bounce, less friction, on the sliding and the top box) that the compiler
+# expresses by geom priorities, without explicit pairs (as the demo's wheels): contact classes that switch or
+# not.
+CLASSES_WORLD = (
+    UNIFORM_WORLD
+    .replace("physicsDisableTime 0", """physicsDisableTime 0 contactProperties [
+    ContactProperties { material1 "default" material2 "felt" coulombFriction [ 0.3 ] bounce 0 } ]""")
+    .replace("DEF SLIDE Solid {", 'DEF SLIDE Solid { contactMaterial "felt"')
+    .replace("DEF TOP Solid {", 'DEF TOP Solid { contactMaterial "felt"'))
+
+
+@pytest.mark.parametrize("world", ["uniform", "classes"])
+def test_plain_python_edit_of_a_few_contacts_equals_the_numpy_edit_bit_for_bit(
+        world: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A world without explicit pairs with up to PLAIN_PYTHON_CONTACTS contacts is edited element by element
+    in plain Python; in each MuJoCo step it writes exactly the rows and solref the vectorised numpy edit
+    writes, through bouncing, sliding, sticking and resting contacts, with one bouncy surface or several
+    contact classes (the limit raised here to cover them all)."""
+    import wbsim.sim.bounce as bounce_module
+
+    text = UNIFORM_WORLD if world == "uniform" else CLASSES_WORLD
+    sim = Simulation(compile_world(load_world_model_from_string(text, f"{world}.wbt")))
+    model, data = sim.model, sim.data
+    plain = BounceThreshold(sim.compiled.bounce, model, compiled=False)  # type: ignore[arg-type]
+    vectorised = BounceThreshold(sim.compiled.bounce, model, compiled=False)  # type: ignore[arg-type]
+    assert (plain._uniform is not None) == (world == "uniform") and not plain._has_pairs
+    assert world == "uniform" or (plain._nclass > 1 and not plain._switches.all())
+    copy = mujoco.MjData(model)
+    outcomes = {True: 0, False: 0}
+    sticking = sliding = 0
+    for _ in range(1500):  # 6 s: the ball bounces and settles, the slider stops
+        mujoco.mj_step1(model, data)
+        mujoco.mj_copyData(copy, model, data)
+        monkeypatch.setattr(bounce_module, "PLAIN_PYTHON_CONTACTS", 0)
+        expected = vectorised.edit(model, copy)
+        monkeypatch.setattr(bounce_module, "PLAIN_PYTHON_CONTACTS", 64)  # this world's 9 to 13: all plain
+        assert 0 < data.ncon <= 64
+        changed = plain.edit(model, data)
+        assert changed == expected
+        outcomes[changed] += 1
+        n = data.ncon
+        np.testing.assert_array_equal(data.efc_KBIP[:data.nefc], copy.efc_KBIP[:copy.nefc])
+        np.testing.assert_array_equal(data.contact.solref[:n], copy.contact.solref[:n])
+        np.testing.assert_array_equal(data.contact.solreffriction[:n], copy.contact.solreffriction[:n])
+        rows = data.contact.efc_address[:n]
+        rows = rows[rows >= 0]
+        slide = np.hypot(data.efc_vel[rows + 1], data.efc_vel[rows + 2])
+        slow = np.abs(data.efc_vel[rows]) <= 0.01
+        sticking += int((slow & (slide <= 0.01)).sum())
+        sliding += int((slow & (slide > 0.01)).sum())
+        if changed:
+            mujoco.mj_referenceConstraint(model, data)
+        mujoco.mj_step2(model, data)
+    assert outcomes[True] > 1000 and outcomes[False] > 0 and sticking > 1000 and sliding > 10, (
+        outcomes, sticking, sliding)
+
+
+def test_sticking_test_decides_as_the_c_librarys_hypot() -> None:
+    """The plain edit's sticking test gives numpy's ``hypot(u, v) <= threshold`` on both sides of the
+    threshold, within rounding of it, for NaN and infinite speeds, and for a zero or tiny threshold."""
+    from wbsim.sim.bounce import _slides_at_most
+
+    rng = np.random.default_rng(3)
+    thresholds = [0.0, 1e-300, 1e-170, 0.01, 0.05, 1.0]
+    cases = [(u, v) for u, v in rng.normal(0.0, 0.01, (2000, 2))]
+    for t in thresholds[3:]:  # just around the threshold: a few ulps either side
+        for angle in np.linspace(0.0, 2 * np.pi, 50):
+            for scale in (1 - 4e-16, 1 - 1e-16, 1.0, 1 + 1e-16, 1 + 4e-16, 1 - 1e-10, 1 + 1e-10):
+                cases.append((t * scale * np.cos(angle), t * scale * np.sin(angle)))
+    cases += [(np.nan, 0.0), (np.inf, np.nan), (-np.inf, 1.0), (1e-171, 0.0), (1e200, 1e200), (0.0, 0.0)]
+    for t in thresholds:
+        for u, v in cases:
+            assert _slides_at_most(float(u), float(v), t) == bool(np.hypot(u, v) <= t), (u, v, t)

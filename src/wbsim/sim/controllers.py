@@ -60,7 +60,11 @@ __all__ = ["ControllerProcess", "WorkingDirectory", "current_robot", "Controller
 
 _OS_CHDIR = os.chdir
 _OS_FCHDIR = os.fchdir
-"""The real ``os.chdir`` / ``os.fchdir`` (controllers run with :class:`WorkingDirectory`'s in their place)."""
+_OS_EXIT = os._exit
+"""The real ``os.chdir`` / ``os.fchdir`` / ``os._exit`` (controllers run with :class:`WorkingDirectory`'s and
+:class:`ControllerFinder`'s in their place)."""
+
+_getcurrent = greenlet.getcurrent
 
 _CURRENT_ROBOT: contextvars.ContextVar[RobotRuntime | None] = contextvars.ContextVar("wbsim_robot", default=None)
 
@@ -136,6 +140,40 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         self.active: ControllerProcess | None = None
         # Shared by the simulation's controllers: one working-directory switch per change of folder.
         self.working_directory = WorkingDirectory()
+        # What os.chdir, os.fchdir and os._exit are while a bracket is open (begin/end), and the host's.
+        self._os_functions = (self.working_directory.chdir, self.working_directory.fchdir, self._exit)
+        self._host_os: tuple[object, object, object] | None = None
+        self._depth = 0
+
+    def begin(self) -> None:
+        """Open a bracket in which controllers run (the controllers phase opens one for all its controllers):
+        the working directory's (:class:`WorkingDirectory`), and ``os.chdir``, ``os.fchdir`` and ``os._exit``
+        as the running controller's. Nested brackets change nothing; the outermost :meth:`end` restores the
+        host's."""
+        if self._depth == 0:
+            self.working_directory.begin()
+            self._host_os = (os.chdir, os.fchdir, os._exit)
+            os.chdir, os.fchdir, os._exit = self._os_functions  # type: ignore[assignment]
+        self._depth += 1
+
+    def end(self) -> None:
+        """Close a bracket opened by :meth:`begin`."""
+        self._depth -= 1
+        if self._depth == 0:
+            if self._host_os is not None:
+                os.chdir, os.fchdir, os._exit = self._host_os  # type: ignore[assignment]
+                self._host_os = None
+            self.working_directory.end()
+
+    def _exit(self, status: int) -> None:
+        """``os._exit`` inside a bracket: ends the running controller (:meth:`ControllerProcess._os_exit`),
+        or, between two controllers' turns, is the host's."""
+        process = self.active
+        if process is None:
+            host = self._host_os[2] if self._host_os is not None else _OS_EXIT
+            host(status)  # type: ignore[operator]
+            return
+        process._os_exit(status)  # noqa: SLF001
 
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
                   ) -> importlib.machinery.ModuleSpec | None:
@@ -161,40 +199,43 @@ class WorkingDirectory:
     host's directory comes back once the simulation's controllers are done.
 
     ``os.chdir`` is called only when the next controller's folder differs from the current directory
-    (controllers of one folder run one after another without any), and the host's directory is restored
-    once per :meth:`begin` / :meth:`end` bracket (the controllers phase of a step), not after each
-    controller. While a controller runs, ``os.chdir`` and ``os.fchdir`` are :meth:`chdir` / :meth:`fchdir`,
-    which mark the current directory unknown: a controller that changes directory still starts its next step
-    in its own folder, and one that does not costs no ``os.getcwd`` system call after each step (a directory
-    change made by C code, not through ``os``, goes unseen).
+    (controllers of one folder run one after another without any), and the host's directory is restored once
+    per :meth:`begin` / :meth:`end` bracket (the controllers phase of a step), not after each controller.
+    While controllers run (:meth:`ControllerFinder.begin`), ``os.chdir`` and ``os.fchdir`` are :meth:`chdir` /
+    :meth:`fchdir`, which mark the current directory unknown: a controller that changes directory still starts
+    its next step in its own folder, and one that does not costs no ``os.getcwd`` system call after each step
+    (a directory change made by C code, not through ``os``, goes unseen).
+
+    Attributes:
+        current: the working directory as this object last set or read it (None: unknown).
     """
 
     def __init__(self) -> None:
         self._host: str | None = None
-        self._current: str | None = None
+        self.current: str | None = None
         self._depth = 0
 
     def begin(self) -> None:
         """Open a bracket (nested brackets restore once, at the outermost :meth:`end`)."""
         if self._depth == 0:
-            self._host = self._current = os.getcwd()
+            self._host = self.current = os.getcwd()
         self._depth += 1
 
     def enter(self, folder: str) -> None:
         """Make ``folder`` the working directory (raises ``OSError`` if it cannot)."""
-        if folder != self._current:
-            os.chdir(folder)
-            self._current = folder
+        if folder != self.current:
+            _OS_CHDIR(folder)  # the real one: os.chdir may be this object's chdir, which forgets the folder
+            self.current = folder
 
     def chdir(self, path: object) -> None:
         """``os.chdir`` while a controller runs: change directory, then treat the current one as unknown (the
         next controller, or the host, gets its own back)."""
-        self._current = None
+        self.current = None
         _OS_CHDIR(path)  # type: ignore[arg-type]
 
     def fchdir(self, fd: object) -> None:
         """``os.fchdir`` while a controller runs (see :meth:`chdir`)."""
-        self._current = None
+        self.current = None
         _OS_FCHDIR(fd)  # type: ignore[arg-type]
 
     def end(self) -> None:
@@ -202,10 +243,10 @@ class WorkingDirectory:
         self._depth -= 1
         if self._depth == 0:
             host, self._host = self._host, None
-            if host is not None and self._current != host:
-                self._current = None
-                os.chdir(host)
-            self._current = None
+            if host is not None and self.current != host:
+                self.current = None
+                _OS_CHDIR(host)
+            self.current = None
 
 
 class ControllerProcess:
@@ -225,9 +266,7 @@ class ControllerProcess:
         self._folder_str = str(self.folder)
         self.argv = [script.name, *args]
         self.finder = finder
-        self._chdir = (finder.working_directory.chdir, finder.working_directory.fchdir)
-        self._exit_function = self._os_exit  # bound once, not on every resume
-        self._host_chdir: tuple[object, object] = (os.chdir, os.fchdir)
+        self._working_directory = finder.working_directory
         self.private_names = importable_names(self.folder)
         self.loaded_names: set[str] = set()
         self._swap = set(self.private_names)
@@ -241,7 +280,7 @@ class ControllerProcess:
         # The controller's own sys.stdout / sys.stderr once it replaced them (None: the host's, whatever they are).
         self.own_streams: tuple[object, object] | None = None
         self._host_stderr: object = sys.stderr
-        self._host_streams: tuple[object, object, object] = (sys.stdout, sys.stderr, os._exit)
+        self._host_stdout: object = sys.stdout
         self.greenlet: greenlet.greenlet | None = None
         self._resumer: greenlet.greenlet | None = None
         self._terminating = False
@@ -363,57 +402,62 @@ class ControllerProcess:
             self._loaded_count = len(self.loaded_names)
         return self._swap
 
-    def _enter(self) -> tuple[list[str], list[str], dict[str, ModuleType | None]]:
-        # First: the one step that can fail, before any global is swapped.
-        self.finder.working_directory.enter(self._folder_str)
-        saved_argv = sys.argv
+    def _enter(self) -> tuple[list[str], list[str], dict[str, ModuleType | None] | None,
+                              ControllerProcess | None]:
+        # First: the one step that can fail, before any global is swapped (no call when already there).
+        working_directory = self._working_directory
+        if working_directory.current != self._folder_str:
+            working_directory.enter(self._folder_str)
+        saved_argv, saved_path = sys.argv, sys.path
         sys.argv = list(self.argv)
-        saved_path = sys.path
-        if self.path is None:
+        path = self.path
+        if path is None:
             self.host_entries = frozenset(p for p in saved_path if isinstance(p, str))
-            self.path = [self._folder_str, *self.runtime_ini.python_path, *saved_path]
-        sys.path = self.path
+            path = self.path = [self._folder_str, *self.runtime_ini.python_path, *saved_path]
+        sys.path = path
         if self.runtime_ini.environment:  # runtime.ini variables hold only while this controller runs
             self._outside_environment = {name: os.environ.get(name) for name in self.runtime_ini.environment}
             os.environ.update(self.runtime_ini.environment)
-        outside: dict[str, ModuleType | None] = {}
-        modules = sys.modules
-        for name in self._swapped_names():
-            outside[name] = modules.pop(name, None)
-            mine = self.private_modules.get(name)
+        # Modules of the controller's own names: the host's (or another controller's) out, this one's in.
+        outside: dict[str, ModuleType | None] | None = None
+        modules, private = sys.modules, self.private_modules
+        for name in self._swap if len(self.loaded_names) == self._loaded_count else self._swapped_names():
+            previous = modules.pop(name, None)
+            if previous is not None:
+                if outside is None:
+                    outside = {}
+                outside[name] = previous
+            mine = private.get(name)
             if mine is not None:
                 modules[name] = mine
-        self.finder.active = self
-        self._host_stderr = sys.stderr
-        self._host_streams = (sys.stdout, sys.stderr, os._exit)
+        finder = self.finder
+        active, finder.active = finder.active, self
+        self._host_stdout, self._host_stderr = sys.stdout, sys.stderr
         if self.own_streams is not None:
             sys.stdout, sys.stderr = self.own_streams  # type: ignore[assignment]
-        os._exit = self._exit_function  # type: ignore[assignment]
-        self._host_chdir = (os.chdir, os.fchdir)
-        os.chdir, os.fchdir = self._chdir  # directory changes are noted, not read back after the step
-        return saved_argv, saved_path, outside
+        return saved_argv, saved_path, outside, active
 
-    def _leave(self, saved: tuple[list[str], list[str], dict[str, ModuleType | None]]) -> None:
-        saved_argv, saved_path, outside = saved
-        host_out, host_err, host_exit = self._host_streams
+    def _leave(self, saved: tuple[list[str], list[str], dict[str, ModuleType | None] | None,
+                                  ControllerProcess | None]) -> None:
+        saved_argv, saved_path, outside, active = saved
+        host_out, host_err = self._host_stdout, self._host_stderr
         if sys.stdout is not host_out or sys.stderr is not host_err:
             self.own_streams = (sys.stdout, sys.stderr)  # the controller replaced one: it keeps it, alone
+            sys.stdout, sys.stderr = host_out, host_err  # type: ignore[assignment]
         elif self.own_streams is not None:
             self.own_streams = None  # it put the host's streams back
-        sys.stdout, sys.stderr = host_out, host_err  # type: ignore[assignment]
-        os._exit = host_exit
-        os.chdir, os.fchdir = self._host_chdir
-        self.finder.active = None
+        self.finder.active = active  # None, or the controller whose turn this one ran in
         self.path = sys.path  # the controller may have replaced its list
         sys.path = saved_path
-        modules = sys.modules
-        for name in self._swapped_names():
+        modules, private = sys.modules, self.private_modules
+        for name in self._swap if len(self.loaded_names) == self._loaded_count else self._swapped_names():
             module = modules.pop(name, None)
             if module is not None:
-                self.private_modules[name] = module
-            previous = outside.get(name)
-            if previous is not None:
-                modules[name] = previous
+                private[name] = module
+            if outside is not None:
+                previous = outside.get(name)
+                if previous is not None:
+                    modules[name] = previous
         if self.runtime_ini.environment:
             for name, value in self._outside_environment.items():
                 if value is None:
@@ -423,25 +467,34 @@ class ControllerProcess:
         sys.argv = saved_argv
 
     def resume(self) -> None:
-        """Run the controller until its next ``robot.step`` call or its end."""
+        """Run the controller until its next ``robot.step`` call or its end (in a bracket of its finder:
+        :meth:`ControllerFinder.begin`)."""
         if self.finished:
             return
-        if self.greenlet is None:
-            self.greenlet = greenlet.greenlet(self._main)
-        current = greenlet.getcurrent()
-        if self.greenlet.parent is not current:  # setting it checks for cycles: only when it changes
-            self.greenlet.parent = current
-        self._resumer = current
-        working_directory = self.finder.working_directory
-        working_directory.begin()
+        finder = self.finder
+        finder.begin()
         try:
-            saved = self._enter()
-            try:
-                self.greenlet.switch()
-            finally:
-                self._leave(saved)
+            self.take_turn()
         finally:
-            working_directory.end()
+            finder.end()
+
+    def take_turn(self) -> None:
+        """:meth:`resume` inside a bracket the caller opened (:meth:`ControllerFinder.begin`): the controllers
+        phase opens one for all the controllers it runs."""
+        if self.finished:
+            return
+        own = self.greenlet
+        if own is None:
+            own = self.greenlet = greenlet.greenlet(self._main)
+        current = _getcurrent()
+        if own.parent is not current:  # setting it checks for cycles: only when it changes
+            own.parent = current
+        self._resumer = current
+        saved = self._enter()
+        try:
+            own.switch()
+        finally:
+            self._leave(saved)
 
     def yield_to_simulation(self) -> None:
         """Called from the controller's greenlet by ``robot.step``: give control back to the simulation."""

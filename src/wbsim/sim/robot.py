@@ -14,6 +14,8 @@ from collections import deque
 from numbers import Real
 from typing import TYPE_CHECKING
 
+from greenlet import getcurrent as _getcurrent
+
 from wbsim.compile.bindings import RobotBinding
 from wbsim.devices.kind import CoreDevice
 from wbsim.errors import ControllerError, SimulationError
@@ -109,6 +111,26 @@ class RobotRuntime:
         Raises:
             ControllerError: for a negative duration.
         """
+        process = self.controller
+        # The usual call, from the robot's own controller with the same duration (and type) as last time, in a
+        # running simulation: straight to the yield. Anything else takes the full path (_step).
+        if (process is not None and duration_ms == self._last_ms and type(duration_ms) is type(self._last_ms)
+                and self._last_steps and not self.removed and _getcurrent() is process.greenlet):
+            sim = self._sim_ref()
+            if sim is not None and not sim.ended:
+                steps = self.last_duration_steps = self._last_steps
+                self.wake_step = sim.step_count + steps
+                del sim  # no strong reference in the suspended frame (see _step)
+                process.yield_to_simulation()
+                sim = self._sim_ref()
+                if (sim if sim is not None else self.sim).ended:
+                    self.saw_end = True
+                    return -1
+                return 0
+        return self._step(duration_ms)
+
+    def _step(self, duration_ms: float) -> int:
+        """:meth:`step`, every case."""
         sim = self._sim_ref()
         if sim is None:
             sim = self.sim  # raises the typed error

@@ -116,12 +116,7 @@ def _edited_steps(model: mujoco.MjModel, data: mujoco.MjData, count: int, edits:
     besides MuJoCo's."""
     step1, step2, reference = mujoco.mj_step1, mujoco.mj_step2, mujoco.mj_referenceConstraint
     if len(edits) == 1 and not substepping:
-        edit = edits[0]
-        for _ in range(count):
-            step1(model, data)
-            if edit():
-                reference(model, data)
-            step2(model, data)
+        _bounced_steps(model, data, count, edits[0])
         return
     for _ in range(count):
         if edits:
@@ -136,6 +131,17 @@ def _edited_steps(model: mujoco.MjModel, data: mujoco.MjData, count: int, edits:
             mujoco.mj_step(model, data)
         for bank in substepping:
             bank.substep(data)
+
+
+def _bounced_steps(model: mujoco.MjModel, data: mujoco.MjData, count: int, edit: Callable[[], bool]) -> None:
+    """:func:`_edited_steps` with one edit and no substep-watching bank (the bounce threshold alone, the usual
+    case): per MuJoCo step one Python call besides MuJoCo's two."""
+    step1, step2, reference = mujoco.mj_step1, mujoco.mj_step2, mujoco.mj_referenceConstraint
+    for _ in range(count):
+        step1(model, data)
+        if edit():
+            reference(model, data)
+        step2(model, data)
 
 
 def _shutdown(finder: ControllerFinder, processes: list[ControllerProcess]) -> None:
@@ -203,7 +209,8 @@ class Simulation:
         self._hook_lists = tuple(self._hooks[phase] for phase in PHASE_ORDER)
         # MuJoCo silently resets the whole state when it diverges; wbsim stops instead (see _unstable).
         self.model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
-        self._warning_counts = self.data.warning.number
+        # Per warning kind, read as ints (cheaper than numpy's item or indexing).
+        self._warning_counts = memoryview(self.data.warning.number)
         self._diverged_dof: int | None = None  # set by _on_mujoco_warning when the state diverges
         # EXPERIMENTAL, off: a basic step's MuJoCo steps and bounce edits in one compiled call (sim/c_steps.py:
         # bit-identical, but a fatal MuJoCo error there exits the process instead of raising SimulationError).
@@ -357,7 +364,7 @@ class Simulation:
     def _rebuild_runtime(self, mapping: StateMap, scripts: dict[WbNode, Path]) -> None:
         """After :meth:`replace_root_nodes`: banks, robots and supervision for the new model (state kept).
         Removed robots' controllers end; added robots' controllers start with the next step."""
-        self._warning_counts = self.data.warning.number
+        self._warning_counts = memoryview(self.data.warning.number)
         self._rebuild_banks(mapping)
         runtimes = {r.node: r for r in self.robots}
         robots: list[RobotRuntime] = []
@@ -520,42 +527,46 @@ class Simulation:
         return not self.ended
 
     def _controllers_phase(self) -> None:
-        # One working-directory bracket for the phase, opened at the first due controller: the directory
-        # changes only between folders, and the host's comes back once (controllers.WorkingDirectory).
-        working_directory = None
+        # One bracket for the phase, opened at the first due controller (controllers.ControllerFinder.begin):
+        # the working directory changes only between folders, the host's comes back once, and os.chdir,
+        # os.fchdir and os._exit are swapped once, not around each controller.
+        finder = None
         try:
             for robot in self.robots:
                 process = robot.controller
-                if process is not None and not process.finished and robot.wake_step <= self.step_count:
-                    if working_directory is None:
-                        working_directory = self._finder.working_directory
-                        working_directory.begin()
-                    process.resume()
+                if process is not None and robot.wake_step <= self.step_count and not process.finished:
+                    if finder is None:
+                        finder = self._finder
+                        finder.begin()
+                    process.take_turn()
                     if self.ended:
                         break
         finally:
-            if working_directory is not None:
-                working_directory.end()
+            if finder is not None:
+                finder.end()
         if self._hook_lists[0]:
             self._run_hooks(Phase.CONTROLLERS)
 
     def _physics_phases(self) -> None:
-        _, on_actuate, on_plugin_step, on_physics, on_collide, on_step_end, on_sample = self._hook_lists
+        hooks = self._hook_lists
         data = self.data
-        plugin = self.plugin if self.plugin is not None and self.plugin.enabled else None
+        plugin = self.plugin
+        if plugin is not None and not plugin.enabled:
+            plugin = None
         for bank in self._actuating:
             bank.actuate(data)
-        if on_actuate:
+        if hooks[1]:
             self._run_hooks(Phase.DEVICES_ACTUATE)
         if plugin is not None:
             plugin.step()
-        if on_plugin_step:
+        if hooks[2]:
             self._run_hooks(Phase.PLUGIN_STEP)
-        if self.supervision.static_dirty:  # supervisor moves of static bodies, applied once per step
-            self.supervision.flush_static()
-        wrenches = self.supervision.wrenches
+        supervision = self.supervision
+        if supervision.static_dirty:  # supervisor moves of static bodies, applied once per step
+            supervision.flush_static()
+        wrenches = supervision.wrenches
         if wrenches:
-            self.supervision.apply_wrenches()
+            supervision.apply_wrenches()
         split = plugin.before_physics(data) if plugin is not None and plugin.enabled else False
         substepping: tuple[DeviceBank, ...] = ()
         editing: tuple[DeviceBank, ...] = ()
@@ -578,6 +589,9 @@ class Simulation:
                     plugin.physics_step(self.model, data, edit, bounce)  # type: ignore[union-attr]
                     for bank in substepping:
                         bank.substep(data)
+            elif bounce is not None and not substepping and not editing and not self.experimental_c_steps:
+                # The bounce threshold alone (the usual world with a bouncy surface): _edited_steps' own loop.
+                _bounced_steps(self.model, data, self.substeps, bounce.step_edit(self.model, data))
             elif substepping or editing or bounce is not None:  # contacts are edited, or a bank must see
                 # every physics step. The edits, in order: the bounce threshold, then the banks'.
                 steps = (bounce.compiled_steps(self.model, data)
@@ -599,27 +613,27 @@ class Simulation:
         if plugin is not None:
             plugin.after_physics(data)  # before the wrenches go: it restores xfrc_applied as it found it
         if wrenches:
-            self.supervision.clear_wrenches()
+            supervision.clear_wrenches()
         self.step_count += 1
         counts = self._warning_counts
-        if counts.item(3) or counts.item(4) or counts.item(5):  # mjWARN_BADQPOS, BADQVEL, BADQACC
+        if counts[3] or counts[4] or counts[5]:  # mjWARN_BADQPOS, BADQVEL, BADQACC
             self._unstable()
         if counts[1] or counts[2]:  # mjWARN_CONTACTFULL, CNSTRFULL: MuJoCo dropped contacts or constraints
             self._arena_full()
-        if on_physics:
+        if hooks[3]:
             self._run_hooks(Phase.PHYSICS)
         if plugin is not None and plugin.enabled:
             plugin.collision_pass()
-        if on_collide:
+        if hooks[4]:
             self._run_hooks(Phase.COLLIDE)
         if plugin is not None and plugin.enabled:
             plugin.step_end()
-        if on_step_end:
+        if hooks[5]:
             self._run_hooks(Phase.PLUGIN_STEP_END)
-        step = self.step_count
+        step = self.step_count  # read again: a hook may have reset the simulation
         for bank in self._sampling:
             bank.sample(data, step)
-        if on_sample:
+        if hooks[6]:
             self._run_hooks(Phase.DEVICES_SAMPLE)
         if self._reset_requested:
             self._reset_requested = False

@@ -641,7 +641,7 @@ def test_plain_python_writes_on_few_devices_give_bit_identical_runs(project, loa
             sim.step()
             rows.append(np.concatenate([sim.data.qpos, sim.data.qvel, sim.data.ctrl]))
             values.append(float(sim.banks["position_sensor"].value[1]))
-        plain = sim.banks["motor"]._simple_pairs is not None and all(
+        plain = sim.banks["motor"]._plain and all(
             g.cache is not None and g.cache.pairs is not None for g in sim.banks["position_sensor"].schedule.groups)
         return np.asarray(rows), values, plain
 

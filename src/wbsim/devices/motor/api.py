@@ -84,19 +84,24 @@ class Motor(Device):
 
     def setVelocity(self, velocity: float) -> None:
         """Velocity (rad/s or m/s): the speed limit in position control, the set speed in velocity control."""
-        if math.isnan(velocity):
+        # ``velocity`` is a float (c_arguments converted it): NaN is the value unequal to itself. A controller
+        # sets velocities every step, so the cache check (_cache) is inline.
+        if velocity != velocity:
             print_error("wb_motor_set_velocity() called with an invalid 'velocity' argument (NaN).")
             return
-        cache = self._cache()
-        if velocity < 0 and math.isfinite(cache._position):
+        sim = self._sim_ref()
+        if sim is None or self._restarts != sim.restarts:
+            self._configure()
+        if velocity < 0 and math.isfinite(self._position):
             print_error("wb_motor_set_velocity() called with negative 'velocity' argument in position control "
                         f"mode ({velocity:g}).")
             return
-        velocity = float(velocity)
-        cache._velocity = velocity
-        self._core.set_velocity(velocity)
-        for sibling in self._coupled():
-            sibling._cache()._velocity = velocity * sibling.getMultiplier()
+        self._velocity = velocity
+        core = self._core
+        core.set_velocity(velocity)
+        if core.coupled_rows is not None:
+            for sibling in self._coupled():
+                sibling._cache()._velocity = velocity * sibling.getMultiplier()
 
     def setAcceleration(self, acceleration: float) -> None:
         """Acceleration limit (rad/s^2 or m/s^2), -1 for none."""

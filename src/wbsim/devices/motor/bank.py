@@ -252,6 +252,11 @@ class MotorBank(DeviceBank):
         # ODE's timing: the whole basic step's torque impulse in the first MuJoCo step (module docstring).
         self.watches_substeps = self.substeps > 1 and bool(np.any(self._ctrl_values != 0.0))
         self._kinematic_idx = np.flatnonzero(self.kinematic)
+        # Only a few velocity-controlled motors and zero torques to write (the usual controller): actuate's
+        # plain-Python path, without the checks of the other groups.
+        self._plain = (self._simple_pairs is not None and self._ctrl_pairs is not None
+                       and not len(self._general) and not len(self._torque) and not self.watches_substeps
+                       and not len(self._kinematic_idx))
         self._dirty = False
 
     def actuate(self, data: mujoco.MjData) -> None:
@@ -265,6 +270,15 @@ class MotorBank(DeviceBank):
             views = self._views = (data, data.qpos, data.qvel, data.ctrl)
         _, qpos, qvel, ctrl = views
         pairs = self._simple_pairs
+        if self._plain:  # the same writes as below, for the groups that are there
+            target, current = self.target_velocity, self.current_velocity
+            for row, ref in pairs:  # type: ignore[union-attr]
+                commanded = target.item(row)
+                qvel[ref] = commanded
+                current[row] = commanded
+            for index, value in self._ctrl_pairs:  # type: ignore[union-attr]
+                ctrl[index] = value
+            return
         if pairs is not None:
             target, current = self.target_velocity, self.current_velocity
             for row, ref in pairs:
@@ -332,6 +346,9 @@ class MotorBank(DeviceBank):
 
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Refresh the force/torque feedback of motors whose sampling period elapsed at ``step``."""
+        # Nothing due (the schedule's own first test) and no kept forces: no call.
+        if step < self.feedback.next_any and self._kept_forces is None:
+            return
         kept, self._kept_forces = self._kept_forces, None
         due = self.feedback.due(step)
         if not due:  # the usual case: no feedback enabled (reading MjData.qfrc_constraint makes a new view)
@@ -377,6 +394,10 @@ class Motor(BankDevice):
     linear: bool = False
     kind: str = "motor"
     bank: MotorBank  # type: ignore[assignment]  # narrowed from BankDevice
+
+    def __post_init__(self) -> None:
+        # The bank's coupling is fixed at load: looked up once, not at every command.
+        self.coupled_rows = self._group()
 
     def _warn(self, text: str) -> None:
         self.bank.warn(f"{self.name}: {text}")
@@ -438,7 +459,7 @@ class Motor(BankDevice):
         clamping it to its own maxVelocity (with its own warning).
         """
         b, i = self.bank, self.index
-        rows = self._group()
+        rows = self.coupled_rows
         if rows is not None:
             v = velocity * b.multiplier[rows]
             limit = b.max_velocity[rows]

@@ -92,19 +92,24 @@ class PositionSensorBank(SampledBank):
 
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the values of the sensors due after basic step ``step``."""
-        for group in self.schedule.due(step):
-            gather = group.cache
+        schedule = self.schedule
+        if step < schedule.next_any:  # nothing due (the schedule's own first test, without its call)
+            return
+        views = self._qpos
+        if views is None or views[0] is not data:  # one view of MjData.qpos, not one per access
+            views = self._qpos = (data, data.qpos)
+        qpos = views[1]
+        for group in schedule.due(step):
+            gather: _Gather | None = group.cache  # type: ignore[assignment]
             if gather is None:
                 gather = group.cache = self._gather(group)
-            assert isinstance(gather, _Gather)
-            if self._qpos is None or self._qpos[0] is not data:  # one view of MjData.qpos, not one per access
-                self._qpos = (data, data.qpos)
-            if gather.pairs is not None:
-                qpos, value = self._qpos[1], self.value
-                for row, adr in gather.pairs:
+            pairs = gather.pairs
+            if pairs is not None:
+                value = self.value
+                for row, adr in pairs:
                     value[row] = qpos.item(adr)
                 continue
-            raw = self._qpos[1][gather.adr]
+            raw = qpos[gather.adr]
             if gather.has_joint is not None:
                 raw = np.where(gather.has_joint, raw, gather.initial)
             if gather.noise is not None:
