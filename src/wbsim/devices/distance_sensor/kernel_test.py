@@ -222,6 +222,23 @@ def test_the_grids_work_per_cluster_does_not_grow_with_the_number_of_robots():
     assert per_cluster[2] <= per_cluster[0] + 4.0
 
 
+def test_the_grids_work_per_cluster_stays_bounded_when_every_robot_has_a_geom_far_wider_than_the_sensors():
+    # Robots 2 m apart whose sensors reach 0.1 m but whose chassis' bounding sphere is 0.6 m: each chassis spans
+    # far more than _CELL_LIMIT cells of the sensors' grid. A single grid gave every such geom to every cluster
+    # (n candidates each: quadratic in the robots); coarser levels keep a cluster's candidates to its neighbours.
+    per_cluster = []
+    for side in (5, 20, 40):
+        x, y = np.meshgrid(np.arange(side, dtype=float) * 2.0, np.arange(side, dtype=float) * 2.0)
+        centre = np.column_stack([x.ravel(), y.ravel(), np.zeros(side * side)])
+        n = len(centre)
+        radius, inflated = np.full(n, 0.1), np.full(n, 0.6)
+        start, found = kernel.near_geoms(centre, radius, centre, np.arange(n, dtype=np.int64), inflated)
+        for c, expected in enumerate(_exhaustive_near(centre, radius, centre, inflated)):
+            assert expected <= set(found[start[c]:start[c + 1]].tolist())
+        per_cluster.append(len(found) / n)
+    assert max(per_cluster) <= 9.0
+
+
 def _crowd(side: int) -> tuple[mujoco.MjModel, mujoco.MjData, RayTargets, RayBatch]:
     """``side`` x ``side`` free robots 0.7 m apart, each a box with two 3-ray sensors looking out, on a floor."""
     bodies = "".join(
