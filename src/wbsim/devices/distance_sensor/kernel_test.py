@@ -196,6 +196,34 @@ def test_the_grid_keeps_every_geom_within_reach_of_a_cluster_in_index_order(clus
         assert expected <= set(got.tolist())
 
 
+def test_the_grid_keeps_geoms_exactly_at_reach_at_any_offset_scale_and_height():
+    # Geoms placed exactly at the reach of a cluster (the broad phase's own float test decides on the boundary),
+    # in random directions or along x, clusters and geoms far apart in z, negative and large offsets (1e7 m),
+    # scales from millimetres to kilometres and geoms up to 1,000 times wider than the sensors (several levels):
+    # the grid never loses a pair the exhaustive test keeps.
+    rng = np.random.default_rng(1)
+    for _ in range(400):
+        n_c, n_b = int(rng.integers(1, 10)), int(rng.integers(0, 16))
+        scale = 10.0 ** int(rng.integers(-3, 4))
+        offset = rng.normal(0.0, 1.0, 2) * 10.0 ** int(rng.integers(0, 8))
+        centre = np.zeros((n_c, 3))
+        centre[:, :2] = offset + rng.normal(0.0, scale, (n_c, 2))
+        centre[:, 2] = rng.normal(0.0, 10.0 * scale, n_c)
+        radius = np.abs(rng.normal(0.0, scale, n_c)) * (rng.random(n_c) < 0.9)
+        inflated = np.abs(rng.normal(0.0, scale, n_b)) * 10.0 ** rng.integers(-2, 4, n_b)
+        positions = np.zeros((n_b, 3))
+        for b in range(n_b):
+            c = int(rng.integers(n_c))
+            direction = rng.normal(0.0, 1.0, 3) if rng.random() < 0.5 else np.array([rng.choice([-1.0, 1.0]), 0, 0])
+            positions[b] = centre[c] + direction / np.linalg.norm(direction) * (radius[c] + inflated[b])
+        start, found = kernel.near_geoms(centre, radius, positions, np.arange(n_b, dtype=np.int64), inflated)
+        for c in range(n_c):
+            d = positions - centre[c]
+            reach = radius[c] + inflated
+            kept = np.flatnonzero(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2] <= reach * reach)
+            assert set(kept.tolist()) <= set(found[start[c]:start[c + 1]].tolist())
+
+
 def test_the_grid_gives_every_geom_to_every_cluster_when_a_position_is_not_finite():
     # A diverged body (NaN) or an absurd position: no grid, every pair goes to the exact tests as before.
     centre = np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
