@@ -407,8 +407,9 @@ def near_geoms(centre: np.ndarray, radius: np.ndarray, geom_xpos: np.ndarray, bo
     times coarser, the coarsest a few cells over everything): each geom is entered in the cells its bounding
     square covers at the finest level where that is at most ``_CELL_LIMIT`` cells, each cluster looks in the
     cells of its own square at every level, so the work grows with the clusters and the geoms near them, not
-    with their product, whatever the geoms' sizes. Coordinates that are not finite, or a grid too large for int64 keys, give
-    every geom to every cluster (the exact tests decide, as without the grid).
+    with their product, whatever the geoms' sizes. The finest cells widen so that no level has more than 1e9
+    cells a side (int64 keys). Coordinates that are not finite give every geom to every cluster (the exact
+    tests decide, as without the grid).
 
     Returns:
         ``(start, found)``: (c + 1,) offsets into (k,) bounded geom indices.
@@ -431,15 +432,19 @@ def near_geoms(centre: np.ndarray, radius: np.ndarray, geom_xpos: np.ndarray, bo
             finite = finite and math.isfinite(geom_xpos[g, i]) and math.isfinite(inflated[b])
             low = min(low, geom_xpos[g, i] - inflated[b])
         origin[i] = low - 1.0
-    top = 0.0
+    extent = 0.0  # from the origin to the farthest edge (m)
     if finite:
         for c in range(n_c):
             for i in range(2):
-                top = max(top, (centre[c, i] + radius[c] - origin[i]) / cell)
+                extent = max(extent, centre[c, i] + radius[c] - origin[i])
         for b in range(n_b):
             for i in range(2):
-                top = max(top, (geom_xpos[bounded_gid[b], i] + inflated[b] - origin[i]) / cell)
-    if not finite or top > 1e9:  # not finite, or keys would overflow: every geom for every cluster
+                extent = max(extent, geom_xpos[bounded_gid[b], i] + inflated[b] - origin[i])
+    # At most 1e9 cells a side (the keys of every level fit in int64): a body thrown far away widens the cells
+    # rather than giving up the grid.
+    cell = max(cell, extent / 5e8)
+    top = extent / cell
+    if not finite or not top <= 1e9:  # not finite (or the extent overflowed): every geom for every cluster
         start = np.arange(n_c + 1, dtype=np.int64) * n_b
         found = np.empty(n_c * n_b, dtype=np.int64)
         for c in range(n_c):

@@ -225,14 +225,21 @@ def test_the_grid_keeps_geoms_exactly_at_reach_at_any_offset_scale_and_height():
 
 
 def test_the_grid_gives_every_geom_to_every_cluster_when_a_position_is_not_finite():
-    # A diverged body (NaN) or an absurd position: no grid, every pair goes to the exact tests as before.
+    # A diverged body (NaN), or positions so far apart that the extent overflows: no grid, every pair goes to
+    # the exact tests as before. An absurd but finite position (1e300 m) only widens the cells.
     centre = np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
-    positions = np.array([[5.0, 0.0, 0.0], [math.nan, 0.0, 0.0], [1e300, 0.0, 0.0]])
-    for rows in ([0, 1], [0, 2]):
+    positions = np.array([[5.0, 0.0, 0.0], [math.nan, 0.0, 0.0], [1e300, 0.0, 0.0], [-1e308, 0.0, 0.0],
+                          [1.5e308, 0.0, 0.0], [0.5, 0.5, 0.0]])
+    for rows in ([0, 1], [3, 4]):
         start, found = kernel.near_geoms(centre, np.array([0.5, 0.5]), positions, np.array(rows, dtype=np.int64),
                                          np.array([0.1, 0.1]))
         np.testing.assert_array_equal(start, [0, 2, 4])
         np.testing.assert_array_equal(found, [0, 1, 0, 1])
+    start, found = kernel.near_geoms(centre, np.array([0.5, 0.5]), positions, np.array([0, 2, 5], dtype=np.int64),
+                                     np.array([0.1, 0.1, 0.1]))
+    assert len(start) == 3 and start[-1] == len(found)
+    for c in range(2):  # the geom at (0.5, 0.5) within reach of both, index 2 of the bounded geoms
+        assert 2 in found[start[c]:start[c + 1]].tolist()
 
 
 def test_the_grids_work_per_cluster_does_not_grow_with_the_number_of_robots():
@@ -265,6 +272,19 @@ def test_the_grids_work_per_cluster_stays_bounded_when_every_robot_has_a_geom_fa
             assert expected <= set(found[start[c]:start[c + 1]].tolist())
         per_cluster.append(len(found) / n)
     assert max(per_cluster) <= 9.0
+
+
+def test_one_geom_thrown_far_away_does_not_give_every_geom_to_every_cluster():
+    # A crowd with 5 cm sensor spheres and one body 1e8 m away (2e9 of the sensors' cells): the grid gets coarser
+    # cells instead of giving up (which tested every pair: quadratic); nothing within reach is lost.
+    x, y = np.meshgrid(np.arange(30, dtype=float), np.arange(30, dtype=float))
+    centre = np.column_stack([x.ravel(), y.ravel(), np.zeros(900)])
+    positions = np.vstack([centre, [[-1e8, 3.0, 0.0]]])
+    radius, inflated = np.full(900, 0.05), np.full(901, 0.6)
+    start, found = kernel.near_geoms(centre, radius, positions, np.arange(901, dtype=np.int64), inflated)
+    for c, expected in enumerate(_exhaustive_near(centre, radius, positions, inflated)):
+        assert expected <= set(found[start[c]:start[c + 1]].tolist())
+    assert len(found) / 900 <= 20.0
 
 
 def _crowd(side: int) -> tuple[mujoco.MjModel, mujoco.MjData, RayTargets, RayBatch]:
