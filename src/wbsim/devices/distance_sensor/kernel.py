@@ -391,7 +391,8 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
     return True
 
 
-_CELL_LIMIT = 64  # a geom whose bounding square spans more grid cells is tested against every cluster
+_CELL_LIMIT = 64  # a geom is entered at the finest grid level where its bounding square spans at most this many cells
+_LEVEL_SCALE = 8  # each grid level's cells are this many times wider than the level below's
 _GRID_PAD = 1e-9  # relative and absolute (m) widening of the grid's squares: only ever adds candidates
 
 
@@ -401,12 +402,14 @@ def near_geoms(centre: np.ndarray, radius: np.ndarray, geom_xpos: np.ndarray, bo
     """For each cluster ``c``, the bounded geoms ``b`` whose sphere of radius ``inflated[b]`` (m) may reach the
     cluster's sphere (``centre[c]``, (c, 3), radius ``radius[c]``), ascending: ``found[start[c]:start[c + 1]]``.
 
-    A superset of the pairs with ``|centre - geom centre| <= radius + inflated``, found in a uniform grid of
-    the x-y plane (cells as wide as the largest cluster radius): each geom is entered in the cells its
-    bounding square covers (a geom covering more than ``_CELL_LIMIT`` cells is a candidate of every cluster),
-    each cluster looks in the cells of its own square, so the work grows with the clusters and the geoms near
-    them, not with their product. Coordinates that are not finite, or a grid too large for int64 keys, give
-    every geom to every cluster (the exact tests decide, as without the grid).
+    A superset of the pairs with ``|centre - geom centre| <= radius + inflated``, found in uniform grids of
+    the x-y plane (the finest with cells as wide as the largest cluster radius, each next one ``_LEVEL_SCALE``
+    times coarser, the coarsest a few cells over everything): each geom is entered in the cells its bounding
+    square covers at the finest level where that is at most ``_CELL_LIMIT`` cells, each cluster looks in the
+    cells of its own square at every level, so the work grows with the clusters and the geoms near them, not
+    with their product, whatever the geoms' sizes. The finest cells widen so that no level has more than 1e9
+    cells a side (int64 keys). Coordinates that are not finite give every geom to every cluster (the exact
+    tests decide, as without the grid).
 
     Returns:
         ``(start, found)``: (c + 1,) offsets into (k,) bounded geom indices.
@@ -429,43 +432,67 @@ def near_geoms(centre: np.ndarray, radius: np.ndarray, geom_xpos: np.ndarray, bo
             finite = finite and math.isfinite(geom_xpos[g, i]) and math.isfinite(inflated[b])
             low = min(low, geom_xpos[g, i] - inflated[b])
         origin[i] = low - 1.0
-    top = 0.0
+    extent = 0.0  # from the origin to the farthest edge (m)
     if finite:
         for c in range(n_c):
             for i in range(2):
-                top = max(top, (centre[c, i] + radius[c] - origin[i]) / cell)
+                extent = max(extent, centre[c, i] + radius[c] - origin[i])
         for b in range(n_b):
             for i in range(2):
-                top = max(top, (geom_xpos[bounded_gid[b], i] + inflated[b] - origin[i]) / cell)
-    if not finite or top > 1e9:  # not finite, or keys would overflow: every geom for every cluster
+                extent = max(extent, geom_xpos[bounded_gid[b], i] + inflated[b] - origin[i])
+    # At most 1e9 cells a side (the keys of every level fit in int64): a body thrown far away widens the cells
+    # rather than giving up the grid.
+    cell = max(cell, extent / 5e8)
+    top = extent / cell
+    if not finite or not top <= 1e9:  # not finite (or the extent overflowed): every geom for every cluster
         start = np.arange(n_c + 1, dtype=np.int64) * n_b
         found = np.empty(n_c * n_b, dtype=np.int64)
         for c in range(n_c):
             found[c * n_b:(c + 1) * n_b] = np.arange(n_b)
         return start, found
-    width = np.int64(top) + 2  # cells per row
+    # Levels of ever coarser grids (each _LEVEL_SCALE times wider): a geom is entered at the finest level where
+    # its square spans at most _CELL_LIMIT cells, so that geoms far wider than the sensors (a chassis around short
+    # sensors) are not given to every cluster; the coarsest level holds the whole extent in a few cells.
+    levels = 1
+    while top / _LEVEL_SCALE ** (levels - 1) > 2.0:
+        levels += 1
+    base = np.zeros(levels + 1, dtype=np.int64)  # each level's first key
+    width = np.empty(levels, dtype=np.int64)  # cells per row of each level
+    size = np.empty(levels)  # each level's cell width (m)
+    for level in range(levels):
+        size[level] = cell * float(_LEVEL_SCALE) ** level
+        width[level] = np.int64(top / float(_LEVEL_SCALE) ** level) + 2
+        base[level + 1] = base[level] + width[level] * width[level]
     entries, n_big = 0, 0
     big = np.zeros(n_b, dtype=np.bool_)
+    level_of = np.zeros(n_b, dtype=np.int64)
+    used = np.zeros(levels, dtype=np.bool_)
     for b in range(n_b):
         g = bounded_gid[b]
         reach = inflated[b] * (1.0 + _GRID_PAD) + _GRID_PAD
-        for i in range(2):
-            lo[b, i] = np.int64(math.floor((geom_xpos[g, i] - reach - origin[i]) / cell))
-            hi[b, i] = np.int64(math.floor((geom_xpos[g, i] + reach - origin[i]) / cell))
-        cells = (hi[b, 0] - lo[b, 0] + 1) * (hi[b, 1] - lo[b, 1] + 1)
-        if cells > _CELL_LIMIT:
-            big[b] = True
+        big[b] = True
+        for level in range(levels):
+            for i in range(2):
+                lo[b, i] = np.int64(math.floor((geom_xpos[g, i] - reach - origin[i]) / size[level]))
+                hi[b, i] = np.int64(math.floor((geom_xpos[g, i] + reach - origin[i]) / size[level]))
+            cells = (hi[b, 0] - lo[b, 0] + 1) * (hi[b, 1] - lo[b, 1] + 1)
+            if cells <= _CELL_LIMIT:
+                big[b] = False
+                level_of[b] = level
+                used[level] = True
+                entries += cells
+                break
+        if big[b]:
             n_big += 1
-        else:
-            entries += cells
     keys = np.empty(entries, dtype=np.int64)
     ids = np.empty(entries, dtype=np.int64)
     k = 0
     for b in range(n_b):
         if not big[b]:
+            level = level_of[b]
             for x in range(lo[b, 0], hi[b, 0] + 1):
                 for y in range(lo[b, 1], hi[b, 1] + 1):
-                    keys[k] = x * width + y
+                    keys[k] = base[level] + x * width[level] + y
                     ids[k] = b
                     k += 1
     order = np.argsort(keys, kind="mergesort")
@@ -478,23 +505,26 @@ def near_geoms(centre: np.ndarray, radius: np.ndarray, geom_xpos: np.ndarray, bo
     for c in range(n_c):
         start[c] = m
         reach = radius[c] * (1.0 + _GRID_PAD) + _GRID_PAD
-        x0 = np.int64(math.floor((centre[c, 0] - reach - origin[0]) / cell))
-        x1 = np.int64(math.floor((centre[c, 0] + reach - origin[0]) / cell))
-        y0 = np.int64(math.floor((centre[c, 1] - reach - origin[1]) / cell))
-        y1 = np.int64(math.floor((centre[c, 1] + reach - origin[1]) / cell))
-        for x in range(x0, x1 + 1):
-            for y in range(y0, y1 + 1):
-                key = x * width + y
-                j = np.searchsorted(keys, key)
-                while j < entries and keys[j] == key:
-                    b = ids[j]
-                    if stamp[b] != c:
-                        stamp[b] = c
-                        if m == len(found):
-                            found = np.concatenate((found, np.empty(m, dtype=np.int64)))
-                        found[m] = b
-                        m += 1
-                    j += 1
+        for level in range(levels):
+            if not used[level]:
+                continue
+            x0 = np.int64(math.floor((centre[c, 0] - reach - origin[0]) / size[level]))
+            x1 = np.int64(math.floor((centre[c, 0] + reach - origin[0]) / size[level]))
+            y0 = np.int64(math.floor((centre[c, 1] - reach - origin[1]) / size[level]))
+            y1 = np.int64(math.floor((centre[c, 1] + reach - origin[1]) / size[level]))
+            for x in range(x0, x1 + 1):
+                for y in range(y0, y1 + 1):
+                    key = base[level] + x * width[level] + y
+                    j = np.searchsorted(keys, key)
+                    while j < entries and keys[j] == key:
+                        b = ids[j]
+                        if stamp[b] != c:
+                            stamp[b] = c
+                            if m == len(found):
+                                found = np.concatenate((found, np.empty(m, dtype=np.int64)))
+                            found[m] = b
+                            m += 1
+                        j += 1
         for b in bigs:
             if stamp[b] != c:
                 stamp[b] = c

@@ -196,15 +196,50 @@ def test_the_grid_keeps_every_geom_within_reach_of_a_cluster_in_index_order(clus
         assert expected <= set(got.tolist())
 
 
+def test_the_grid_keeps_geoms_exactly_at_reach_at_any_offset_scale_and_height():
+    # Geoms placed exactly at the reach of a cluster (the broad phase's own float test decides on the boundary),
+    # in random directions or along x, clusters and geoms far apart in z, negative and large offsets (1e7 m),
+    # scales from millimetres to kilometres and geoms up to 1,000 times wider than the sensors (several levels):
+    # the grid never loses a pair the exhaustive test keeps.
+    rng = np.random.default_rng(1)
+    for _ in range(400):
+        n_c, n_b = int(rng.integers(1, 10)), int(rng.integers(0, 16))
+        scale = 10.0 ** int(rng.integers(-3, 4))
+        offset = rng.normal(0.0, 1.0, 2) * 10.0 ** int(rng.integers(0, 8))
+        centre = np.zeros((n_c, 3))
+        centre[:, :2] = offset + rng.normal(0.0, scale, (n_c, 2))
+        centre[:, 2] = rng.normal(0.0, 10.0 * scale, n_c)
+        radius = np.abs(rng.normal(0.0, scale, n_c)) * (rng.random(n_c) < 0.9)
+        inflated = np.abs(rng.normal(0.0, scale, n_b)) * 10.0 ** rng.integers(-2, 4, n_b)
+        positions = np.zeros((n_b, 3))
+        for b in range(n_b):
+            c = int(rng.integers(n_c))
+            direction = rng.normal(0.0, 1.0, 3) if rng.random() < 0.5 else np.array([rng.choice([-1.0, 1.0]), 0, 0])
+            positions[b] = centre[c] + direction / np.linalg.norm(direction) * (radius[c] + inflated[b])
+        start, found = kernel.near_geoms(centre, radius, positions, np.arange(n_b, dtype=np.int64), inflated)
+        for c in range(n_c):
+            d = positions - centre[c]
+            reach = radius[c] + inflated
+            kept = np.flatnonzero(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2] <= reach * reach)
+            assert set(kept.tolist()) <= set(found[start[c]:start[c + 1]].tolist())
+
+
 def test_the_grid_gives_every_geom_to_every_cluster_when_a_position_is_not_finite():
-    # A diverged body (NaN) or an absurd position: no grid, every pair goes to the exact tests as before.
+    # A diverged body (NaN), or positions so far apart that the extent overflows: no grid, every pair goes to
+    # the exact tests as before. An absurd but finite position (1e300 m) only widens the cells.
     centre = np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
-    positions = np.array([[5.0, 0.0, 0.0], [math.nan, 0.0, 0.0], [1e300, 0.0, 0.0]])
-    for rows in ([0, 1], [0, 2]):
+    positions = np.array([[5.0, 0.0, 0.0], [math.nan, 0.0, 0.0], [1e300, 0.0, 0.0], [-1e308, 0.0, 0.0],
+                          [1.5e308, 0.0, 0.0], [0.5, 0.5, 0.0]])
+    for rows in ([0, 1], [3, 4]):
         start, found = kernel.near_geoms(centre, np.array([0.5, 0.5]), positions, np.array(rows, dtype=np.int64),
                                          np.array([0.1, 0.1]))
         np.testing.assert_array_equal(start, [0, 2, 4])
         np.testing.assert_array_equal(found, [0, 1, 0, 1])
+    start, found = kernel.near_geoms(centre, np.array([0.5, 0.5]), positions, np.array([0, 2, 5], dtype=np.int64),
+                                     np.array([0.1, 0.1, 0.1]))
+    assert len(start) == 3 and start[-1] == len(found)
+    for c in range(2):  # the geom at (0.5, 0.5) within reach of both, index 2 of the bounded geoms
+        assert 2 in found[start[c]:start[c + 1]].tolist()
 
 
 def test_the_grids_work_per_cluster_does_not_grow_with_the_number_of_robots():
@@ -220,6 +255,36 @@ def test_the_grids_work_per_cluster_does_not_grow_with_the_number_of_robots():
         per_cluster.append(len(found) / n)
     assert max(per_cluster) <= 9.0
     assert per_cluster[2] <= per_cluster[0] + 4.0
+
+
+def test_the_grids_work_per_cluster_stays_bounded_when_every_robot_has_a_geom_far_wider_than_the_sensors():
+    # Robots 2 m apart whose sensors reach 0.1 m but whose chassis' bounding sphere is 0.6 m: each chassis spans
+    # far more than _CELL_LIMIT cells of the sensors' grid. A single grid gave every such geom to every cluster
+    # (n candidates each: quadratic in the robots); coarser levels keep a cluster's candidates to its neighbours.
+    per_cluster = []
+    for side in (5, 20, 40):
+        x, y = np.meshgrid(np.arange(side, dtype=float) * 2.0, np.arange(side, dtype=float) * 2.0)
+        centre = np.column_stack([x.ravel(), y.ravel(), np.zeros(side * side)])
+        n = len(centre)
+        radius, inflated = np.full(n, 0.1), np.full(n, 0.6)
+        start, found = kernel.near_geoms(centre, radius, centre, np.arange(n, dtype=np.int64), inflated)
+        for c, expected in enumerate(_exhaustive_near(centre, radius, centre, inflated)):
+            assert expected <= set(found[start[c]:start[c + 1]].tolist())
+        per_cluster.append(len(found) / n)
+    assert max(per_cluster) <= 9.0
+
+
+def test_one_geom_thrown_far_away_does_not_give_every_geom_to_every_cluster():
+    # A crowd with 5 cm sensor spheres and one body 1e8 m away (2e9 of the sensors' cells): the grid gets coarser
+    # cells instead of giving up (which tested every pair: quadratic); nothing within reach is lost.
+    x, y = np.meshgrid(np.arange(30, dtype=float), np.arange(30, dtype=float))
+    centre = np.column_stack([x.ravel(), y.ravel(), np.zeros(900)])
+    positions = np.vstack([centre, [[-1e8, 3.0, 0.0]]])
+    radius, inflated = np.full(900, 0.05), np.full(901, 0.6)
+    start, found = kernel.near_geoms(centre, radius, positions, np.arange(901, dtype=np.int64), inflated)
+    for c, expected in enumerate(_exhaustive_near(centre, radius, positions, inflated)):
+        assert expected <= set(found[start[c]:start[c + 1]].tolist())
+    assert len(found) / 900 <= 20.0
 
 
 def _crowd(side: int) -> tuple[mujoco.MjModel, mujoco.MjData, RayTargets, RayBatch]:
