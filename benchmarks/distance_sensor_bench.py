@@ -9,7 +9,8 @@ enables them. ``--imu`` adds an Accelerometer, a Gyro, an InertialUnit, a Compas
 enabled and read with the distance sensors (the sensors issue's combined benchmark). ``--type`` picks the
 sensor type of every sensor (generic by default; infra-red rays are
 cast after the physics step instead of before it); ``--numpy`` measures the numpy caster and banks (with
-``--imu`` the IMU set's and GPS's too) instead of the compiled ones.
+``--imu`` the IMU set's and GPS's too) instead of the compiled ones. ``--no-read`` enables the sensors but never
+reads them (a measurement aid: what the sensing costs without the controllers' API calls).
 
 Measured with paired alternating blocks (see ``paired.py``): the median ratio of step times
 enabled/disabled, which is the whole cost of the sensors (ray casting, lookup tables, the Webots API
@@ -42,6 +43,7 @@ ls, rs = robot.getDevice("left wheel sensor"), robot.getDevice("right wheel sens
 left.setPosition(float("inf")); right.setPosition(float("inf"))
 ls.enable(step); rs.enable(step)
 sensing = "--sensors" in sys.argv and sys.argv[sys.argv.index("--sensors") + 1] == "on"
+reading = sensing and "--no-read" not in sys.argv
 sensors = [robot.getDevice("ds%d" % i) for i in range(8)]
 imu = []
 if "--imu" in sys.argv:  # the IMU set and the GPS, read every step too
@@ -54,7 +56,7 @@ while robot.step(step) != -1:
     a, b = ls.getValue(), rs.getValue()
     if a != a:
         a = b = 0.0
-    if sensing:
+    if reading:
         near = max(sensor.getValue() for sensor in sensors)
         if imu:
             readings = (imu[0].getValues(), imu[1].getValues(), imu[2].getRollPitchYaw(), imu[3].getValues(),
@@ -88,11 +90,11 @@ def _sensors(kind: str, reach: float, imu: bool = False) -> str:
 
 
 def make_project(root: Path, robots: int, sensors: str, kind: str = "generic", reach: float = 1.0,
-                 imu: bool = False) -> Path:
+                 imu: bool = False, read: bool = True) -> Path:
     """A project with the benchmark world and controller: ``robots`` rovers (without the arena walls), each
     with 8 DistanceSensors; ``sensors`` is "on" or "off"; ``imu`` adds an Accelerometer, Gyro, InertialUnit,
-    Compass and GPS to each rover."""
-    args = f'"--sensors" "{sensors}"' + (' "--imu"' if imu else "")
+    Compass and GPS to each rover; ``read=False``: the controllers enable the sensors but never read them."""
+    args = f'"--sensors" "{sensors}"' + (' "--imu"' if imu else "") + ('' if read else ' "--no-read"')
     world = rover_world(robots, "bench_distance", _sensors(kind, reach, imu) + CASTER, args)
     return write_project(root, world, "bench_distance", CONTROLLER)
 
@@ -104,16 +106,19 @@ def main() -> int:
     parser.add_argument("--type", default="generic", choices=("generic", "infra-red", "sonar", "laser"))
     parser.add_argument("--range", type=float, default=1.0, help="the sensors' range (m)")
     parser.add_argument("--imu", action="store_true", help="also an IMU set and a GPS per rover, read every step")
+    parser.add_argument("--no-read", action="store_true",
+                        help="enable the sensors but never read them (the sensing without the API calls)")
     parser.add_argument("--numpy", action="store_true",
                         help="the numpy caster and banks instead of the compiled ones")
     args = parser.parse_args()
     pairs, steps = (10, 30) if args.quick else (40, 50)
     print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {args.robots} rovers x 8 {args.type} "
           f"DistanceSensors x {1 if args.type == 'laser' else 3} rays{' + IMU set + GPS' if args.imu else ''}"
-          f"{' (numpy path)' if args.numpy else ''}; "
+          f"{' (numpy path)' if args.numpy else ''}{', never read' if args.no_read else ''}; "
           f"{pairs} pairs of {steps}-step blocks")
     with tempfile.TemporaryDirectory() as tmp:
-        sims = {name: load_warm(make_project(Path(tmp) / name, args.robots, name, args.type, args.range, args.imu))
+        sims = {name: load_warm(make_project(Path(tmp) / name, args.robots, name, args.type, args.range, args.imu,
+                                             not args.no_read))
                 for name in ("on", "off")}
         bank = sims["on"].banks["distance_sensor"]
         if args.numpy:  # numba was imported and the kernels loaded in the warm-up: only the paths change
