@@ -122,6 +122,29 @@ def test_distance_sensor_bench_imu_worlds_enable_the_imu_set_and_gps(tmp_path):
     off.close()
 
 
+def test_distance_sensor_bench_no_read_worlds_sample_sensors_their_controllers_never_read(tmp_path):
+    # --no-read: the same sensing (enabled, sampled every step), but the controllers make no reading call; the
+    # controller's read lines are what differ (a patched getValue counts the calls).
+    from wbsim.devices.distance_sensor.api import DistanceSensor
+
+    calls = []
+    original = DistanceSensor.getValue
+    for read in (False, True):
+        sim = distance_sensor_bench.load_warm(
+            distance_sensor_bench.make_project(tmp_path / str(read), 2, "on", imu=True, read=read))
+        DistanceSensor.getValue = lambda self: calls.append(self) or original(self)
+        try:
+            for _ in range(3):
+                sim.step()
+        finally:
+            DistanceSensor.getValue = original
+        assert (sim.banks["distance_sensor"].period_ms > 0).all()
+        assert np.isfinite(sim.banks["distance_sensor"].values).all() and np.isfinite(sim.banks["gps"].values).all()
+        assert len(calls) == (3 * 2 * 8 if read else 0)
+        calls.clear()
+        sim.close()
+
+
 def _sensor_run(path, general: bool, steps: int) -> tuple[list[bytes], object]:
     """Run the ``--imu`` benchmark world ``steps`` steps; each step's qpos and every sensor value (arrays and
     the lists the API returns) as bytes. ``general``: without the sampling shortcuts (prepared kernel calls
