@@ -462,3 +462,50 @@ def test_a_controller_changing_directory_with_fchdir_still_steps_in_its_own_fold
         assert os.getcwd() == host
     assert os.chdir is not None and os.chdir.__module__ in ("posix", "nt", "os")  # the host's os.chdir is back
     assert (tmp_path / "controllers" / "wanderer" / "seen_a.txt").read_text() == " ".join(["wanderer"] * 4)
+
+
+def test_a_nested_turn_leaves_the_outer_controller_in_its_folder_with_its_modules_and_exit(project, load,
+                                                                                              tmp_path):
+    """A controller's turn runs inside another's when a supervisor restarts (or removes) a robot whose
+    controller already ran: its pending ``step`` ends inside the supervisor's turn (the worker's ``finally``
+    here changes directory and imports its own module). Afterwards the supervisor is still in its own folder,
+    finds its own private module, and its ``os._exit`` still ends only it."""
+    worker = """
+    import os
+    from controller import Robot
+    robot = Robot()
+    try:
+        while robot.step(10) != -1:
+            pass
+    finally:
+        import worker_helper
+        os.chdir("..")
+    """
+    boss = """
+    import os
+    from controller import Supervisor
+    supervisor = Supervisor()
+    supervisor.step(30)
+    supervisor.getFromDef("W").restartController()
+    import boss_helper
+    with open("after.txt", "w") as out:
+        out.write(os.path.basename(os.getcwd()) + " " + boss_helper.NAME)
+    supervisor.step(10)
+    os._exit(4)
+    """
+    world = ('WorldInfo { basicTimeStep 10 }\nDEF W Robot { name "w" controller "worker" }\n'
+             'Robot { name "boss" controller "boss" supervisor TRUE }')
+    path = project(world, controllers={"worker": worker, "boss": boss},
+                   files={"controllers/worker/worker_helper.py": "NAME = 'worker'\n",
+                          "controllers/boss/boss_helper.py": "NAME = 'boss'\n"})
+    sim = load(path)
+    host = os.getcwd()
+    for _ in range(8):
+        sim.step()
+        assert os.getcwd() == host
+    assert (tmp_path / "controllers" / "boss" / "after.txt").read_text() == "boss boss"
+    boss_robot = next(r for r in sim.robots if r.controller_name == "boss")
+    assert boss_robot.controller.finished and boss_robot.controller.exit_status == 4
+    worker_robot = next(r for r in sim.robots if r.controller_name == "worker")
+    assert not worker_robot.controller.finished  # restarted, running again
+    assert os._exit.__module__ in ("posix", "nt") and sim._finder.active is None
