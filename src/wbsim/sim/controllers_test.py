@@ -509,3 +509,55 @@ def test_a_nested_turn_leaves_the_outer_controller_in_its_folder_with_its_module
     worker_robot = next(r for r in sim.robots if r.controller_name == "worker")
     assert not worker_robot.controller.finished  # restarted, running again
     assert os._exit.__module__ in ("posix", "nt") and sim._finder.active is None
+
+
+def test_robot_step_in_a_controller_odd_durations_and_the_end(project, load, tmp_path):
+    """``Robot.step`` called by a controller (the fast paths of Robot.step and RobotRuntime.step) gives the
+    same as every other path: repeats of a duration, 0 (no time passes), a duration that is not a multiple of
+    the basic step (rounded up), a negative one (ControllerError), a float (ctypes' error; the next int call
+    still counts right), True (1 ms: one basic step), no argument (the basic step), then -1 once the
+    simulation ends and SystemExit at a further step."""
+    source = """
+    import ctypes
+    from controller import Robot
+    from wbsim.errors import ControllerError
+    robot = Robot()
+    seen = []
+    def note(value):
+        seen.append(f"{value}@{round(robot.getTime() * 1000)}")
+    note(robot.step(8)); note(robot.step(8)); note(robot.step(0)); note(robot.step(12)); note(robot.step(12))
+    try:
+        robot.step(-5)
+    except ControllerError:
+        seen.append("negative")
+    try:
+        robot.step(12.0)
+    except ctypes.ArgumentError:
+        seen.append("float")
+    note(robot.step(12)); note(robot.step(True)); note(robot.step(True)); note(robot.step())
+    note(robot.step(8))
+    with open("seen.txt", "w") as out:
+        out.write(" ".join(seen))
+    result = 0
+    while result != -1:
+        result = robot.step(8)
+        assert result in (0, -1)
+    with open("end.txt", "w") as out:
+        out.write(str(result))
+    try:
+        robot.step(8)
+    except SystemExit:
+        with open("exit.txt", "w") as out:
+            out.write("exit")
+        raise
+    """
+    sim = load(project('WorldInfo { basicTimeStep 8 }\nRobot { name "a" controller "odd" }',
+                       controllers={"odd": source}))
+    for _ in range(20):
+        sim.step()
+    folder = tmp_path / "controllers" / "odd"
+    assert (folder / "seen.txt").read_text() == (
+        "0@8 0@16 0@16 0@32 0@48 negative float 0@64 0@72 0@80 0@88 0@96")
+    sim.quit(0)
+    sim.close()
+    assert (folder / "end.txt").read_text() == "-1" and (folder / "exit.txt").read_text() == "exit"
