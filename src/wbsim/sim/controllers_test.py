@@ -465,7 +465,7 @@ def test_a_controller_changing_directory_with_fchdir_still_steps_in_its_own_fold
 
 
 def test_a_nested_turn_leaves_the_outer_controller_in_its_folder_with_its_modules_and_exit(project, load,
-                                                                                              tmp_path):
+                                                                                              tmp_path, monkeypatch):
     """A controller's turn runs inside another's when a supervisor restarts (or removes) a robot whose
     controller already ran: its pending ``step`` ends inside the supervisor's turn (the worker's ``finally``
     here changes directory and imports its own module). Afterwards the supervisor is still in its own folder,
@@ -474,6 +474,8 @@ def test_a_nested_turn_leaves_the_outer_controller_in_its_folder_with_its_module
     import os
     from controller import Robot
     robot = Robot()
+    with open("starts.txt", "a") as out:
+        out.write(os.path.basename(os.getcwd()) + " ")
     try:
         while robot.step(10) != -1:
             pass
@@ -490,7 +492,6 @@ def test_a_nested_turn_leaves_the_outer_controller_in_its_folder_with_its_module
     import boss_helper
     with open("after.txt", "w") as out:
         out.write(os.path.basename(os.getcwd()) + " " + boss_helper.NAME)
-    supervisor.step(10)
     os._exit(4)
     """
     world = ('WorldInfo { basicTimeStep 10 }\nDEF W Robot { name "w" controller "worker" }\n'
@@ -500,15 +501,21 @@ def test_a_nested_turn_leaves_the_outer_controller_in_its_folder_with_its_module
                           "controllers/boss/boss_helper.py": "NAME = 'boss'\n"})
     sim = load(path)
     host = os.getcwd()
+    host_exits: list[int] = []
+    monkeypatch.setattr(os, "_exit", host_exits.append)  # the host's os._exit: must not be reached
     for _ in range(8):
         sim.step()
         assert os.getcwd() == host
+    assert host_exits == [] and os._exit == host_exits.append
     assert (tmp_path / "controllers" / "boss" / "after.txt").read_text() == "boss boss"
+    assert (tmp_path / "controllers" / "worker" / "starts.txt").read_text() == "worker worker "
+    # The finder served the supervisor's import after the nested turn: its module stayed private.
+    assert "boss_helper" not in sys.modules and "worker_helper" not in sys.modules
     boss_robot = next(r for r in sim.robots if r.controller_name == "boss")
     assert boss_robot.controller.finished and boss_robot.controller.exit_status == 4
     worker_robot = next(r for r in sim.robots if r.controller_name == "worker")
     assert not worker_robot.controller.finished  # restarted, running again
-    assert os._exit.__module__ in ("posix", "nt") and sim._finder.active is None
+    assert sim._finder.active is None
 
 
 def test_robot_step_in_a_controller_odd_durations_and_the_end(project, load, tmp_path):
