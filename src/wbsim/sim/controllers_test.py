@@ -568,3 +568,49 @@ def test_robot_step_in_a_controller_odd_durations_and_the_end(project, load, tmp
     sim.quit(0)
     sim.close()
     assert (folder / "end.txt").read_text() == "-1" and (folder / "exit.txt").read_text() == "exit"
+
+
+def test_controllers_that_crash_exit_finish_or_chdir_leave_the_others_in_their_folders(project, load, tmp_path,
+                                                                                         capfd):
+    """In one controllers phase (one bracket), controllers in four folders: one raises, one calls
+    ``sys.exit``, one calls ``os._exit``, one finishes, each at a different step, between wanderers that
+    change directory. The others start every step in their own folder; between steps the host has its own
+    directory and its own ``os.chdir`` / ``os.fchdir`` / ``os._exit``; a KeyboardInterrupt out of a
+    controller leaves them the host's too."""
+    ender = """
+    import os, sys
+    from controller import Robot
+    robot = Robot()
+    how = {"a": "raise", "b": "sys.exit", "c": "os._exit", "d": "finish"}[robot.getName()]
+    for _ in range({"a": 1, "b": 2, "c": 3, "d": 4}[robot.getName()]):
+        robot.step(10)
+        os.chdir("/")
+    if how == "raise":
+        raise RuntimeError("ender failed")
+    if how == "sys.exit":
+        sys.exit(2)
+    if how == "os._exit":
+        os._exit(3)
+    """
+    world = "WorldInfo { basicTimeStep 10 }\n" + "\n".join(
+        f'Robot {{ name "{name}" controller "{controller}" }}'
+        for name, controller in (("w1", "wanderer"), ("a", "ender"), ("w2", "other"), ("b", "ender"),
+                                 ("c", "ender"), ("w3", "wanderer"), ("d", "ender")))
+    sim = load(project(world, controllers={"wanderer": WANDERER, "other": WANDERER, "ender": ender}))
+    host = os.getcwd()
+    host_functions = (os.chdir, os.fchdir, os._exit)
+    for _ in range(6):
+        sim.step()
+        assert os.getcwd() == host and (os.chdir, os.fchdir, os._exit) == host_functions
+    statuses = {r.node["name"]: r.controller.exit_status for r in sim.robots if r.controller_name == "ender"}
+    assert statuses == {"a": 1, "b": 2, "c": 3, "d": 0}
+    for folder, name in (("wanderer", "w1"), ("other", "w2"), ("wanderer", "w3")):
+        assert (tmp_path / "controllers" / folder / f"seen_{name}.txt").read_text() == " ".join([folder] * 4)
+    assert "ender failed" in capfd.readouterr().err
+    interrupted = load(project('WorldInfo { basicTimeStep 10 }\nRobot { name "i" controller "stop" }',
+                               controllers={"stop": "from controller import Robot\nrobot = Robot()\n"
+                                                    "import os\nos.chdir('/')\nraise KeyboardInterrupt\n"},
+                               world_name="interrupted.wbt"))
+    with pytest.raises(KeyboardInterrupt):
+        interrupted.step()
+    assert os.getcwd() == host and (os.chdir, os.fchdir, os._exit) == host_functions
