@@ -488,3 +488,34 @@ def test_plain_edit_at_its_default_limit_equals_the_numpy_edit_for_0_1_8_and_9_c
             mujoco.mj_referenceConstraint(model, data)
         mujoco.mj_step2(model, data)
     assert {0, 1, 8, 9} <= seen and changed_steps > 100, (seen, changed_steps)
+
+
+def test_a_world_with_explicit_pairs_never_takes_the_plain_edit() -> None:
+    """Explicit contact pairs (a material pair whose mix MuJoCo's rules cannot express) are left to the
+    vectorised edit, which looks them up, even with fewer than PLAIN_PYTHON_CONTACTS contacts."""
+    text = HEADER + """WorldInfo { basicTimeStep 4 physicsDisableTime 0 contactProperties [
+      ContactProperties { material1 "ice" material2 "rubber" coulombFriction [ 0.1 ] bounce 0.9 }
+      ContactProperties { material2 "rubber" coulombFriction [ 2 ] bounce 0.2 } ] }
+    Solid { boundingObject Plane { size 10 10 } contactMaterial "rubber" }
+    Solid { translation 0 0 0.06 contactMaterial "ice" physics Physics { density -1 mass 0.2 }
+      boundingObject Sphere { radius 0.05 } }
+    Solid { translation 1 0 0.06 physics Physics { density -1 mass 0.2 } boundingObject Sphere { radius 0.05 } }
+    """
+    sim = Simulation(compile_world(load_world_model_from_string(text, "pairs.wbt")))
+    model, data = sim.model, sim.data
+    threshold = BounceThreshold(sim.compiled.bounce, model, compiled=False)  # type: ignore[arg-type]
+    assert model.npair == 1 and threshold._has_pairs
+
+    def refuse(*_: object) -> bool:
+        raise AssertionError("the plain edit ran in a world with explicit pairs")
+
+    threshold._edit_few = refuse  # type: ignore[method-assign]
+    changed_steps, counts = 0, set()
+    for _ in range(300):
+        mujoco.mj_step1(model, data)
+        counts.add(data.ncon)
+        if threshold.edit(model, data):
+            changed_steps += 1
+            mujoco.mj_referenceConstraint(model, data)
+        mujoco.mj_step2(model, data)
+    assert counts >= {2} and max(counts) <= 8 and changed_steps > 100, (counts, changed_steps)
