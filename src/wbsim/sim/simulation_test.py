@@ -721,3 +721,49 @@ def test_several_controllers_in_two_folders_run_bit_identically_again_and_after_
     assert np.array_equal(first, again, equal_nan=True) and np.array_equal(first, after_reset, equal_nan=True)
     # Each controller drove its rover: every enabled (left, noisy) encoder turned more than a radian.
     assert all(first[-1, -6 + 2 * i] > 1.0 for i in range(3)), first[-1, -6:]
+
+
+MODE_SWITCHES = """
+from controller import Robot
+robot = Robot()
+left, right = robot.getDevice("left"), robot.getDevice("right")
+for motor in (left, right):
+    motor.setPosition(float("inf"))
+t = 0
+while robot.step(16) != -1:
+    t += 1
+    if t == 30:  # position control after velocity control: to 40 rad, at most 3 rad/s
+        left.setPosition(40.0)
+        left.setVelocity(3.0)
+    elif t == 60:  # and back to velocity control
+        left.setPosition(float("inf"))
+    if t < 30 or t >= 60:
+        left.setVelocity(6.0 - (t % 9) / 3.0)
+    right.setVelocity(5.0)
+"""
+
+
+def test_motors_switching_between_velocity_and_position_control_run_as_the_vectorised_path(
+        project, load, monkeypatch):
+    """The motor bank's plain actuate (a few velocity-controlled motors) hands over to the general path when a
+    motor goes to position control and takes over again when it comes back: bit-identical to a run on the
+    vectorised path alone, and each path in use where it should be."""
+    from wbsim.devices.motor import bank as motor_bank
+
+    path = rover(project, source=MODE_SWITCHES)
+
+    def run() -> tuple[np.ndarray, list[bool]]:
+        sim = load(path)
+        rows, plain = [], []
+        for _ in range(90):
+            sim.step()
+            rows.append(np.concatenate([sim.data.qpos, sim.data.qvel, sim.data.ctrl]))
+            plain.append(bool(sim.banks["motor"]._plain))
+        return np.asarray(rows), plain
+
+    fast, fast_plain = run()
+    monkeypatch.setattr(motor_bank, "PLAIN_PYTHON_ROWS", 0)
+    vectorised, vectorised_plain = run()
+    assert fast_plain[:29] == [True] * 29 and not any(fast_plain[30:59]) and all(fast_plain[61:])
+    assert not any(vectorised_plain)
+    assert np.array_equal(fast, vectorised)
