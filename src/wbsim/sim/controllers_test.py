@@ -614,3 +614,24 @@ def test_controllers_that_crash_exit_finish_or_chdir_leave_the_others_in_their_f
     with pytest.raises(KeyboardInterrupt):
         interrupted.step()
     assert os.getcwd() == host and (os.chdir, os.fchdir, os._exit) == host_functions
+
+
+def test_inside_the_phase_bracket_but_between_controllers_os_exit_is_the_hosts(monkeypatch):
+    """The controllers phase swaps ``os._exit`` once for all its controllers: between two turns (no
+    controller active) a call reaches the host's ``os._exit``; nested brackets change nothing and the outermost
+    end gives the host its functions back."""
+    from wbsim.sim.controllers import ControllerFinder
+
+    host_exits: list[int] = []
+    monkeypatch.setattr(os, "_exit", host_exits.append)
+    host_functions = (os.chdir, os.fchdir, os._exit)
+    finder = ControllerFinder()
+    finder.begin()
+    swapped = (os.chdir, os.fchdir, os._exit)
+    finder.begin()
+    assert (os.chdir, os.fchdir, os._exit) == swapped != host_functions
+    os._exit(7)
+    finder.end()
+    assert (os.chdir, os.fchdir, os._exit) == swapped
+    finder.end()
+    assert host_exits == [7] and (os.chdir, os.fchdir, os._exit) == host_functions
