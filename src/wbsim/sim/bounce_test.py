@@ -413,3 +413,109 @@ def test_sticking_test_decides_as_the_c_librarys_hypot() -> None:
     for t in thresholds:
         for u, v in cases:
             assert _slides_at_most(float(u), float(v), t) == bool(np.hypot(u, v) <= t), (u, v, t)
+
+
+def _dropped_balls(contacts: str, materials: list[str]) -> str:
+    """Nine balls dropped from staggered heights onto a floor (0 to 9 contacts as they land), every other one
+    sliding along x; ball ``i`` has ``materials[i % len(materials)]`` ("" for the default)."""
+    balls = []
+    for i in range(9):
+        material = materials[i % len(materials)]
+        balls.append(
+            f'Solid {{ translation {0.3 * i} 0 {0.052 + 0.012 * i} {f"contactMaterial {material!r}" if material else ""}'
+            f' physics Physics {{ density -1 mass 0.2 }} boundingObject Sphere {{ radius 0.05 }}'
+            f' linearVelocity {0.3 * (i % 2)} 0 0 name "ball{i}" }}'.replace("'", '"'))
+    return (HEADER + f"WorldInfo {{ basicTimeStep 4 physicsDisableTime 0 contactProperties [ {contacts} ] }}\n"
+            "Solid { boundingObject Plane { size 10 10 } }\n" + "\n".join(balls))
+
+
+@pytest.mark.parametrize("world", ["frictionless", "rolling", "mixed"])
+def test_plain_edit_at_its_default_limit_equals_the_numpy_edit_for_0_1_8_and_9_contacts(
+        world: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At the default PLAIN_PYTHON_CONTACTS (8), the plain edit takes 0 to 8 contacts and leaves 9 to the
+    vectorised one; every MuJoCo step writes the same doubles as the vectorised edit alone, for frictionless
+    contacts (condim 1), rolling friction (condim 6) and a mix of materials with condim 1, 3 and 6, bouncy or
+    not (contact classes that switch or not, mixed by MuJoCo's priorities)."""
+    import wbsim.sim.bounce as bounce_module
+
+    if world == "frictionless":
+        text = _dropped_balls('ContactProperties { coulombFriction [ 0 ] }', [""])
+    elif world == "rolling":
+        text = _dropped_balls('ContactProperties { rollingFriction 0.01 0.01 0.01 }', [""])
+    else:
+        text = _dropped_balls(
+            'ContactProperties { material2 "ice" coulombFriction [ 0 ] bounce 0.5 } '
+            'ContactProperties { material2 "rubber" rollingFriction 0.01 0.01 0.01 bounce 0 }',
+            ["", "ice", "rubber"])
+    sim = Simulation(compile_world(load_world_model_from_string(text, f"{world}.wbt")))
+    model, data = sim.model, sim.data
+    plain = BounceThreshold(sim.compiled.bounce, model, compiled=False)  # type: ignore[arg-type]
+    vectorised = BounceThreshold(sim.compiled.bounce, model, compiled=False)  # type: ignore[arg-type]
+    assert not plain._has_pairs
+    if world == "mixed":  # per-class entries: condim 1, 3 and 6, switching or not, two priorities
+        assert plain._uniform is None and set(plain._dims.tolist()) == {1, 3, 6}
+        assert plain._switches.any() and not plain._switches.all() and len(set(model.geom_priority)) == 2
+    else:  # one bouncy surface: the uniform entry
+        assert plain._uniform is not None and plain._friction_dims == (1 if world == "frictionless" else 6)
+    few_counts: list[int] = []
+    edit_few = plain._edit_few
+
+    def spy(contact, data_, n):  # the plain edit's contact counts
+        few_counts.append(n)
+        return edit_few(contact, data_, n)
+
+    plain._edit_few = spy  # type: ignore[method-assign]
+    copy = mujoco.MjData(model)
+    seen: set[int] = set()
+    changed_steps = 0
+    for _ in range(600):
+        mujoco.mj_step1(model, data)
+        mujoco.mj_copyData(copy, model, data)
+        monkeypatch.setattr(bounce_module, "PLAIN_PYTHON_CONTACTS", 0)
+        expected = vectorised.edit(model, copy)
+        monkeypatch.undo()
+        n = data.ncon
+        calls = len(few_counts)
+        changed = plain.edit(model, data)
+        assert changed == expected
+        assert len(few_counts) == calls + (0 < n <= 8), n  # 0 contacts: edit returns before either path
+        seen.add(n)
+        changed_steps += changed
+        np.testing.assert_array_equal(data.efc_KBIP[:data.nefc], copy.efc_KBIP[:copy.nefc])
+        np.testing.assert_array_equal(data.contact.solref[:n], copy.contact.solref[:n])
+        np.testing.assert_array_equal(data.contact.solreffriction[:n], copy.contact.solreffriction[:n])
+        if changed:
+            mujoco.mj_referenceConstraint(model, data)
+        mujoco.mj_step2(model, data)
+    assert {0, 1, 8, 9} <= seen and changed_steps > 100, (seen, changed_steps)
+
+
+def test_a_world_with_explicit_pairs_never_takes_the_plain_edit() -> None:
+    """Explicit contact pairs (a material pair whose mix MuJoCo's rules cannot express) are left to the
+    vectorised edit, which looks them up, even with fewer than PLAIN_PYTHON_CONTACTS contacts."""
+    text = HEADER + """WorldInfo { basicTimeStep 4 physicsDisableTime 0 contactProperties [
+      ContactProperties { material1 "ice" material2 "rubber" coulombFriction [ 0.1 ] bounce 0.9 }
+      ContactProperties { material2 "rubber" coulombFriction [ 2 ] bounce 0.2 } ] }
+    Solid { boundingObject Plane { size 10 10 } contactMaterial "rubber" }
+    Solid { translation 0 0 0.06 contactMaterial "ice" physics Physics { density -1 mass 0.2 }
+      boundingObject Sphere { radius 0.05 } }
+    Solid { translation 1 0 0.06 physics Physics { density -1 mass 0.2 } boundingObject Sphere { radius 0.05 } }
+    """
+    sim = Simulation(compile_world(load_world_model_from_string(text, "pairs.wbt")))
+    model, data = sim.model, sim.data
+    threshold = BounceThreshold(sim.compiled.bounce, model, compiled=False)  # type: ignore[arg-type]
+    assert model.npair == 1 and threshold._has_pairs
+
+    def refuse(*_: object) -> bool:
+        raise AssertionError("the plain edit ran in a world with explicit pairs")
+
+    threshold._edit_few = refuse  # type: ignore[method-assign]
+    changed_steps, counts = 0, set()
+    for _ in range(300):
+        mujoco.mj_step1(model, data)
+        counts.add(data.ncon)
+        if threshold.edit(model, data):
+            changed_steps += 1
+            mujoco.mj_referenceConstraint(model, data)
+        mujoco.mj_step2(model, data)
+    assert counts >= {2} and max(counts) <= 8 and changed_steps > 100, (counts, changed_steps)

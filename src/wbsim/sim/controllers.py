@@ -490,11 +490,29 @@ class ControllerProcess:
         if own.parent is not current:  # setting it checks for cycles: only when it changes
             own.parent = current
         self._resumer = current
+        if self.finder.active is not None:  # a turn inside another controller's (see _nested_turn)
+            self._nested_turn(own)
+            return
         saved = self._enter()
         try:
             own.switch()
         finally:
             self._leave(saved)
+
+    def _nested_turn(self, own: greenlet.greenlet) -> None:
+        """A turn inside another controller's: a supervisor restarting or removing a robot whose controller
+        already ran ends that controller's pending ``step`` in its own turn. The outer controller then goes
+        on in the working directory it had (Webots' controllers are separate processes), not in this one's."""
+        working_directory = self._working_directory
+        outer = os.getcwd()
+        saved = self._enter()
+        try:
+            own.switch()
+        finally:
+            self._leave(saved)
+            if working_directory.current != outer:
+                _OS_CHDIR(outer)
+                working_directory.current = outer
 
     def yield_to_simulation(self) -> None:
         """Called from the controller's greenlet by ``robot.step``: give control back to the simulation."""

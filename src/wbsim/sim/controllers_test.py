@@ -462,3 +462,178 @@ def test_a_controller_changing_directory_with_fchdir_still_steps_in_its_own_fold
         assert os.getcwd() == host
     assert os.chdir is not None and os.chdir.__module__ in ("posix", "nt", "os")  # the host's os.chdir is back
     assert (tmp_path / "controllers" / "wanderer" / "seen_a.txt").read_text() == " ".join(["wanderer"] * 4)
+
+
+@pytest.mark.parametrize("action", ["restartController()", "remove()"])
+def test_a_nested_turn_leaves_the_outer_controller_in_its_folder_with_its_modules_and_exit(project, load, tmp_path,
+                                                                                              monkeypatch, action):
+    """A controller's turn runs inside another's when a supervisor restarts (or removes) a robot whose
+    controller already ran: its pending ``step`` ends inside the supervisor's turn (the worker's ``finally``
+    here changes directory and imports its own module). Afterwards the supervisor is still in its own folder,
+    finds its own private module, and its ``os._exit`` still ends only it."""
+    worker = """
+    import os
+    from controller import Robot
+    robot = Robot()
+    with open("starts.txt", "a") as out:
+        out.write(os.path.basename(os.getcwd()) + " ")
+    try:
+        while robot.step(10) != -1:
+            pass
+    finally:
+        import worker_helper
+        os.chdir("..")
+    """
+    boss = """
+    import os
+    from controller import Supervisor
+    supervisor = Supervisor()
+    supervisor.step(30)
+    supervisor.getFromDef("W").ACTION
+    import boss_helper
+    with open("after.txt", "w") as out:
+        out.write(os.path.basename(os.getcwd()) + " " + boss_helper.NAME)
+    os._exit(4)
+    """
+    world = ('WorldInfo { basicTimeStep 10 }\nDEF W Robot { name "w" controller "worker" }\n'
+             'Robot { name "boss" controller "boss" supervisor TRUE }')
+    path = project(world, controllers={"worker": worker, "boss": boss.replace("ACTION", action)},
+                   files={"controllers/worker/worker_helper.py": "NAME = 'worker'\n",
+                          "controllers/boss/boss_helper.py": "NAME = 'boss'\n"})
+    sim = load(path)
+    host = os.getcwd()
+    host_exits: list[int] = []
+    monkeypatch.setattr(os, "_exit", host_exits.append)  # the host's os._exit: must not be reached
+    for _ in range(8):
+        sim.step()
+        assert os.getcwd() == host
+    assert host_exits == [] and os._exit == host_exits.append
+    assert (tmp_path / "controllers" / "boss" / "after.txt").read_text() == "boss boss"
+    restarted = action == "restartController()"
+    assert (tmp_path / "controllers" / "worker" / "starts.txt").read_text() == "worker " * (1 + restarted)
+    # The finder served the supervisor's import after the nested turn: its module stayed private.
+    assert "boss_helper" not in sys.modules and "worker_helper" not in sys.modules
+    boss_robot = next(r for r in sim.robots if r.controller_name == "boss")
+    assert boss_robot.controller.finished and boss_robot.controller.exit_status == 4
+    workers = [r for r in sim.robots if r.controller_name == "worker"]
+    assert (len(workers) == 1 and not workers[0].controller.finished) if restarted else not workers
+    assert sim._finder.active is None
+
+
+def test_robot_step_in_a_controller_odd_durations_and_the_end(project, load, tmp_path):
+    """``Robot.step`` called by a controller (the fast paths of Robot.step and RobotRuntime.step) gives the
+    same as every other path: repeats of a duration, 0 (no time passes), a duration that is not a multiple of
+    the basic step (rounded up), a negative one (ControllerError), a float (ctypes' error; the next int call
+    still counts right), True (1 ms: one basic step), no argument (the basic step), then -1 once the
+    simulation ends and SystemExit at a further step."""
+    source = """
+    import ctypes
+    from controller import Robot
+    from wbsim.errors import ControllerError
+    robot = Robot()
+    seen = []
+    def note(value):
+        seen.append(f"{value}@{round(robot.getTime() * 1000)}")
+    note(robot.step(8)); note(robot.step(8)); note(robot.step(0)); note(robot.step(12)); note(robot.step(12))
+    try:
+        robot.step(-5)
+    except ControllerError:
+        seen.append("negative")
+    try:
+        robot.step(12.0)
+    except ctypes.ArgumentError:
+        seen.append("float")
+    note(robot.step(12)); note(robot.step(True)); note(robot.step(True)); note(robot.step())
+    note(robot.step(8))
+    with open("seen.txt", "w") as out:
+        out.write(" ".join(seen))
+    result = 0
+    while result != -1:
+        result = robot.step(8)
+        assert result in (0, -1)
+    with open("end.txt", "w") as out:
+        out.write(str(result))
+    try:
+        robot.step(8)
+    except SystemExit:
+        with open("exit.txt", "w") as out:
+            out.write("exit")
+        raise
+    """
+    sim = load(project('WorldInfo { basicTimeStep 8 }\nRobot { name "a" controller "odd" }',
+                       controllers={"odd": source}))
+    for _ in range(20):
+        sim.step()
+    folder = tmp_path / "controllers" / "odd"
+    assert (folder / "seen.txt").read_text() == (
+        "0@8 0@16 0@16 0@32 0@48 negative float 0@64 0@72 0@80 0@88 0@96")
+    sim.quit(0)
+    sim.close()
+    assert (folder / "end.txt").read_text() == "-1" and (folder / "exit.txt").read_text() == "exit"
+
+
+def test_controllers_that_crash_exit_finish_or_chdir_leave_the_others_in_their_folders(project, load, tmp_path,
+                                                                                         capfd):
+    """In one controllers phase (one bracket), controllers in four folders: one raises, one calls
+    ``sys.exit``, one calls ``os._exit``, one finishes, each at a different step, between wanderers that
+    change directory. The others start every step in their own folder; between steps the host has its own
+    directory and its own ``os.chdir`` / ``os.fchdir`` / ``os._exit``; a KeyboardInterrupt out of a
+    controller leaves them the host's too."""
+    ender = """
+    import os, sys
+    from controller import Robot
+    robot = Robot()
+    how = {"a": "raise", "b": "sys.exit", "c": "os._exit", "d": "finish"}[robot.getName()]
+    for _ in range({"a": 1, "b": 2, "c": 3, "d": 4}[robot.getName()]):
+        robot.step(10)
+        os.chdir("/")
+    if how == "raise":
+        raise RuntimeError("ender failed")
+    if how == "sys.exit":
+        sys.exit(2)
+    if how == "os._exit":
+        os._exit(3)
+    """
+    world = "WorldInfo { basicTimeStep 10 }\n" + "\n".join(
+        f'Robot {{ name "{name}" controller "{controller}" }}'
+        for name, controller in (("w1", "wanderer"), ("a", "ender"), ("w2", "other"), ("b", "ender"),
+                                 ("c", "ender"), ("w3", "wanderer"), ("d", "ender")))
+    sim = load(project(world, controllers={"wanderer": WANDERER, "other": WANDERER, "ender": ender}))
+    host = os.getcwd()
+    host_functions = (os.chdir, os.fchdir, os._exit)
+    for _ in range(6):
+        sim.step()
+        assert os.getcwd() == host and (os.chdir, os.fchdir, os._exit) == host_functions
+    statuses = {r.node["name"]: r.controller.exit_status for r in sim.robots if r.controller_name == "ender"}
+    assert statuses == {"a": 1, "b": 2, "c": 3, "d": 0}
+    for folder, name in (("wanderer", "w1"), ("other", "w2"), ("wanderer", "w3")):
+        assert (tmp_path / "controllers" / folder / f"seen_{name}.txt").read_text() == " ".join([folder] * 4)
+    assert "ender failed" in capfd.readouterr().err
+    interrupted = load(project('WorldInfo { basicTimeStep 10 }\nRobot { name "i" controller "stop" }',
+                               controllers={"stop": "from controller import Robot\nrobot = Robot()\n"
+                                                    "import os\nos.chdir('/')\nraise KeyboardInterrupt\n"},
+                               world_name="interrupted.wbt"))
+    with pytest.raises(KeyboardInterrupt):
+        interrupted.step()
+    assert os.getcwd() == host and (os.chdir, os.fchdir, os._exit) == host_functions
+
+
+def test_inside_the_phase_bracket_but_between_controllers_os_exit_is_the_hosts(monkeypatch):
+    """The controllers phase swaps ``os._exit`` once for all its controllers: between two turns (no
+    controller active) a call reaches the host's ``os._exit``; nested brackets change nothing and the outermost
+    end gives the host its functions back."""
+    from wbsim.sim.controllers import ControllerFinder
+
+    host_exits: list[int] = []
+    monkeypatch.setattr(os, "_exit", host_exits.append)
+    host_functions = (os.chdir, os.fchdir, os._exit)
+    finder = ControllerFinder()
+    finder.begin()
+    swapped = (os.chdir, os.fchdir, os._exit)
+    finder.begin()
+    assert (os.chdir, os.fchdir, os._exit) == swapped != host_functions
+    os._exit(7)
+    finder.end()
+    assert (os.chdir, os.fchdir, os._exit) == swapped
+    finder.end()
+    assert host_exits == [7] and (os.chdir, os.fchdir, os._exit) == host_functions

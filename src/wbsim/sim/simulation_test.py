@@ -687,3 +687,83 @@ def test_edited_steps_run_every_edit_in_order_and_the_references_after_any_chang
         np.testing.assert_array_equal(runs[0].data.qpos, same.data.qpos)
         np.testing.assert_array_equal(runs[0].data.qvel, same.data.qvel)
     assert not np.array_equal(runs[0].data.qvel, runs[3].data.qvel)
+
+
+def test_several_controllers_in_two_folders_run_bit_identically_again_and_after_reset(project, load):
+    """Three rovers with noisy encoders: two run the same controller (one folder), one another controller
+    stepping twice as long (another folder), all in the one bracket of the controllers phase. Two loads of the
+    world and a reset replay the same run bit for bit (states, commands and sensor values)."""
+    start, end = ROVER.index("DEF ROVER Robot"), ROVER.index("DEF BALL")
+    block = ROVER[start:end]
+    robots = "".join(
+        block.replace("DEF ROVER", f"DEF R{i}").replace('"rover"', f'"rover{i}"')
+        .replace("translation 0 0 0.033", f"translation {0.4 * i} {0.3 * i} 0.033")
+        .replace("CONTROLLER", controller)
+        for i, controller in enumerate(("wander", "wander", "slow")))
+    world = ROVER[:start] + robots + ROVER[end:]
+    slow = WANDER.replace("robot.step(16)", "robot.step(32)").replace("(t % 50) / 10.0", "(t % 7) / 3.0")
+    path = project(world, controllers={"wander": WANDER, "slow": slow})
+
+    def run(sim) -> np.ndarray:
+        rows = []
+        for _ in range(120):
+            sim.step()
+            values = [float(sim.banks["position_sensor"].value[i]) for i in range(6)]
+            rows.append(np.concatenate([sim.data.qpos, sim.data.qvel, sim.data.ctrl, values]))
+        return np.asarray(rows)
+
+    sim = load(path)
+    assert len([r for r in sim.robots if r.controller is not None]) == 3
+    first = run(sim)
+    again = run(load(path))
+    sim.reset()
+    after_reset = run(sim)
+    assert np.array_equal(first, again, equal_nan=True) and np.array_equal(first, after_reset, equal_nan=True)
+    # Each controller drove its rover: every enabled (left, noisy) encoder turned more than a radian.
+    assert all(first[-1, -6 + 2 * i] > 1.0 for i in range(3)), first[-1, -6:]
+
+
+MODE_SWITCHES = """
+from controller import Robot
+robot = Robot()
+left, right = robot.getDevice("left"), robot.getDevice("right")
+for motor in (left, right):
+    motor.setPosition(float("inf"))
+t = 0
+while robot.step(16) != -1:
+    t += 1
+    if t == 30:  # position control after velocity control: to 40 rad, at most 3 rad/s
+        left.setPosition(40.0)
+        left.setVelocity(3.0)
+    elif t == 60:  # and back to velocity control
+        left.setPosition(float("inf"))
+    if t < 30 or t >= 60:
+        left.setVelocity(6.0 - (t % 9) / 3.0)
+    right.setVelocity(5.0)
+"""
+
+
+def test_motors_switching_between_velocity_and_position_control_run_as_the_vectorised_path(
+        project, load, monkeypatch):
+    """The motor bank's plain actuate (a few velocity-controlled motors) hands over to the general path when a
+    motor goes to position control and takes over again when it comes back: bit-identical to a run on the
+    vectorised path alone, and each path in use where it should be."""
+    from wbsim.devices.motor import bank as motor_bank
+
+    path = rover(project, source=MODE_SWITCHES)
+
+    def run() -> tuple[np.ndarray, list[bool]]:
+        sim = load(path)
+        rows, plain = [], []
+        for _ in range(90):
+            sim.step()
+            rows.append(np.concatenate([sim.data.qpos, sim.data.qvel, sim.data.ctrl]))
+            plain.append(bool(sim.banks["motor"]._plain))
+        return np.asarray(rows), plain
+
+    fast, fast_plain = run()
+    monkeypatch.setattr(motor_bank, "PLAIN_PYTHON_ROWS", 0)
+    vectorised, vectorised_plain = run()
+    assert fast_plain[:29] == [True] * 29 and not any(fast_plain[30:59]) and all(fast_plain[61:])
+    assert not any(vectorised_plain)
+    assert np.array_equal(fast, vectorised)

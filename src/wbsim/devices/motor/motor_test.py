@@ -474,3 +474,44 @@ def test_python_properties_torque_and_feedback_period(rig):
     arm.torque_feedback_sampling_period = 32
     assert arm.getTorqueFeedbackSamplingPeriod() == arm.force_feedback_sampling_period == 32
     assert wheel.brake is None and wheel.getBrake() is None
+
+
+def test_set_velocity_odd_values_types_reset_and_position_control_after_velocity_control(rig, capfd):
+    """setVelocity (its inline cache check and one-double fast path): NaN is refused and changes nothing;
+    +/-inf is kept as requested by the library and clamped by the simulator with Webots' warning; ints, bools
+    and numpy floats arrive as Python floats; after ``sim.reset()`` the library's cache is configured again
+    (position control again, so a negative velocity is refused); position control after velocity control
+    moves to the target at the set speed limit."""
+    sim, robot = rig
+    wheel = robot.getDevice("wheel")
+    bank, row = wheel._core.bank, wheel._core.index
+    wheel.setPosition(float("inf"))
+    wheel.setVelocity(float("nan"))
+    assert "called with an invalid 'velocity' argument (NaN)" in capfd.readouterr().err
+    assert wheel.getVelocity() == 10.0 and bank.target_velocity[row] == 10.0
+    for value, clamped in ((float("inf"), 10.0), (float("-inf"), -10.0)):
+        wheel.setVelocity(value)
+        assert f"The requested velocity {value:g} exceeds 'maxVelocity' = 10" in capfd.readouterr().err
+        assert wheel.getVelocity() == value and bank.target_velocity[row] == clamped
+    for value in (3, True, np.float64(2.5)):
+        wheel.setVelocity(value)
+        assert type(wheel.getVelocity()) is float and wheel.getVelocity() == float(value)
+    assert type(bank.target_velocity[row].item()) is float and bank.target_velocity[row] == 2.5
+    robot.step(160)
+    assert joint_state(sim, "wheel")[1] == pytest.approx(2.5, rel=1e-3)
+    # Position control after velocity control: from where the wheel is, to 1 rad further, at most 4 rad/s.
+    start = joint_state(sim, "wheel")[0]
+    wheel.setVelocity(4.0)
+    wheel.setPosition(start + 1.0)
+    speeds = []
+    for _ in range(100):
+        robot.step(16)
+        speeds.append(joint_state(sim, "wheel")[1])
+    assert max(speeds) <= 4.0 * (1 + 1e-3) and max(speeds) == pytest.approx(4.0, rel=1e-3)
+    assert joint_state(sim, "wheel")[0] == pytest.approx(start + 1.0, abs=1e-3)
+    wheel.setPosition(float("inf"))
+    sim.reset()
+    capfd.readouterr()
+    wheel.setVelocity(-1.0)  # after the reset the motor is in position control again: refused
+    assert "negative 'velocity' argument in position control mode" in capfd.readouterr().err
+    assert wheel.getVelocity() == 10.0 and bank.target_velocity[row] == 10.0
