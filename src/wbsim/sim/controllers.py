@@ -504,13 +504,22 @@ class ControllerProcess:
         already ran ends that controller's pending ``step`` in its own turn. The outer controller then goes
         on in the working directory it had (Webots' controllers are separate processes), not in this one's."""
         working_directory = self._working_directory
-        outer = os.getcwd()
+        try:
+            outer, outer_fd = os.getcwd(), None
+        except OSError:  # the outer controller removed its own folder: come back to it through a descriptor
+            outer, outer_fd = working_directory.current, os.open(".", os.O_RDONLY)
         saved = self._enter()
         try:
             own.switch()
         finally:
             self._leave(saved)
-            if working_directory.current != outer:
+            if outer_fd is not None:
+                try:
+                    _OS_FCHDIR(outer_fd)
+                finally:
+                    os.close(outer_fd)
+                working_directory.current = outer
+            elif working_directory.current != outer:
                 _OS_CHDIR(outer)
                 working_directory.current = outer
 

@@ -520,6 +520,47 @@ def test_a_nested_turn_leaves_the_outer_controller_in_its_folder_with_its_module
     assert sim._finder.active is None
 
 
+def test_a_nested_turn_inside_a_controller_whose_folder_was_removed_goes_on(project, load, tmp_path):
+    """The supervisor sits in a folder it made and then removed when it restarts a robot (a nested turn): it
+    goes on in that removed folder (as a process would), not in the worker's, and without an error."""
+    worker = """
+    from controller import Robot
+    robot = Robot()
+    while robot.step(10) != -1:
+        pass
+    """
+    boss = """
+    import os
+    from controller import Supervisor
+    supervisor = Supervisor()
+    home = os.getcwd()
+    supervisor.step(30)
+    os.mkdir("gone")
+    os.chdir("gone")
+    os.rmdir(os.path.join(home, "gone"))
+    supervisor.getFromDef("W").restartController()
+    try:
+        os.getcwd()
+        where = "elsewhere"
+    except FileNotFoundError:
+        where = "in the removed folder"
+    with open(os.path.join(home, "after.txt"), "w") as out:
+        out.write("went on " + where)
+    while supervisor.step(10) != -1:
+        pass
+    """
+    world = ('WorldInfo { basicTimeStep 10 }\nDEF W Robot { name "w" controller "worker" }\n'
+             'Robot { name "boss" controller "boss" supervisor TRUE }')
+    sim = load(project(world, controllers={"worker": worker, "boss": boss}))
+    host = os.getcwd()
+    for _ in range(8):
+        sim.step()
+        assert os.getcwd() == host
+    assert (tmp_path / "controllers" / "boss" / "after.txt").read_text() == "went on in the removed folder"
+    boss_robot = next(r for r in sim.robots if r.controller_name == "boss")
+    assert not boss_robot.controller.finished and not sim.failed
+
+
 def test_robot_step_in_a_controller_odd_durations_and_the_end(project, load, tmp_path):
     """``Robot.step`` called by a controller (the fast paths of Robot.step and RobotRuntime.step) gives the
     same as every other path: repeats of a duration, 0 (no time passes), a duration that is not a multiple of
