@@ -118,16 +118,24 @@ class RobotRuntime:
                 and self._last_steps and not self.removed and _getcurrent() is process.greenlet):
             sim = self._sim_ref()
             if sim is not None and not sim.ended:
-                steps = self.last_duration_steps = self._last_steps
-                self.wake_step = sim.step_count + steps
-                del sim  # no strong reference in the suspended frame (see _step)
-                process.yield_to_simulation()
-                sim = self._sim_ref()
-                if (sim if sim is not None else self.sim).ended:
-                    self.saw_end = True
-                    return -1
-                return 0
+                step_count = sim.step_count
+                del sim  # no strong reference in the suspended frame (see _wait)
+                return self._wait(process, self._last_steps, step_count)
         return self._step(duration_ms)
+
+    def _wait(self, process: ControllerProcess, steps: int, step_count: int) -> int:
+        """Suspend the robot's own controller for ``steps`` basic steps from ``step_count``; -1 if the
+        simulation ended meanwhile, else 0. Neither this frame nor its callers' may hold a strong reference to
+        the simulation while suspended (the GC cannot see greenlet frames, so it would keep a dropped
+        simulation alive): callers pass the step count and drop theirs first."""
+        self.last_duration_steps = steps
+        self.wake_step = step_count + steps
+        process.yield_to_simulation()
+        sim = self._sim_ref()
+        if (sim if sim is not None else self.sim).ended:
+            self.saw_end = True
+            return -1
+        return 0
 
     def _step(self, duration_ms: float) -> int:
         """:meth:`step`, every case."""
@@ -157,17 +165,9 @@ class RobotRuntime:
             return 0
         if own:
             assert process is not None
-            self.last_duration_steps = steps
-            self.wake_step = sim.step_count + steps
-            # No strong reference to the simulation may stay in this suspended frame (the GC cannot see
-            # greenlet frames, so it would keep a dropped simulation alive).
-            del sim
-            process.yield_to_simulation()
-            sim = self._sim_ref()
-            if (sim if sim is not None else self.sim).ended:
-                self.saw_end = True
-                return -1
-            return 0
+            step_count = sim.step_count
+            del sim  # no strong reference in the suspended frame (see _wait)
+            return self._wait(process, steps, step_count)
         # Driven from a script: advance the simulation here. The robot's own controller, if it runs one, keeps
         # its own wake-up time. A world reset (simulationReset) during the wait restarts the wait from time 0,
         # as Webots resets pending request times.
