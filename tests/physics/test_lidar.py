@@ -137,6 +137,13 @@ def test_max_range_turns_far_hits_into_inf(project, load):
 NOISY = ('Lidar { horizontalResolution 512 fieldOfView 0.5 numberOfLayers 4 verticalFieldOfView 0.1 maxRange 2 '
          'noise 0.01 }')
 WALL = 'Solid { translation 1.1 0 0 name "wall" boundingObject Box { size 0.2 8 8 } }'
+FOUR_WALLS = """
+Solid { translation 1.1 0 0 name "front" boundingObject Box { size 0.2 8 8 } }
+Solid { translation -1.6 0 0 name "back" boundingObject Box { size 0.2 8 8 } }
+Solid { translation 0 1.3 0 name "left" boundingObject Box { size 8 0.2 8 } }
+Solid { translation 0 -2.1 0 name "right" boundingObject Box { size 8 0.2 8 } }
+"""
+"""Walls 1.1 m ahead, 1.6 m behind, 1.3 m left and 2.1 m right of a lidar at the origin (rotating heads)."""
 
 
 def test_noise_is_gaussian_with_sigma_noise_times_max_range(project, load):
@@ -280,13 +287,7 @@ def test_point_cloud_follows_webots_formula(project, load):
 def test_rotating_head_fills_the_image_as_it_turns(project, load):
     lidars = ('Lidar { type "rotating" horizontalResolution 64 fieldOfView 1.5708 numberOfLayers 1 maxRange 5 '
               'defaultFrequency 5 minFrequency 1 maxFrequency 10 }')
-    scenery = """
-    Solid { translation 1.1 0 0 name "front" boundingObject Box { size 0.2 8 8 } }
-    Solid { translation -1.6 0 0 name "back" boundingObject Box { size 0.2 8 8 } }
-    Solid { translation 0 1.3 0 name "left" boundingObject Box { size 8 0.2 8 } }
-    Solid { translation 0 -2.1 0 name "right" boundingObject Box { size 8 0.2 8 } }
-    """
-    sim = load(project(_world(lidars, scenery)))
+    sim = load(project(_world(lidars, FOUR_WALLS)))
     robot = sim.robot("r")
     lidar = robot.getDevice("lidar")
     lidar.enable(64)  # a rotating lidar samples every basic step anyway
@@ -326,13 +327,7 @@ def test_rotating_columns_round_the_depth_of_the_head_pixel_they_are_copied_from
     # degrees left to 45 degrees right of its axis.
     lidars = ('Lidar { type "rotating" horizontalResolution 64 fieldOfView 1.5708 numberOfLayers 1 '
               'maxRange 5 resolution 0.25 defaultFrequency 25 minFrequency 1 maxFrequency 25 }')
-    scenery = """
-    Solid { translation 1.1 0 0 name "front" boundingObject Box { size 0.2 8 8 } }
-    Solid { translation -1.6 0 0 name "back" boundingObject Box { size 0.2 8 8 } }
-    Solid { translation 0 1.3 0 name "left" boundingObject Box { size 8 0.2 8 } }
-    Solid { translation 0 -2.1 0 name "right" boundingObject Box { size 8 0.2 8 } }
-    """
-    sim = load(project(_world(lidars, scenery)))
+    sim = load(project(_world(lidars, FOUR_WALLS)))
     robot = sim.robot("r")
     lidar = robot.getDevice("lidar")
     lidar.enable(16)

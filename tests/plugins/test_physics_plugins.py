@@ -794,16 +794,23 @@ def test_the_bounce_edit_inside_a_plugins_split_step_reads_mujocos_structs_as_nu
     np.testing.assert_array_equal(runs[0].data.qvel, runs[1].data.qvel)
 
 
-def test_a_resting_contact_keeps_its_resting_friction_damping_when_the_plugin_rebuilds_the_rows(project, load,
-                                                                                               monkeypatch):
-    """The plugin's contact joints make the split step rebuild the constraint rows after the bounce threshold's
-    edit; a box the plugin leaves to MuJoCo's contacts, resting and sticking on the floor, must still have the
-    resting damping on its friction rows (its normal row's), as without a plugin (sim/bounce.py)."""
+def _settled_box_beside_the_plugins(project, load):  # noqa: ANN001, ANN202
+    """The friction plugin's world with a second 1 kg box (DEF OTHER) resting 0.5 m from its box, awake
+    (physicsDisableTime 0), after 1 s: settled on the floor."""
     other = ('DEF OTHER Solid { translation 0.5 0 0.049 name "other" boundingObject Box { size 0.1 0.1 0.1 } '
              'physics Physics { density -1 mass 1 } }')
     sim = load(plugin_project(project, FLOOR + box() + other, friction_plugin("friction"),
                               info="basicTimeStep 8 physicsDisableTime 0"))
     sim.run(1.0)
+    return sim
+
+
+def test_a_resting_contact_keeps_its_resting_friction_damping_when_the_plugin_rebuilds_the_rows(project, load,
+                                                                                               monkeypatch):
+    """The plugin's contact joints make the split step rebuild the constraint rows after the bounce threshold's
+    edit; a box the plugin leaves to MuJoCo's contacts, resting and sticking on the floor, must still have the
+    resting damping on its friction rows (its normal row's), as without a plugin (sim/bounce.py)."""
+    sim = _settled_box_beside_the_plugins(project, load)
     body = sim.bindings.solid(sim.node("OTHER")).body_id
     seen = []
     real_step2 = mujoco.mj_step2
@@ -828,11 +835,7 @@ def test_the_rebuilt_rows_second_bounce_edit_leaves_the_plugins_contact_joints_a
     """After the plugin's rows are rebuilt, the bounce threshold's second edit covers MuJoCo's own contacts only:
     the contact joints (a slow box resting on the floor, both of Webots' bouncy default surface) keep the solref
     of their own surface (the plugin's soft CFM 0.001, no bounce), not the geoms' resting solref."""
-    other = ('DEF OTHER Solid { translation 0.5 0 0.049 name "other" boundingObject Box { size 0.1 0.1 0.1 } '
-             'physics Physics { density -1 mass 1 } }')
-    sim = load(plugin_project(project, FLOOR + box() + other, friction_plugin("friction"),
-                              info="basicTimeStep 8 physicsDisableTime 0"))
-    sim.run(1.0)
+    sim = _settled_box_beside_the_plugins(project, load)
     box_body = sim.bindings.solid(sim.node("BOX")).body_id
     other_body = sim.bindings.solid(sim.node("OTHER")).body_id
     collisions = sim.plugin.collisions

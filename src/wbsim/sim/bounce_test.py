@@ -31,6 +31,15 @@ def rows_after_step1(sim: Simulation) -> tuple[np.ndarray, np.ndarray]:
     return sim.data.efc_KBIP[rows, 0].copy(), sim.data.efc_KBIP[rows, 1].copy()
 
 
+def _assert_same_edit(data: mujoco.MjData, copy: mujoco.MjData) -> None:
+    """Two edits of the same contacts wrote the same rows: constraint K/B/impedance/position, and each contact's
+    solref and solreffriction."""
+    n = data.ncon
+    np.testing.assert_array_equal(data.efc_KBIP[:data.nefc], copy.efc_KBIP[:copy.nefc])
+    np.testing.assert_array_equal(data.contact.solref[:n], copy.contact.solref[:n])
+    np.testing.assert_array_equal(data.contact.solreffriction[:n], copy.contact.solreffriction[:n])
+
+
 @pytest.mark.parametrize("rolling", ["", "rollingFriction 0.01 0.01 0.01"])
 @pytest.mark.parametrize("slide", [0.0, 0.5])
 def test_slow_contact_gets_the_rows_mujoco_makes_for_the_resting_solref(rolling: str, slide: float) -> None:
@@ -136,9 +145,7 @@ def test_compiled_edit_equals_the_numpy_edit_bit_for_bit() -> None:
         assert changed == expected
         outcomes[changed] += 1
         n = data.ncon
-        np.testing.assert_array_equal(data.efc_KBIP[:data.nefc], copy.efc_KBIP[:copy.nefc])
-        np.testing.assert_array_equal(data.contact.solref[:n], copy.contact.solref[:n])
-        np.testing.assert_array_equal(data.contact.solreffriction[:n], copy.contact.solreffriction[:n])
+        _assert_same_edit(data, copy)
         rows = data.contact.efc_address[:n]
         speed = np.abs(data.efc_vel[rows[rows >= 0]])
         fast_and_slow += bool((speed > 0.05).any() and (speed <= 0.01).any())
@@ -381,9 +388,7 @@ def test_plain_python_edit_of_a_few_contacts_equals_the_numpy_edit_bit_for_bit(
         assert changed == expected
         outcomes[changed] += 1
         n = data.ncon
-        np.testing.assert_array_equal(data.efc_KBIP[:data.nefc], copy.efc_KBIP[:copy.nefc])
-        np.testing.assert_array_equal(data.contact.solref[:n], copy.contact.solref[:n])
-        np.testing.assert_array_equal(data.contact.solreffriction[:n], copy.contact.solreffriction[:n])
+        _assert_same_edit(data, copy)
         rows = data.contact.efc_address[:n]
         rows = rows[rows >= 0]
         slide = np.hypot(data.efc_vel[rows + 1], data.efc_vel[rows + 2])
@@ -481,9 +486,7 @@ def test_plain_edit_at_its_default_limit_equals_the_numpy_edit_for_0_1_8_and_9_c
         assert len(few_counts) == calls + (0 < n <= 8), n  # 0 contacts: edit returns before either path
         seen.add(n)
         changed_steps += changed
-        np.testing.assert_array_equal(data.efc_KBIP[:data.nefc], copy.efc_KBIP[:copy.nefc])
-        np.testing.assert_array_equal(data.contact.solref[:n], copy.contact.solref[:n])
-        np.testing.assert_array_equal(data.contact.solreffriction[:n], copy.contact.solreffriction[:n])
+        _assert_same_edit(data, copy)
         if changed:
             mujoco.mj_referenceConstraint(model, data)
         mujoco.mj_step2(model, data)
