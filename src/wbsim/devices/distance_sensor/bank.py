@@ -89,6 +89,10 @@ class _Plan:
     quantized: bool  # some row has a resolution
     any_empty: bool
     lookup_arguments: tuple = ()  # the compiled lookup's arguments (the plan's tables, the bank's arrays)
+    full: bool = False  # the rows are every row of the bank
+    # The usual step's one compiled call at actuate time (:func:`.kernel.combine_and_lookup`): the combination's
+    # and the lookup's arguments, the values going to the bank's pending array (empty: not for this plan).
+    pending_arguments: tuple = ()
 
 
 class DistanceSensorBank(SampledBank):
@@ -142,6 +146,9 @@ class DistanceSensorBank(SampledBank):
         self.value_list: list[float] = [math.nan] * n
         self.period_list: list[int] = [0] * n
         self._cast_for = -1  # the step whose ODE rays were cast before its physics
+        # Values computed at actuate time for the plan ``_pending_plan`` (the usual step), published by its sample.
+        self._pending = np.full(n, np.nan)
+        self._pending_plan: _Plan | None = None
         self._kernel_module: ModuleType | None = None  # .kernel, imported at the first compiled sample
         self._restore_fields()
 
@@ -256,6 +263,7 @@ class DistanceSensorBank(SampledBank):
         self.period_list[:] = [0] * self.n
         self.distance[:] = np.nan
         self._cast_for = -1
+        self._pending_plan = None
 
     def restart(self) -> None:
         """After a world reset (``simulationReset``): fields as in the world file; enabled sensors stay enabled
@@ -263,6 +271,7 @@ class DistanceSensorBank(SampledBank):
         self.schedule.restart()
         self._restore_fields()
         self._cast_for = -1
+        self._pending_plan = None
 
     # -- per step -----------------------------------------------------------------------------------
     def actuate(self, data: mujoco.MjData) -> None:
@@ -271,12 +280,22 @@ class DistanceSensorBank(SampledBank):
         upcoming = self.context.now_step() + 1
         if self.schedule.next_any > upcoming:
             return
-        casts = [plan.ode for plan in (self._plan(g) for g in self.schedule.groups if g.next_step <= upcoming)
-                 if plan.ode is not None]
+        self._pending_plan = None
+        plans = [self._plan(g) for g in self.schedule.groups if g.next_step <= upcoming]
+        casts = [plan.ode for plan in plans if plan.ode is not None]
         self._cast_for = upcoming
-        if casts:
-            self.context.refresh_kinematics()
-            self._measure(data, casts)
+        if not casts:
+            return
+        self.context.refresh_kinematics()
+        plan = plans[0]
+        if len(plans) == 1 and plan.pending_arguments and self.caster is not None and self.caster.compiled:
+            # The usual step: the cast, then the distances and their lookups in one compiled call; the values wait
+            # in the pending array for the sample (what supervisors read stays the last sample's until then).
+            self._kernels().combine_and_lookup(self.caster.cast_distances(data, plan.ode.batch),
+                                               *plan.pending_arguments)
+            self._pending_plan = plan
+            return
+        self._measure(data, casts)
 
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the values of the sensors due after basic step ``step`` (infra-red rays are cast now)."""
@@ -285,6 +304,16 @@ class DistanceSensorBank(SampledBank):
             return
         if len(groups) == 1:  # the usual case: one group, its rays cast before the step, compiled lookups
             plan = groups[0].cache
+            if plan is self._pending_plan and plan is not None and self._cast_for == step:
+                # Its values were computed with the cast (same plan: no field, table or membership changed since).
+                self._pending_plan = None
+                if plan.full:
+                    self.values[:] = self._pending
+                else:
+                    self.values[plan.rows] = self._pending[plan.rows]
+                self._finish_compiled(plan)
+                self.value_list[:] = self.values.tolist()
+                return
             if (isinstance(plan, _Plan) and plan.rendering is None and self._cast_for == step
                     and self.caster is not None and self.caster.compiled and not plan.lookups.noisy):
                 self._lookup_compiled(plan)
@@ -318,6 +347,10 @@ class DistanceSensorBank(SampledBank):
         """The sample of ``plan`` without noise, its lookups compiled (:func:`.kernel.lookup_values`): the same
         values as the numpy path."""
         self._kernels().lookup_values(*plan.lookup_arguments)
+        self._finish_compiled(plan)
+
+    def _finish_compiled(self, plan: _Plan) -> None:
+        """The resolutions and empty tables of ``plan``'s rows, after their compiled lookups."""
         if plan.quantized:
             self.values[plan.rows] = quantize(self.values[plan.rows], plan.resolution)
         if plan.any_empty:
@@ -387,9 +420,15 @@ class DistanceSensorBank(SampledBank):
     def _make_plan(self, rows: np.ndarray) -> _Plan:
         rendering = self.type[rows] == INFRA_RED
         look = self.tables.prepare(rows)
+        ode = self._make_cast(rows[~rendering], False)
+        pending: tuple = ()
+        if ode is not None and ode.combined is not None and not rendering.any() and not look.noisy:
+            pending = ode.combined + (look.linear, look.increasing, look.steps, look.first_input, look.last_input,
+                                      look.first_output, look.last_output, look.span, look.inputs, look.outputs,
+                                      look.counted, look.last, look.empty, self._pending)
         return _Plan(
             rows=rows,
-            ode=self._make_cast(rows[~rendering], False),
+            ode=ode,
             rendering=self._make_cast(rows[rendering], True),
             lookups=look,
             resolution=self.resolution[rows].copy(),
@@ -399,6 +438,8 @@ class DistanceSensorBank(SampledBank):
             lookup_arguments=(self.distance, rows, look.linear, look.increasing, look.steps, look.first_input,
                               look.last_input, look.first_output, look.last_output, look.span, look.inputs,
                               look.outputs, look.counted, look.last, look.empty, self.values),
+            full=len(rows) == self.n,
+            pending_arguments=pending,
         )
 
     def _make_cast(self, rows: np.ndarray, rendering: bool) -> _Cast | None:

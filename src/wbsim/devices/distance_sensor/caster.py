@@ -372,18 +372,21 @@ class _Candidates:
         origins, frames: the sensors' origins (s, 3) and rotations (s, 9) when found.
         centres: the bounded geoms' centres when found, (b, 3).
         margin: how far things may move (m).
+
+    The compiled path's pairs leave ``sensor``, ``geom_id``, ``centre_at``, ``origin_at``, ``length`` and
+    ``rendering`` None (its cast does not read them) and ``primitive`` False.
     """
 
     ray: np.ndarray
     geom: np.ndarray
-    sensor: np.ndarray
+    sensor: np.ndarray | None
     target: np.ndarray
-    geom_id: np.ndarray
-    centre_at: np.ndarray
-    origin_at: np.ndarray
-    length: np.ndarray
+    geom_id: np.ndarray | None
+    centre_at: np.ndarray | None
+    origin_at: np.ndarray | None
+    length: np.ndarray | None
     radius2: np.ndarray
-    rendering: np.ndarray
+    rendering: np.ndarray | None
     primitive: bool
     origins: np.ndarray
     frames: np.ndarray
@@ -426,6 +429,7 @@ class _Static:
     arguments: tuple | None = None  # the pose views, head and pairs as one tuple (built when the pairs change)
     views: tuple | None = None  # the pose views ``arguments`` holds
     reused: tuple | None = None  # the outputs of :meth:`RayCaster.cast_distances`, kept between casts
+    broad: tuple | None = None  # the compiled broad phase's pose views, margin and fixed arguments
 
 
 class RayCaster:
@@ -516,6 +520,7 @@ class RayCaster:
         self._tri_e1 = tris[:, 1] - tris[:, 0]
         self._tri_e2 = tris[:, 2] - tris[:, 0]
         self._bounded_gid = np.ascontiguousarray(self._bounded_gid)
+        self._bounded_r2 = (self._bounded_rb + _SLACK) ** 2  # the compiled cast's squared radii, per bounded geom
 
     def _triangles(self, model: mujoco.MjModel, geom: int, index: int) -> np.ndarray:
         """The triangles of a mesh or height field geom in its frame, (f, 3 vertices, 3)."""
@@ -639,23 +644,31 @@ class RayCaster:
                 kernel(*views[1], *static.head, *self._pair_args(self._no_pairs(batch, -1.0), static), True, normals,
                        *out)
             self.broad_phases += 1
-            margin = self.margin * float(batch.cluster_radius.max(initial=0.0))
             site_xpos, site_xmat, geom_xpos, _ = views[1]
-            arguments = (site_xpos, site_xmat, geom_xpos, views[2], batch.sites, batch.lengths, batch.exclude,
-                         batch.skip_transparent, batch.cone_cos, batch.cone_sin, batch.ray_start, batch.ray_count,
-                         batch.cluster_body, batch.cluster_start, batch.cluster_count, batch.cluster_members,
-                         batch.cluster_exclude, batch.mixed_exclusion or self.any_transparent, self._bounded_gid,
-                         self._bounded_rb, self._bounded_robot, self._bounded_transparent, margin, batch.ray_length,
-                         out[3]) + self._near_geoms(site_xpos, views[2], geom_xpos, batch, margin)
+            broad = static.broad
+            if broad is None or broad[0] is not views or broad[1] != self.margin:  # built once per batch
+                margin = self.margin * float(batch.cluster_radius.max(initial=0.0))
+                broad = static.broad = (views, self.margin, margin, (
+                    site_xpos, site_xmat, geom_xpos, views[2], batch.sites, batch.lengths, batch.exclude,
+                    batch.skip_transparent, batch.cone_cos, batch.cone_sin, batch.ray_start, batch.ray_count,
+                    batch.cluster_body, batch.cluster_start, batch.cluster_count, batch.cluster_members,
+                    batch.cluster_exclude, batch.mixed_exclusion or self.any_transparent, self._bounded_gid,
+                    self._bounded_rb, self._bounded_robot, self._bounded_transparent, margin, batch.ray_length))
+            margin = broad[2]
+            arguments = broad[3] + (out[3],) + self._near_geoms(site_xpos, views[2], geom_xpos, batch, margin)
             room = self._pair_room
             found = self._broad_pairs(*arguments, room[0], room[1])
             if found > len(room[0]):  # not enough room: again with enough
                 room = self._pair_room = np.empty((2, 2 * found), dtype=np.int64)
                 self._broad_pairs(*arguments, room[0], room[1])
+            # Only what the compiled cast reads (the numpy path completes the rest if it ever takes these over).
             ray, geom = room[0, :found].copy(), room[1, :found].copy()
-            static.candidates = self._candidates(ray, geom, batch, site_xpos[batch.sites], site_xmat[batch.sites],
-                                                 geom_xpos[self._bounded_gid], margin)
-            static.pairs = self._pair_args(static.candidates, static)
+            static.candidates = found_pairs = _Candidates(
+                ray=ray, geom=geom, sensor=None, target=self._bounded.take(geom), geom_id=None, centre_at=None,
+                origin_at=None, length=None, radius2=self._bounded_r2.take(geom), rendering=None, primitive=False,
+                origins=site_xpos.take(batch.sites, axis=0), frames=site_xmat.take(batch.sites, axis=0),
+                centres=geom_xpos.take(self._bounded_gid, axis=0), margin=margin)
+            static.pairs = self._pair_args(found_pairs, static)
             static.arguments = None
         kernel(*views[1], *static.head, *static.pairs, False, normals, *out)
 
@@ -750,7 +763,8 @@ class RayCaster:
         """Rays against the geoms with a bounding sphere: candidate pairs, then exact tests per geom type."""
         centres = data.geom_xpos[self._bounded_gid]  # (b, 3)
         found = static.candidates
-        if found is None or not found.valid(origins, frames, centres, static.reach):
+        # (Pairs of the compiled path hold only what its cast reads: a new broad phase, the same hits.)
+        if found is None or found.sensor is None or not found.valid(origins, frames, centres, static.reach):
             found = static.candidates = self._broad_phase(data, origins, frames, direction, batch, static, centres)
         if not len(found.ray):
             return

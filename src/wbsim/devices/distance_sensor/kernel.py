@@ -25,7 +25,7 @@ import numpy as np
 
 from wbsim.devices.compiled import cached_njit
 
-__all__ = ["cast_rays", "broad_pairs", "near_geoms", "lookup_values", "combine_distances"]
+__all__ = ["cast_rays", "broad_pairs", "near_geoms", "lookup_values", "combine_distances", "combine_and_lookup"]
 
 _BOX, _SPHERE, _CAPSULE, _CYLINDER, _PLANE, _MESH, _HFIELD = range(7)  # caster's target kinds
 _SLACK = 1e-9  # the caster's broad-phase tolerance (m)
@@ -691,3 +691,17 @@ def combine_distances(ray_distance: np.ndarray, ray_lengths: np.ndarray, weights
                 rest += weights[j] * _min(ray_distance[j], ray_lengths[j])
             total += rest
         distance[rows[i]] = total
+
+
+@_JIT
+def combine_and_lookup(ray_distance: np.ndarray, ray_lengths: np.ndarray, weights: np.ndarray, starts: np.ndarray,
+                       counts: np.ndarray, laser: np.ndarray, rows: np.ndarray, distance: np.ndarray, linear: bool,
+                       increasing: bool, steps: int, first_input: np.ndarray, last_input: np.ndarray,
+                       first_output: np.ndarray, last_output: np.ndarray, span: np.ndarray, inputs: np.ndarray,
+                       outputs: np.ndarray, counted: np.ndarray, last: np.ndarray, empty: np.ndarray,
+                       values: np.ndarray) -> None:
+    """:func:`combine_distances`, then :func:`lookup_values` of the same rows, in one call (the bank's usual
+    step: one sample group of generic or laser sensors without noise); arguments as theirs."""
+    combine_distances(ray_distance, ray_lengths, weights, starts, counts, laser, rows, distance)
+    lookup_values(distance, rows, linear, increasing, steps, first_input, last_input, first_output, last_output,
+                  span, inputs, outputs, counted, last, empty, values)
