@@ -188,7 +188,8 @@ def _sensor_run(path, general: bool, steps: int) -> tuple[list[bytes], object]:
 
 
 def test_distance_sensor_bench_imu_shortcuts_give_bit_identical_runs(tmp_path, monkeypatch):
-    # The compiled sampling shortcuts (prepared kernel calls, compiled ray combination, lists converted on read)
+    # The compiled sampling shortcuts (prepared kernel calls, compiled ray combination and lookups with the cast,
+    # lists converted on read)
     # change no bit of the run: the same qpos and sensor values at every step as the general compiled paths.
     pytest.importorskip("numba")
     from wbsim.devices.distance_sensor import bank as distance_bank
@@ -264,3 +265,55 @@ def test_bounce_bench_worlds_run_with_the_threshold_compiled_numpy_or_off(tmp_pa
     assert bounce_bench.iterations(sims["off"], 2) >= 0
     for sim in sims.values():
         sim.close()
+
+
+_TABLE = "lookupTable [ 0 1000 0, 1 0 0 ]"  # the benchmark sensors' table
+_SENSOR_VARIANTS = {  # sensor type, and the table of every sensor (the first rover's first one: a third table)
+    "generic": ("generic", None, None),
+    "laser": ("laser", None, None),
+    "sonar": ("sonar", None, None),
+    "infra-red": ("infra-red", None, None),
+    "tables": ("generic", "resolution 7 lookupTable [ 0 1000 0, 0.6 300 0, 1 0 0 ]", "lookupTable [ ]"),
+    "noisy": ("generic", "lookupTable [ 0 1000 0.05, 1 0 0 ]", None),
+}
+
+
+def _distance_run(path, compiled: bool, steps: int) -> tuple[list[bytes], object]:
+    """Each step's qpos and distance-sensor arrays and list (bytes) of the benchmark world at ``path``."""
+    sim = distance_sensor_bench.load_warm(path, seconds=0.0)
+    bank = sim.banks["distance_sensor"]
+    bank.caster.compiled = compiled
+    records = []
+    for _ in range(steps):
+        sim.step()
+        records.append(b"".join(np.ascontiguousarray(a, dtype=float).tobytes()
+                                for a in (sim.data.qpos, bank.values, bank.distance, np.array(bank.value_list))))
+    return records, sim
+
+
+@pytest.mark.parametrize("variant", list(_SENSOR_VARIANTS))
+def test_distance_sensor_bench_runs_as_the_numpy_path_bit_for_bit(tmp_path, variant):
+    # The benchmark world with sensors of each type, several tables (a resolution, an empty one) and noise: the
+    # compiled path (its usual step: distances and lookups computed with the cast, published by the sample) gives
+    # the numpy path's qpos, distances and values to the last bit at every step.
+    pytest.importorskip("numba")
+    kind, table, first = _SENSOR_VARIANTS[variant]
+    path = distance_sensor_bench.make_project(tmp_path, 4, "on", kind)
+    if table is not None:
+        world = next(path.rglob("*.wbt")) if path.is_dir() else path
+        text = world.read_text().replace(_TABLE, table)
+        world.write_text(text.replace(table, first, 1) if first is not None else text)
+    compiled, compiled_sim = _distance_run(path, True, 80)
+    bank = compiled_sim.banks["distance_sensor"]
+    plan = next(iter(bank.schedule.groups)).cache
+    # The one-call step is taken where it applies: generic and laser sensors without noise.
+    assert bool(plan.pending_arguments) == (variant in ("generic", "laser", "tables"))
+    values = np.array(bank.values)
+    compiled_sim.close()
+    reference, reference_sim = _distance_run(path, False, 80)
+    reference_sim.close()
+    for step, (a, b) in enumerate(zip(compiled, reference)):
+        assert a == b, f"step {step + 1} differs"
+    assert compiled[0] != compiled[-1]  # motion
+    # Sensors reading differently (the sonars hear no echo within PI_OVER_8 in this world: all read 0).
+    assert (values != values[0]).any() or variant == "sonar"

@@ -438,3 +438,59 @@ def test_compiled_sensors_read_as_the_numpy_path_for_every_type_and_table(projec
     seen = reference_distances[:, :4] < np.array([0.8, 0.9, 0.9, 0.8])  # the rays hit something
     assert seen.all(axis=0).any() and seen.sum() > 100
     assert len({tuple(row) for row in np.round(reference, 6)}) > 60  # the values change as the robot moves
+
+
+def _writes_between_cast_and_sample(project, load, compiled: bool) -> tuple[list, list, list]:
+    """A supervisor moves a box before each step; hooks between the cast (before the physics) and the sample
+    (after it) write the lookup table, the resolution, and enable a second sensor. Per step: the values read
+    just after the cast, the values after the sample, and whether the cast computed them (pending)."""
+    from wbsim.sim.phases import Phase
+
+    scene = 'DEF BOX Solid { translation 1.1 0 0.5 boundingObject Box { size 0.2 2 2 } }'
+    sensors = f'DistanceSensor {{ name "s" {IDENTITY} }} DistanceSensor {{ name "t" {IDENTITY} }}'
+    sim = load(project(_world(sensors, scene, robot="supervisor TRUE")))
+    bank = sim.banks["distance_sensor"]
+    bank.caster.compiled = compiled
+    robot = sim.robot("r")
+    robot.getDevice("s").enable(16)
+    box, node = robot.getFromDef("BOX"), bank.bindings[0].node
+    before, pending = [], []
+    writes = {4: lambda: sim.supervision.set_field_value(node, "lookupTable", ((0, 0, 0), (10, 20, 0))),
+              6: lambda: sim.supervision.set_field_value(node, "resolution", 0.5),
+              8: lambda: robot.getDevice("t").enable(16)}
+
+    def after_cast(s) -> None:
+        before.append(bank.values.tolist())
+        pending.append(bank._pending_plan is not None)
+
+    def after_physics(s) -> None:
+        write = writes.get(s.step_count)
+        if write is not None:
+            write()
+
+    sim.add_hook(Phase.DEVICES_ACTUATE, after_cast)
+    sim.add_hook(Phase.PHYSICS, after_physics)
+    after = []
+    for step in range(12):
+        box.getField("translation").setSFVec3f([1.1 + 0.1 * step, 0, 0.5])
+        robot.step(16)
+        after.append(bank.values.tolist())
+    return before, after, pending
+
+
+def test_values_computed_with_the_cast_wait_for_the_sample_and_follow_writes_in_between(project, load):
+    # The usual step computes the values with its cast, before the physics step, and the sample publishes them:
+    # until then the last sample's values are read; a table, resolution or enable written between the two
+    # applies at that sample, as with lookups at the sample (the numpy path's order).
+    pytest.importorskip("numba")
+    before, after, pending = _writes_between_cast_and_sample(project, load, True)
+    reference = _writes_between_cast_and_sample(project, load, False)
+    np.testing.assert_array_equal(before, reference[0])  # bit for bit (NaN before the first samples)
+    np.testing.assert_array_equal(after, reference[1])
+    assert not any(reference[2]) and pending[1] and pending[5]
+    assert [b[0] for b in before[1:]] == [a[0] for a in after[:-1]]  # the cast published nothing
+    first = [a[0] for a in after]
+    assert first[:3] == pytest.approx([1.0, 1.1, 1.2])
+    assert first[3] == pytest.approx(2 * 1.3)  # the table written after this step's cast
+    assert first[5] == 3.0 and first[6] == 3.0  # 2 * 1.5, 2 * 1.6 at a resolution of 0.5
+    assert math.isnan(after[7][1]) and after[8][1] == pytest.approx(1.8)  # enabled after step 8's cast
