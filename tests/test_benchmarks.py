@@ -189,8 +189,8 @@ def _sensor_run(path, general: bool, steps: int) -> tuple[list[bytes], object]:
 
 def test_distance_sensor_bench_imu_shortcuts_give_bit_identical_runs(tmp_path, monkeypatch):
     # The compiled sampling shortcuts (prepared kernel calls, compiled ray combination and lookups with the cast,
-    # lists converted on read)
-    # change no bit of the run: the same qpos and sensor values at every step as the general compiled paths.
+    # lists converted on read) change no bit of the run: the same qpos and sensor values at every step as the
+    # general compiled paths.
     pytest.importorskip("numba")
     from wbsim.devices.distance_sensor import bank as distance_bank
 
