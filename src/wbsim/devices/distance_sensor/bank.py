@@ -423,9 +423,13 @@ class DistanceSensorBank(SampledBank):
         ode = self._make_cast(rows[~rendering], False)
         pending: tuple = ()
         if ode is not None and ode.combined is not None and not rendering.any() and not look.noisy:
-            pending = ode.combined + (look.linear, look.increasing, look.steps, look.first_input, look.last_input,
-                                      look.first_output, look.last_output, look.span, look.inputs, look.outputs,
-                                      look.counted, look.last, look.empty, self._pending)
+            ray_lengths, weights, starts, counts, laser, cast_rows, distance = ode.combined
+            pending = (np.array([ray_lengths, weights], dtype=float).reshape(2, -1),
+                       np.array([starts, counts, cast_rows], dtype=np.int64).reshape(3, -1), laser, distance,
+                       look.linear, look.increasing, look.steps,
+                       np.array([look.first_input, look.last_input, look.first_output, look.last_output, look.span],
+                                dtype=float).reshape(5, -1),
+                       look.inputs, look.outputs, look.counted, look.last, look.empty, self._pending)
         return _Plan(
             rows=rows,
             ode=ode,

@@ -463,7 +463,8 @@ class RayCaster:
         self._broad_pairs = None
         self._every_pair = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))  # no grid: test every pair
         self._views: tuple | None = None  # (data, its pose arrays, its body positions) for the compiled cast
-        self._scratch = np.zeros((7, 9))  # the compiled cast's work space, and room for the broad phase's pairs
+        self._scratch = np.zeros((7, 9))
+        self._shapes: tuple | None = None  # the compiled cast's per-target tables, packed at its first batch  # the compiled cast's work space, and room for the broad phase's pairs
         self._pair_room = np.empty((2, 1024), dtype=np.int64)
         self.broad_phases = 0  # how many broad phases ran (the others reused their pairs)
         kinds = np.array([_KIND_OF.get(int(model.geom_type[g]), -1) for g in targets.geom_ids], dtype=np.int64)
@@ -693,18 +694,24 @@ class RayCaster:
         for k, (_, rays) in enumerate(static.planes):
             if rays is not None:
                 allowed[k] = rays
+        if self._shapes is None:  # the per-target tables packed into three arrays (fewer arguments to check)
+            self._shapes = (
+                np.ascontiguousarray(np.stack([self.kind, self._tri_start, self._tri_count, self._grid_nrow,
+                                               self._grid_ncol], axis=1), dtype=np.int64),
+                np.ascontiguousarray(np.concatenate([self._half.T, self._quadric.T, self._radius2[:, None],
+                                                     self._capsule_size, self._grid_sx[:, None],
+                                                     self._grid_sy[:, None]], axis=1), dtype=float),
+                np.ascontiguousarray(np.stack([self._tri_a, self._tri_e1, self._tri_e2], axis=1), dtype=float))
         static.head = (batch.sites, batch.ray_sensor, np.ascontiguousarray(batch.directions, dtype=float),
-                       batch.ray_length, batch.rendering, batch.any_rendering, self.geom_ids[planes].astype(np.int64),
-                       np.array(planes, dtype=np.int64), allowed, self.plane_half, self.kind, self._half,
-                       self._quadric, self._radius2, self._capsule_size, self._tri_start, self._tri_count, self._tri_a,
-                       self._tri_e1, self._tri_e2, self._grid_nrow, self._grid_ncol, self._grid_sx, self._grid_sy,
-                       self._bounded_gid)
+                       batch.ray_length, batch.rendering, batch.any_rendering,
+                       np.array([self.geom_ids[planes], planes], dtype=np.int64).reshape(2, -1), allowed,
+                       self.plane_half) + self._shapes + (self._bounded_gid,)
 
     @staticmethod
     def _pair_args(found: _Candidates, static: _Static) -> tuple:
         """The compiled cast's arguments for the pairs ``found``."""
-        return (found.ray, found.geom, found.target, found.radius2, found.origins, found.frames, found.centres,
-                found.margin, static.reach)
+        return (np.array([found.ray, found.geom, found.target], dtype=np.int64).reshape(3, -1), found.radius2,
+                np.concatenate([found.origins, found.frames], axis=1), found.centres, found.margin, static.reach)
 
     def _no_pairs(self, batch: RayBatch, margin: float) -> _Candidates:
         """No (ray, geom) pairs: for worlds without bounded geoms (``margin`` 0), or (``margin`` -1) pairs the

@@ -167,10 +167,10 @@ def _capsule(p: np.ndarray, v: np.ndarray, radius: float, half_height: float, no
 
 @_JIT
 def _triangles(p: np.ndarray, v: np.ndarray, first: int, count: int, row0: int, col0: int, width: int, ncol: int,
-               grid: bool, tri_a: np.ndarray, tri_e1: np.ndarray, tri_e2: np.ndarray, strict: bool,
-               normal: np.ndarray) -> float:
+               grid: bool, tris: np.ndarray, strict: bool, normal: np.ndarray) -> float:
     """``nearest_triangle`` for one ray over ``count`` triangles (a height field's: those of the cells under
-    the ray's box, row-major from (row0, col0), ``width`` cells a row); writes the normal, returns t (inf)."""
+    the ray's box, row-major from (row0, col0), ``width`` cells a row); ``tris`` holds each triangle's vertex
+    and two edges from it, (T, 3, 3); writes the normal, returns t (inf)."""
     best = np.inf
     for k in range(count):
         if grid:
@@ -178,7 +178,7 @@ def _triangles(p: np.ndarray, v: np.ndarray, first: int, count: int, row0: int, 
             tri = first + 2 * ((row0 + cell // width) * (ncol - 1) + col0 + cell % width) + k % 2
         else:
             tri = first + k
-        a, e1, e2 = tri_a[tri], tri_e1[tri], tri_e2[tri]
+        a, e1, e2 = tris[tri, 0], tris[tri, 1], tris[tri, 2]
         pv0 = v[1] * e2[2] - v[2] * e2[1]
         pv1 = v[2] * e2[0] - v[0] * e2[2]
         pv2 = v[0] * e2[1] - v[1] * e2[0]
@@ -210,14 +210,10 @@ def _triangles(p: np.ndarray, v: np.ndarray, first: int, count: int, row0: int, 
 def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarray, geom_xmat: np.ndarray,
               sites: np.ndarray, ray_sensor: np.ndarray, local: np.ndarray, ray_length: np.ndarray,
               sensor_rendering: np.ndarray, any_rendering: bool,
-              plane_geom: np.ndarray, plane_target: np.ndarray, plane_allowed: np.ndarray, plane_half: np.ndarray,
-              kind: np.ndarray, half: np.ndarray, quadric: np.ndarray, radius2: np.ndarray, capsule_size: np.ndarray,
-              tri_start: np.ndarray, tri_count: np.ndarray, tri_a: np.ndarray, tri_e1: np.ndarray,
-              tri_e2: np.ndarray, grid_nrow: np.ndarray, grid_ncol: np.ndarray, grid_sx: np.ndarray,
-              grid_sy: np.ndarray, bounded_gid: np.ndarray,
-              pair_ray: np.ndarray, pair_geom: np.ndarray, pair_target: np.ndarray, pair_radius2: np.ndarray,
-              found_origins: np.ndarray, found_frames: np.ndarray, found_centres: np.ndarray, margin: float,
-              reach: float, check: bool, normals: bool,
+              planes: np.ndarray, plane_allowed: np.ndarray, plane_half: np.ndarray,
+              shape_i: np.ndarray, shape_f: np.ndarray, tris: np.ndarray, bounded_gid: np.ndarray,
+              pairs: np.ndarray, pair_radius2: np.ndarray, found_poses: np.ndarray, found_centres: np.ndarray,
+              margin: float, reach: float, check: bool, normals: bool,
               distance: np.ndarray, target: np.ndarray, normal: np.ndarray, direction: np.ndarray,
               scratch: np.ndarray) -> bool:
     """Cast every ray of a batch (the caster's numpy ``cast``, compiled); see the module docstring.
@@ -227,13 +223,17 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
         sites: each sensor's site, (s,); ray_sensor: each ray's sensor, (r,); local: the rays' unit directions
             in their sensor frames, (r, 3); ray_length: (r,) m; sensor_rendering: the infra-red rule per
             sensor, (s,); any_rendering: some sensor has it.
-        plane_geom, plane_target: the planes' MuJoCo geoms and target indices, (P,); plane_allowed: the rays
-            that may hit each plane, (P, r); plane_half: every target's rendered plane half sizes, (T, 2).
-        kind, half, quadric, radius2, capsule_size, tri_*, grid_*: the caster's per-target shape tables.
+        planes: the planes' MuJoCo geoms and target indices, (2, P); plane_allowed: the rays that may hit each
+            plane, (P, r); plane_half: every target's rendered plane half sizes, (T, 2).
+        shape_i, shape_f, tris: the caster's per-target shape tables (few arguments: numba's call checks each),
+            (T, 5) ints (kind, first triangle, triangles, height-field rows and columns), (T, 11) floats (slab
+            half widths (3), quadric (3), squared radius, capsule radius and half height, height-field half
+            sizes (2)), and every triangle's vertex and edges, (triangles, 3, 3).
         bounded_gid: the MuJoCo geom of each bounded target (the broad phase's geom index), (b,).
-        pair_ray, pair_geom, pair_target, pair_radius2: the broad phase's (ray, bounded geom) pairs: ray,
-            bounded index, target index and squared bounding radius, (m,).
-        found_origins, found_frames, found_centres: the poses the pairs were found in, (s, 3), (s, 9), (b, 3).
+        pairs, pair_radius2: the broad phase's (ray, bounded geom) pairs: ray, bounded index and target index,
+            (3, m), and squared bounding radius, (m,).
+        found_poses, found_centres: the poses the pairs were found in: each sensor's origin and rotation,
+            (s, 12), each bounded geom's centre, (b, 3).
         margin: the pairs' margin (m); reach: the longest ray (m); check: test the pairs' validity first.
         normals: also compute the hit normals.
         distance, target, normal, direction: outputs, (r,), (r,), (r, 3), (r, 3) (world frame).
@@ -256,7 +256,7 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
             site = sites[s]
             d = 0.0
             for i in range(3):
-                x = site_xpos[site, i] - found_origins[s, i]
+                x = site_xpos[site, i] - found_poses[s, i]
                 d += x * x
             if not d <= step:
                 if math.isnan(d):
@@ -264,7 +264,7 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
                 step = d
             d = 0.0
             for i in range(9):
-                x = site_xmat[site, i] - found_frames[s, i]
+                x = site_xmat[site, i] - found_poses[s, 3 + i]
                 d += x * x
             if not d <= turn:
                 if math.isnan(d):
@@ -288,12 +288,12 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
         for i in range(3):
             normal[r, i] = 0.0
     # Planes, every ray (ODE: infinite, both sides; rendering rays: the Webots Plane's rectangle).
-    for k in range(len(plane_geom)):
-        g = plane_geom[k]
+    for k in range(planes.shape[1]):
+        g = planes[0, k]
         x = geom_xmat[g]
         gp = geom_xpos[g]
         up_at = x[2] * gp[0] + x[5] * gp[1] + x[8] * gp[2]
-        index = plane_target[k]
+        index = planes[1, k]
         for r in range(n_rays):
             if not plane_allowed[k, r]:
                 continue
@@ -319,11 +319,11 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
                     normal[r, 0], normal[r, 1], normal[r, 2] = x[2] * sign, x[5] * sign, x[8] * sign
     # The pairs whose segment crosses the bounding sphere now, exact tests in the geom frame, nearest hit.
     out, part, p, v, n_local = scratch[0], scratch[1:4], scratch[4, :3], scratch[5, :3], scratch[6, :3]
-    for j in range(len(pair_ray)):
-        r = pair_ray[j]
+    for j in range(pairs.shape[1]):
+        r = pairs[0, j]
         s = ray_sensor[r]
         o = site_xpos[sites[s]]
-        g = bounded_gid[pair_geom[j]]
+        g = bounded_gid[pairs[1, j]]
         c = geom_xpos[g]
         tc0, tc1, tc2 = c[0] - o[0], c[1] - o[1], c[2] - o[2]
         d0, d1, d2 = direction[r, 0], direction[r, 1], direction[r, 2]
@@ -336,15 +336,15 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
         for i in range(3):
             p[i] = x[i] * -tc0 + x[3 + i] * -tc1 + x[6 + i] * -tc2
             v[i] = x[i] * d0 + x[3 + i] * d1 + x[6 + i] * d2
-        index = pair_target[j]
+        index = pairs[2, j]
         rendering = sensor_rendering[s]
-        shape = kind[index]
+        shape = shape_i[index, 0]
         if shape == _MESH or shape == _HFIELD:
-            first, count, row0, col0, width = tri_start[index], tri_count[index], 0, 0, 1
+            first, count, row0, col0, width = shape_i[index, 1], shape_i[index, 2], 0, 0, 1
             grid = shape == _HFIELD
-            ncol = grid_ncol[index]
+            ncol = shape_i[index, 4]
             if grid:
-                nrow, sx, sy = grid_nrow[index], grid_sx[index], grid_sy[index]
+                nrow, sx, sy = shape_i[index, 3], shape_f[index, 9], shape_f[index, 10]
                 e0, e1 = p[0] + limit * v[0], p[1] + limit * v[1]
                 lo0, hi0 = _min(p[0], e0), _max(p[0], e0)
                 lo1, hi1 = _min(p[1], e1), _max(p[1], e1)
@@ -356,16 +356,16 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
                 width = col1 - col0 + 1
                 outside = hi0 < -sx or lo0 > sx or hi1 < -sy or lo1 > sy
                 count = 0 if outside else 2 * (row1 - row0 + 1) * width
-            t = _triangles(p, v, first, count, row0, col0, width, ncol, grid, tri_a, tri_e1, tri_e2, rendering,
-                           n_local)
+            t = _triangles(p, v, first, count, row0, col0, width, ncol, grid, tris, rendering, n_local)
             if not (t < limit if rendering else t <= limit):
                 continue
         else:
             if shape == _CAPSULE:
-                _capsule(p, v, capsule_size[index, 0], capsule_size[index, 1], normals, out, part)
+                _capsule(p, v, shape_f[index, 7], shape_f[index, 8], normals, out, part)
             else:
-                _interval(p[0], p[1], p[2], v[0], v[1], v[2], half[0, index], half[1, index], half[2, index],
-                          quadric[0, index], quadric[1, index], quadric[2, index], radius2[index], normals, out)
+                _interval(p[0], p[1], p[2], v[0], v[1], v[2], shape_f[index, 0], shape_f[index, 1],
+                          shape_f[index, 2], shape_f[index, 3], shape_f[index, 4], shape_f[index, 5],
+                          shape_f[index, 6], normals, out)
             t_in, t_out = out[0], out[1]
             if out[2] == 0.0:
                 continue
@@ -694,14 +694,25 @@ def combine_distances(ray_distance: np.ndarray, ray_lengths: np.ndarray, weights
 
 
 @_JIT
-def combine_and_lookup(ray_distance: np.ndarray, ray_lengths: np.ndarray, weights: np.ndarray, starts: np.ndarray,
-                       counts: np.ndarray, laser: np.ndarray, rows: np.ndarray, distance: np.ndarray, linear: bool,
-                       increasing: bool, steps: int, first_input: np.ndarray, last_input: np.ndarray,
-                       first_output: np.ndarray, last_output: np.ndarray, span: np.ndarray, inputs: np.ndarray,
-                       outputs: np.ndarray, counted: np.ndarray, last: np.ndarray, empty: np.ndarray,
-                       values: np.ndarray) -> None:
+def combine_and_lookup(ray_distance: np.ndarray, ray_table: np.ndarray, sensor_table: np.ndarray, laser: np.ndarray,
+                       distance: np.ndarray, linear: bool, increasing: bool, steps: int, ends: np.ndarray,
+                       inputs: np.ndarray, outputs: np.ndarray, counted: np.ndarray, last: np.ndarray,
+                       empty: np.ndarray, values: np.ndarray) -> None:
     """:func:`combine_distances`, then :func:`lookup_values` of the same rows, in one call (the bank's usual
-    step: one sample group of generic or laser sensors without noise); arguments as theirs."""
-    combine_distances(ray_distance, ray_lengths, weights, starts, counts, laser, rows, distance)
-    lookup_values(distance, rows, linear, increasing, steps, first_input, last_input, first_output, last_output,
-                  span, inputs, outputs, counted, last, empty, values)
+    step: one sample group of generic or laser sensors without noise), with their arguments packed (numba's
+    call checks each argument: about 0.1 us each).
+
+    Args:
+        ray_distance: each ray's hit distance (inf: no hit), (r,).
+        ray_table: each ray's length (m) and weight, (2, r).
+        sensor_table: each sensor's first ray, number of rays and bank row, (3, s).
+        laser, distance: as :func:`combine_distances`'s.
+        linear, increasing, steps, inputs, outputs, counted, last, empty: as :func:`lookup_values`'s.
+        ends: the tables' first input, last input, first output, last output and span, (5, s).
+        values: where the values go, at the sensors' bank rows, (n,).
+    """
+    rows = sensor_table[2]
+    combine_distances(ray_distance, ray_table[0], ray_table[1], sensor_table[0], sensor_table[1], laser, rows,
+                      distance)
+    lookup_values(distance, rows, linear, increasing, steps, ends[0], ends[1], ends[2], ends[3], ends[4], inputs,
+                  outputs, counted, last, empty, values)
