@@ -8,7 +8,9 @@ geoms (:mod:`.caster`); ODE rays (generic, sonar, laser) ignore the sensor's own
 **When.** As in Webots, a sensor due after a basic step casts its generic, sonar and laser rays at the
 start of that step (Webots collides its ODE rays with the poses the physics step starts from), and its
 infra-red rays after the step (Webots ray-traces the scene when it computes the value). All rays of all
-sensors due are cast together, once before the physics step and once after it.
+sensors due are cast together, once before the physics step and once after it. On the usual step (one
+sample group, generic and laser sensors of few rays, no noise, compiled) the values are computed with the
+cast and published by the sample (unless a write or enable in between replaced the group's plan).
 
 **Value** (``WbDistanceSensor::computeValue``), from the distances ``t_i`` of the rays that hit (``L``
 for the others) and the weights ``w_i``:

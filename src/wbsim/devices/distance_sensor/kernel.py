@@ -5,7 +5,8 @@ about a hundred numpy operations on small arrays: it checks that the broad phase
 still valid, turns the rays into the world frame, intersects them with the planes and with the geoms of the
 pairs whose segment crosses the bounding sphere (boxes, spheres, cylinders, capsules, meshes, height fields),
 and keeps each ray's nearest hit; :func:`broad_pairs` is the broad phase (rare: it runs when something moved
-by its margin), :func:`lookup_values` the bank's lookup tables.
+by its margin), :func:`lookup_values` the bank's lookup tables, :func:`combine_distances` the generic and
+laser sensors' distances, :func:`combine_and_lookup` both in one call (the bank's usual step).
 
 Each formula repeats the numpy path's (:mod:`.caster`, the bank), in the same order of operations, so the
 two agree to the last bits except where numpy's matrix products sum in another order (1e-16 relative; the

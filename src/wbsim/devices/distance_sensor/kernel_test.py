@@ -116,6 +116,25 @@ def test_compiled_broad_phase_finds_the_numpy_pairs_in_their_order():
     assert found > 100
 
 
+def test_a_caster_switched_to_numpy_after_compiled_casts_finds_its_own_pairs_and_the_same_hits():
+    # The compiled broad phase keeps only what its cast reads: a caster switched to the numpy path (as the
+    # benchmark's --numpy after its warm-up) runs a broad phase of its own instead of reusing those pairs.
+    model, data, targets = _scene()
+    local = ray_directions(5, 1.0)
+    batch = RayBatch.build(model, np.arange(4), np.full(4, 5), np.tile(local, (4, 1)), np.full(4, 1.2),
+                           np.array([0, -2, 0, 0]), np.zeros(4, dtype=bool), np.array([False, True, False, False]))
+    switched, reference = RayCaster(model, targets, compiled=True), RayCaster(model, targets, compiled=False)
+    switched.cast(data, batch, True)
+    assert switched._static[batch].candidates.sensor is None and switched.broad_phases == 1
+    switched.compiled = False
+    hits = switched.cast(data, batch, True)
+    assert switched.broad_phases == 2 and switched._static[batch].candidates.sensor is not None
+    expected = reference.cast(data, batch, True)
+    for name in ("distance", "target", "normal", "direction"):
+        np.testing.assert_array_equal(getattr(hits, name), getattr(expected, name))
+    assert np.isfinite(hits.distance).sum() >= 5
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.lists(st.tuples(st.floats(-5, 5), st.floats(-1e3, 1e3)), min_size=0, max_size=6), min_size=1,
                 max_size=6),
