@@ -188,9 +188,9 @@ def _sensor_run(path, general: bool, steps: int) -> tuple[list[bytes], object]:
 
 
 def test_distance_sensor_bench_imu_shortcuts_give_bit_identical_runs(tmp_path, monkeypatch):
-    # The compiled sampling shortcuts (prepared kernel calls, compiled ray combination and lookups with the cast,
-    # lists converted on read) change no bit of the run: the same qpos and sensor values at every step as the
-    # general compiled paths.
+    # The compiled sampling shortcuts (prepared kernel calls, compiled ray combination and lookups with the
+    # cast, lists converted on read) change no bit of the run: the same qpos and sensor values at every step
+    # as the general compiled paths.
     pytest.importorskip("numba")
     from wbsim.devices.distance_sensor import bank as distance_bank
 
@@ -268,7 +268,8 @@ def test_bounce_bench_worlds_run_with_the_threshold_compiled_numpy_or_off(tmp_pa
 
 
 _TABLE = "lookupTable [ 0 1000 0, 1 0 0 ]"  # the benchmark sensors' table
-_SENSOR_VARIANTS = {  # sensor type, and the table of every sensor (the first rover's first one: a third table)
+# Sensor type, the table of every sensor and that of the first rover's first sensor (None: the benchmark's).
+_SENSOR_VARIANTS = {
     "generic": ("generic", None, None),
     "laser": ("laser", None, None),
     "sonar": ("sonar", None, None),
@@ -286,16 +287,16 @@ def _distance_run(path, compiled: bool, steps: int) -> tuple[list[bytes], object
     records = []
     for _ in range(steps):
         sim.step()
-        records.append(b"".join(np.ascontiguousarray(a, dtype=float).tobytes()
-                                for a in (sim.data.qpos, bank.values, bank.distance, np.array(bank.value_list))))
+        arrays = (sim.data.qpos, bank.values, bank.distance, np.array(bank.value_list))
+        records.append(b"".join(np.ascontiguousarray(a, dtype=float).tobytes() for a in arrays))
     return records, sim
 
 
 @pytest.mark.parametrize("variant", list(_SENSOR_VARIANTS))
 def test_distance_sensor_bench_runs_as_the_numpy_path_bit_for_bit(tmp_path, variant):
-    # The benchmark world with sensors of each type, several tables (a resolution, an empty one) and noise: the
-    # compiled path (its usual step: distances and lookups computed with the cast, published by the sample) gives
-    # the numpy path's qpos, distances and values to the last bit at every step.
+    # The benchmark world with sensors of each type, several tables (a resolution, an empty one) and noise:
+    # the compiled path (its usual step: distances and lookups computed with the cast, published by the
+    # sample) gives the numpy path's qpos, distances and values to the last bit at every step.
     pytest.importorskip("numba")
     kind, table, first = _SENSOR_VARIANTS[variant]
     path = distance_sensor_bench.make_project(tmp_path, 4, "on", kind)

@@ -92,8 +92,9 @@ class _Plan:
     any_empty: bool
     lookup_arguments: tuple = ()  # the compiled lookup's arguments (the plan's tables, the bank's arrays)
     full: bool = False  # the rows are every row of the bank
-    # The usual step's one compiled call at actuate time (:func:`.kernel.combine_and_lookup`): the combination's
-    # and the lookup's arguments, the values going to the bank's pending array (empty: not for this plan).
+    # The usual step's one compiled call at actuate time (:func:`.kernel.combine_and_lookup`): the
+    # combination's and the lookup's arguments, the values going to the bank's pending array (empty: not
+    # for this plan).
     pending_arguments: tuple = ()
 
 
@@ -148,7 +149,8 @@ class DistanceSensorBank(SampledBank):
         self.value_list: list[float] = [math.nan] * n
         self.period_list: list[int] = [0] * n
         self._cast_for = -1  # the step whose ODE rays were cast before its physics
-        # Values computed at actuate time for the plan ``_pending_plan`` (the usual step), published by its sample.
+        # Values computed at actuate time for the plan ``_pending_plan`` (the usual step), published by its
+        # sample.
         self._pending = np.full(n, np.nan)
         self._pending_plan: _Plan | None = None
         self._kernel_module: ModuleType | None = None  # .kernel, imported at the first compiled sample
@@ -291,8 +293,8 @@ class DistanceSensorBank(SampledBank):
         self.context.refresh_kinematics()
         plan = plans[0]
         if len(plans) == 1 and plan.pending_arguments and self.caster is not None and self.caster.compiled:
-            # The usual step: the cast, then the distances and their lookups in one compiled call; the values wait
-            # in the pending array for the sample (what supervisors read stays the last sample's until then).
+            # The usual step: the cast, then the distances and their lookups in one compiled call; the values
+            # wait in the pending array for the sample (supervisors read the last sample's until then).
             self._kernels().combine_and_lookup(self.caster.cast_distances(data, plan.ode.batch),
                                                *plan.pending_arguments)
             self._pending_plan = plan
@@ -307,7 +309,7 @@ class DistanceSensorBank(SampledBank):
         if len(groups) == 1:  # the usual case: one group, its rays cast before the step, compiled lookups
             plan = groups[0].cache
             if plan is self._pending_plan and plan is not None and self._cast_for == step:
-                # Its values were computed with the cast (same plan: no field, table or membership changed since).
+                # Its values were computed with the cast (same plan: no field, table or membership changed).
                 self._pending_plan = None
                 if plan.full:
                     self.values[:] = self._pending
@@ -429,8 +431,8 @@ class DistanceSensorBank(SampledBank):
             pending = (np.array([ray_lengths, weights], dtype=float).reshape(2, -1),
                        np.array([starts, counts, cast_rows], dtype=np.int64).reshape(3, -1), laser, distance,
                        look.linear, look.increasing, look.steps,
-                       np.array([look.first_input, look.last_input, look.first_output, look.last_output, look.span],
-                                dtype=float).reshape(5, -1),
+                       np.array([look.first_input, look.last_input, look.first_output, look.last_output,
+                                 look.span], dtype=float).reshape(5, -1),
                        look.inputs, look.outputs, look.counted, look.last, look.empty, self._pending)
         return _Plan(
             rows=rows,

@@ -479,9 +479,9 @@ def _writes_between_cast_and_sample(project, load, compiled: bool) -> tuple[list
 
 
 def test_values_computed_with_the_cast_wait_for_the_sample_and_follow_writes_in_between(project, load):
-    # The usual step computes the values with its cast, before the physics step, and the sample publishes them:
-    # until then the last sample's values are read; a table, resolution or enable written between the two
-    # applies at that sample, as with lookups at the sample (the numpy path's order).
+    # The usual step computes the values with its cast, before the physics step, and the sample publishes
+    # them: until then the last sample's values are read; a table, resolution or enable written between the
+    # two applies at that sample, as with lookups at the sample (the numpy path's order).
     pytest.importorskip("numba")
     before, after, pending = _writes_between_cast_and_sample(project, load, True)
     reference = _writes_between_cast_and_sample(project, load, False)

@@ -463,8 +463,8 @@ class RayCaster:
         self._broad_pairs = None
         self._every_pair = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))  # no grid: test every pair
         self._views: tuple | None = None  # (data, its pose arrays, its body positions) for the compiled cast
-        self._scratch = np.zeros((7, 9))
-        self._shapes: tuple | None = None  # the compiled cast's per-target tables, packed at its first batch  # the compiled cast's work space, and room for the broad phase's pairs
+        self._scratch = np.zeros((7, 9))  # the compiled cast's work space, and room for the broad phase's pairs
+        self._shapes: tuple | None = None  # the compiled cast's per-target tables, packed at its first batch
         self._pair_room = np.empty((2, 1024), dtype=np.int64)
         self.broad_phases = 0  # how many broad phases ran (the others reused their pairs)
         kinds = np.array([_KIND_OF.get(int(model.geom_type[g]), -1) for g in targets.geom_ids], dtype=np.int64)
@@ -521,7 +521,7 @@ class RayCaster:
         self._tri_e1 = tris[:, 1] - tris[:, 0]
         self._tri_e2 = tris[:, 2] - tris[:, 0]
         self._bounded_gid = np.ascontiguousarray(self._bounded_gid)
-        self._bounded_r2 = (self._bounded_rb + _SLACK) ** 2  # the compiled cast's squared radii, per bounded geom
+        self._bounded_r2 = (self._bounded_rb + _SLACK) ** 2  # the compiled cast's squared radii (per geom)
 
     def _triangles(self, model: mujoco.MjModel, geom: int, index: int) -> np.ndarray:
         """The triangles of a mesh or height field geom in its frame, (f, 3 vertices, 3)."""
@@ -654,7 +654,8 @@ class RayCaster:
                     batch.skip_transparent, batch.cone_cos, batch.cone_sin, batch.ray_start, batch.ray_count,
                     batch.cluster_body, batch.cluster_start, batch.cluster_count, batch.cluster_members,
                     batch.cluster_exclude, batch.mixed_exclusion or self.any_transparent, self._bounded_gid,
-                    self._bounded_rb, self._bounded_robot, self._bounded_transparent, margin, batch.ray_length))
+                    self._bounded_rb, self._bounded_robot, self._bounded_transparent, margin,
+                    batch.ray_length))
             margin = broad[2]
             arguments = broad[3] + (out[3],) + self._near_geoms(site_xpos, views[2], geom_xpos, batch, margin)
             room = self._pair_room
@@ -662,11 +663,12 @@ class RayCaster:
             if found > len(room[0]):  # not enough room: again with enough
                 room = self._pair_room = np.empty((2, 2 * found), dtype=np.int64)
                 self._broad_pairs(*arguments, room[0], room[1])
-            # Only what the compiled cast reads (the numpy path completes the rest if it ever takes these over).
+            # Only what the compiled cast reads (the numpy path runs its own broad phase if it takes over).
             ray, geom = room[0, :found].copy(), room[1, :found].copy()
             static.candidates = found_pairs = _Candidates(
-                ray=ray, geom=geom, sensor=None, target=self._bounded.take(geom), geom_id=None, centre_at=None,
-                origin_at=None, length=None, radius2=self._bounded_r2.take(geom), rendering=None, primitive=False,
+                ray=ray, geom=geom, sensor=None, target=self._bounded.take(geom), geom_id=None,
+                centre_at=None, origin_at=None, length=None, radius2=self._bounded_r2.take(geom),
+                rendering=None, primitive=False,
                 origins=site_xpos.take(batch.sites, axis=0), frames=site_xmat.take(batch.sites, axis=0),
                 centres=geom_xpos.take(self._bounded_gid, axis=0), margin=margin)
             static.pairs = self._pair_args(found_pairs, static)
@@ -701,7 +703,8 @@ class RayCaster:
                 np.ascontiguousarray(np.concatenate([self._half.T, self._quadric.T, self._radius2[:, None],
                                                      self._capsule_size, self._grid_sx[:, None],
                                                      self._grid_sy[:, None]], axis=1), dtype=float),
-                np.ascontiguousarray(np.stack([self._tri_a, self._tri_e1, self._tri_e2], axis=1), dtype=float))
+                np.ascontiguousarray(np.stack([self._tri_a, self._tri_e1, self._tri_e2], axis=1),
+                                     dtype=float))
         static.head = (batch.sites, batch.ray_sensor, np.ascontiguousarray(batch.directions, dtype=float),
                        batch.ray_length, batch.rendering, batch.any_rendering,
                        np.array([self.geom_ids[planes], planes], dtype=np.int64).reshape(2, -1), allowed,
@@ -711,7 +714,8 @@ class RayCaster:
     def _pair_args(found: _Candidates, static: _Static) -> tuple:
         """The compiled cast's arguments for the pairs ``found``."""
         return (np.array([found.ray, found.geom, found.target], dtype=np.int64).reshape(3, -1), found.radius2,
-                np.concatenate([found.origins, found.frames], axis=1), found.centres, found.margin, static.reach)
+                np.concatenate([found.origins, found.frames], axis=1), found.centres, found.margin,
+                static.reach)
 
     def _no_pairs(self, batch: RayBatch, margin: float) -> _Candidates:
         """No (ray, geom) pairs: for worlds without bounded geoms (``margin`` 0), or (``margin`` -1) pairs the

@@ -26,7 +26,8 @@ import numpy as np
 
 from wbsim.devices.compiled import cached_njit
 
-__all__ = ["cast_rays", "broad_pairs", "near_geoms", "lookup_values", "combine_distances", "combine_and_lookup"]
+__all__ = ["cast_rays", "broad_pairs", "near_geoms", "lookup_values", "combine_distances",
+           "combine_and_lookup"]
 
 _BOX, _SPHERE, _CAPSULE, _CYLINDER, _PLANE, _MESH, _HFIELD = range(7)  # caster's target kinds
 _SLACK = 1e-9  # the caster's broad-phase tolerance (m)
@@ -226,7 +227,7 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
             sensor, (s,); any_rendering: some sensor has it.
         planes: the planes' MuJoCo geoms and target indices, (2, P); plane_allowed: the rays that may hit each
             plane, (P, r); plane_half: every target's rendered plane half sizes, (T, 2).
-        shape_i, shape_f, tris: the caster's per-target shape tables (few arguments: numba's call checks each),
+        shape_i, shape_f, tris: the caster's per-target shape tables (packed: numba checks each argument),
             (T, 5) ints (kind, first triangle, triangles, height-field rows and columns), (T, 11) floats (slab
             half widths (3), quadric (3), squared radius, capsule radius and half height, height-field half
             sizes (2)), and every triangle's vertex and edges, (triangles, 3, 3).
@@ -695,10 +696,10 @@ def combine_distances(ray_distance: np.ndarray, ray_lengths: np.ndarray, weights
 
 
 @_JIT
-def combine_and_lookup(ray_distance: np.ndarray, ray_table: np.ndarray, sensor_table: np.ndarray, laser: np.ndarray,
-                       distance: np.ndarray, linear: bool, increasing: bool, steps: int, ends: np.ndarray,
-                       inputs: np.ndarray, outputs: np.ndarray, counted: np.ndarray, last: np.ndarray,
-                       empty: np.ndarray, values: np.ndarray) -> None:
+def combine_and_lookup(ray_distance: np.ndarray, ray_table: np.ndarray, sensor_table: np.ndarray,
+                       laser: np.ndarray, distance: np.ndarray, linear: bool, increasing: bool, steps: int,
+                       ends: np.ndarray, inputs: np.ndarray, outputs: np.ndarray, counted: np.ndarray,
+                       last: np.ndarray, empty: np.ndarray, values: np.ndarray) -> None:
     """:func:`combine_distances`, then :func:`lookup_values` of the same rows, in one call (the bank's usual
     step: one sample group of generic or laser sensors without noise), with their arguments packed (numba's
     call checks each argument: about 0.1 us each).
@@ -715,5 +716,5 @@ def combine_and_lookup(ray_distance: np.ndarray, ray_table: np.ndarray, sensor_t
     rows = sensor_table[2]
     combine_distances(ray_distance, ray_table[0], ray_table[1], sensor_table[0], sensor_table[1], laser, rows,
                       distance)
-    lookup_values(distance, rows, linear, increasing, steps, ends[0], ends[1], ends[2], ends[3], ends[4], inputs,
-                  outputs, counted, last, empty, values)
+    lookup_values(distance, rows, linear, increasing, steps, ends[0], ends[1], ends[2], ends[3], ends[4],
+                  inputs, outputs, counted, last, empty, values)

@@ -122,7 +122,8 @@ def test_a_caster_switched_to_numpy_after_compiled_casts_finds_its_own_pairs_and
     model, data, targets = _scene()
     local = ray_directions(5, 1.0)
     batch = RayBatch.build(model, np.arange(4), np.full(4, 5), np.tile(local, (4, 1)), np.full(4, 1.2),
-                           np.array([0, -2, 0, 0]), np.zeros(4, dtype=bool), np.array([False, True, False, False]))
+                           np.array([0, -2, 0, 0]), np.zeros(4, dtype=bool),
+                           np.array([False, True, False, False]))
     switched, reference = RayCaster(model, targets, compiled=True), RayCaster(model, targets, compiled=False)
     switched.cast(data, batch, True)
     assert switched._static[batch].candidates.sensor is None and switched.broad_phases == 1
