@@ -494,3 +494,47 @@ def test_values_computed_with_the_cast_wait_for_the_sample_and_follow_writes_in_
     assert first[3] == pytest.approx(2 * 1.3)  # the table written after this step's cast
     assert first[5] == 3.0 and first[6] == 3.0  # 2 * 1.5, 2 * 1.6 at a resolution of 0.5
     assert math.isnan(after[7][1]) and after[8][1] == pytest.approx(1.8)  # enabled after step 8's cast
+
+
+def _three_groups(project, load, compiled: bool) -> tuple[np.ndarray, list[bool]]:
+    """Sensor "s" every step, "t" every second step and "u" every third (three sample groups), while a
+    supervisor moves a box; "u" is disabled after step 10. Per step: the three values, and whether the cast
+    computed the values of the group due (pending)."""
+    from wbsim.sim.phases import Phase
+
+    scene = 'DEF BOX Solid { translation 1.1 0 0.5 boundingObject Box { size 0.2 2 2 } }'
+    sensors = " ".join(f'DistanceSensor {{ name "{n}" {IDENTITY} }}' for n in "stu")
+    sim = load(project(_world(sensors, scene, robot="supervisor TRUE")))
+    bank = sim.banks["distance_sensor"]
+    bank.caster.compiled = compiled
+    robot = sim.robot("r")
+    for name, period in (("s", 16), ("t", 32), ("u", 48)):
+        robot.getDevice(name).enable(period)
+    box = robot.getFromDef("BOX")
+    pending: list[bool] = []
+    sim.add_hook(Phase.DEVICES_ACTUATE, lambda s: pending.append(bank._pending_plan is not None))
+    values = []
+    for step in range(16):
+        if step == 10:
+            robot.getDevice("u").disable()
+        box.getField("translation").setSFVec3f([1.1 + 0.1 * step, 0, 0.5])
+        robot.step(16)
+        values.append(bank.values.copy())
+    return np.array(values), pending
+
+
+def test_values_computed_with_the_cast_of_one_group_leave_the_other_groups_values(project, load):
+    # Three groups on different periods: on the steps where one group of some of the sensors is due, the cast
+    # computes its values and the sample publishes only its rows; the others keep their last samples (a
+    # disabled sensor its last value), as the numpy path.
+    pytest.importorskip("numba")
+    values, pending = _three_groups(project, load, True)
+    reference, reference_pending = _three_groups(project, load, False)
+    np.testing.assert_array_equal(values, reference)
+    # "s" alone after steps 1, 5 and 7; "t" (or "u") due too after steps 2, 3, 4 and 6
+    assert not any(reference_pending) and pending[0] and pending[4] and pending[6]
+    assert not any(pending[1:4]) and not pending[5]
+    assert values[0, 0] == pytest.approx(1.0) and math.isnan(values[0, 1]) and math.isnan(values[0, 2])
+    assert values[1, 1] == pytest.approx(1.1) and math.isnan(values[1, 2])  # "t" after step 2 (one step late)
+    assert values[4, 1] == pytest.approx(1.3) and values[4, 2] == pytest.approx(1.2)  # kept at step 5
+    assert values[15, 2] == values[8, 2] == pytest.approx(1.8) and values[15, 0] == pytest.approx(2.5)
