@@ -149,6 +149,7 @@ class DistanceSensorBank(SampledBank):
         self.value_list: list[float] = [math.nan] * n
         self.period_list: list[int] = [0] * n
         self._cast_for = -1  # the step whose ODE rays were cast before its physics
+        self._cast_plans: list[_Plan] = []  # the plans whose ODE rays were cast then
         # Values computed at actuate time for the plan ``_pending_plan`` (the usual step), published by its
         # sample.
         self._pending = np.full(n, np.nan)
@@ -288,6 +289,7 @@ class DistanceSensorBank(SampledBank):
         plans = [self._plan(g) for g in self.schedule.groups if g.next_step <= upcoming]
         casts = [plan.ode for plan in plans if plan.ode is not None]
         self._cast_for = upcoming
+        self._cast_plans = plans
         if not casts:
             return
         self.context.refresh_kinematics()
@@ -327,6 +329,11 @@ class DistanceSensorBank(SampledBank):
         casts = [p.rendering for p in plans if p.rendering is not None]
         if self._cast_for != step:  # not cast before this step's physics (cannot happen in the step loop)
             casts += [p.ode for p in plans if p.ode is not None]
+        else:
+            late = self._uncast_rows(plans)
+            extra = self._make_cast(late, False) if late is not None else None
+            if extra is not None:
+                casts.append(extra)
         if casts:
             self.context.refresh_kinematics()
             self._measure(data, casts)
@@ -346,6 +353,22 @@ class DistanceSensorBank(SampledBank):
                 self.distance[plan.rows[plan.empty]] = math.inf
             self.values[plan.rows] = values
         self.value_list[:] = self.values.tolist()
+
+    def _uncast_rows(self, plans: list[_Plan]) -> np.ndarray | None:
+        """The rows of ``plans`` with ODE rays that the cast before the physics step did not cover (None if
+        none): a hook between the cast and the sample enabled them, or made an infra-red sensor generic.
+
+        Their rays are cast at the sample, from the poses after the step (the only ones left), rather than
+        their values being looked up from distances of an earlier sample.
+        """
+        cast = self._cast_plans
+        fresh = [p for p in plans if p.ode is not None and p not in cast]  # (plans compare by identity)
+        if not fresh:  # the usual case: the plans cast before the step
+            return None
+        covered = [q.ode.rows for q in cast if q.ode is not None]
+        wanted = np.concatenate([p.ode.rows for p in fresh])  # type: ignore[union-attr]
+        late = wanted[~np.isin(wanted, np.concatenate(covered))] if covered else wanted
+        return np.unique(late) if len(late) else None
 
     def _lookup_compiled(self, plan: _Plan) -> None:
         """The sample of ``plan`` without noise, its lookups compiled (:func:`.kernel.lookup_values`): the same

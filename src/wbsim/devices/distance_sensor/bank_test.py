@@ -538,3 +538,45 @@ def test_values_computed_with_the_cast_of_one_group_leave_the_other_groups_value
     assert values[1, 1] == pytest.approx(1.1) and math.isnan(values[1, 2])  # "t" after step 2 (one step late)
     assert values[4, 1] == pytest.approx(1.3) and values[4, 2] == pytest.approx(1.2)  # kept at step 5
     assert values[15, 2] == values[8, 2] == pytest.approx(1.8) and values[15, 0] == pytest.approx(2.5)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_rays_the_cast_did_not_cover_are_cast_at_the_sample(project, load, compiled):
+    # A hook between the cast (before the physics step) and the sample makes an infra-red sensor generic, and
+    # another enables a sensor due at that sample: neither had ODE rays in the cast, so their rays are cast at
+    # the sample; they read the box where it is, not a distance of an earlier sample (or NaN).
+    from wbsim.sim.phases import Phase
+
+    if compiled:
+        pytest.importorskip("numba")
+    scene = 'DEF BOX Solid { translation 1.1 0 0.5 boundingObject Box { size 0.2 2 2 } }'
+    sensors = (f'DistanceSensor {{ name "s" type "infra-red" {IDENTITY} }} '
+               f'DistanceSensor {{ name "t" {IDENTITY} }} DistanceSensor {{ name "u" {IDENTITY} }}')
+    sim = load(project(_world(sensors, scene, robot="supervisor TRUE")))
+    bank = sim.banks["distance_sensor"]
+    bank.caster.compiled = compiled
+    robot = sim.robot("r")
+    robot.getDevice("s").enable(16)
+    robot.getDevice("u").enable(16)
+    box, node = robot.getFromDef("BOX"), bank.bindings[0].node
+
+    def after_physics(s) -> None:
+        if s.step_count == 4:
+            s.supervision.set_field_value(node, "type", "generic")
+
+    def after_cast(s) -> None:
+        if s.step_count == 5:  # due after step 6, with "s" and "u"
+            robot.getDevice("t").enable(16)
+
+    sim.add_hook(Phase.PHYSICS, after_physics)
+    sim.add_hook(Phase.DEVICES_ACTUATE, after_cast)
+    values = []
+    for step in range(8):
+        box.getField("translation").setSFVec3f([1.1 + 0.1 * step, 0, 0.5])
+        robot.step(16)
+        values.append(bank.values.tolist())
+    expected = [1.0 + 0.1 * step for step in range(8)]  # the box's face (static: the same before and after)
+    assert [v[0] for v in values] == pytest.approx(expected)  # infra-red, then generic after step 4
+    assert [v[2] for v in values] == pytest.approx(expected)
+    assert all(math.isnan(v[1]) for v in values[:5]) and [v[1] for v in values[5:]] == pytest.approx(expected[5:])
+    assert bank.type[0] == 0
