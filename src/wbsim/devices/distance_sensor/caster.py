@@ -638,7 +638,8 @@ class RayCaster:
                 return
         # Something moved by the margin (or the first cast): a new broad phase, then the cast.
         if not len(self._bounded):
-            static.pairs = self._pair_args(self._no_pairs(batch, 0.0), static)
+            # No pairs to find again: valid whatever moves (an infinite margin; NaN poses still fail the check).
+            static.pairs = self._pair_args(self._no_pairs(batch, math.inf), static)
             static.arguments = None
         else:
             if static.pairs is None:  # only the directions: these pairs are never valid
@@ -718,7 +719,7 @@ class RayCaster:
                 static.reach)
 
     def _no_pairs(self, batch: RayBatch, margin: float) -> _Candidates:
-        """No (ray, geom) pairs: for worlds without bounded geoms (``margin`` 0), or (``margin`` -1) pairs the
+        """No (ray, geom) pairs: for worlds without bounded geoms (``margin`` inf), or (``margin`` -1) pairs the
         compiled cast's check rejects after writing the rays' directions."""
         empty = np.zeros(0, dtype=np.int64)
         return _Candidates(ray=empty, geom=empty, sensor=empty, target=empty, geom_id=empty,

@@ -136,6 +136,45 @@ def test_a_caster_switched_to_numpy_after_compiled_casts_finds_its_own_pairs_and
     assert np.isfinite(hits.distance).sum() >= 5
 
 
+@pytest.mark.parametrize("floor", [True, False])
+def test_a_world_without_bounded_geoms_casts_once_per_step_with_the_numpy_hits(floor):
+    # Only a floor plane (or nothing) to hit: there are no pairs to find again, so each cast is one call of the
+    # compiled cast (it was two, the first always rejecting the empty pairs, and their arguments rebuilt), with
+    # the numpy path's hits as the sensors move and turn.
+    plane = '<geom type="plane" size="0 0 1"/>' if floor else ""
+    model = mujoco.MjModel.from_xml_string(
+        f'<mujoco><worldbody>{plane}<body pos="0 0 0.5"><freejoint/>'
+        '<inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/><site/><site pos="0.1 0 0" euler="0 50 0"/>'
+        '</body></worldbody></mujoco>')
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    n = model.ngeom
+    targets = RayTargets(tuple(range(n)), (-1,) * n, (False,) * n, (1.0,) * n, ((5.0, 5.0),) * n)
+    local = ray_directions(3, 1.2)
+    batch = RayBatch.build(model, np.arange(2), np.full(2, 3), np.tile(local, (2, 1)), np.full(2, 2.0),
+                           np.full(2, -2), np.zeros(2, dtype=bool), np.zeros(2, dtype=bool))
+    compiled, reference = RayCaster(model, targets, compiled=True), RayCaster(model, targets, compiled=False)
+    compiled.cast(data, batch, True)
+    calls = []
+    cast_rays = compiled._kernel
+
+    def counted(*arguments):
+        calls.append(1)
+        return cast_rays(*arguments)
+
+    compiled._kernel = counted
+    hits = 0
+    for step in range(6):
+        data.qpos[2] = 0.3 + 0.2 * step
+        data.qpos[3:7] = [math.cos(0.2 * step), 0.0, math.sin(0.2 * step), 0.0]
+        mujoco.mj_kinematics(model, data)
+        got = compiled.cast(data, batch, True)
+        _assert_same_hits(got, reference.cast(data, batch, True), step)
+        hits += int(np.isfinite(got.distance).sum())
+    assert len(calls) == 6 and compiled.broad_phases == 0
+    assert hits > 10 if floor else hits == 0
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.lists(st.tuples(st.floats(-5, 5), st.floats(-1e3, 1e3)), min_size=0, max_size=6), min_size=1,
                 max_size=6),
