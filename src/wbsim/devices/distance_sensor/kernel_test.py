@@ -385,3 +385,16 @@ def test_the_compiled_broad_phase_of_a_crowd_finds_the_numpy_pairs_in_their_orde
         np.testing.assert_array_equal(a.geom, b.geom)
         found += len(a.ray)
     assert found > 100
+
+
+def test_the_compiled_broad_phase_grows_its_pair_buffer_and_keeps_every_pair():
+    # More pairs than the buffer holds (a room of 4 to start with): the broad phase runs again with a buffer
+    # large enough, and the pairs and hits are the numpy path's.
+    model, data, targets, batch = _crowd(4)
+    compiled, numpy_caster = RayCaster(model, targets, compiled=True), RayCaster(model, targets, compiled=False)
+    compiled._pair_room = np.empty((2, 4), dtype=np.int64)
+    _assert_same_hits(compiled.cast(data, batch, True), numpy_caster.cast(data, batch, True), "grown")
+    a, b = compiled._static[batch].candidates, numpy_caster._static[batch].candidates
+    np.testing.assert_array_equal(a.ray, b.ray)
+    np.testing.assert_array_equal(a.geom, b.geom)
+    assert len(a.ray) > 4 and compiled._pair_room.shape[1] == 2 * len(a.ray)
