@@ -27,7 +27,8 @@ from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.inertial_unit.compile import InertialUnitBinding
 from wbsim.devices.kind import BankContext
 from wbsim.devices.resolution import quantize
-from wbsim.devices.sampling import SampledBank, SampledDevice
+from wbsim.devices.motion_batch import BatchPart, MotionBatch
+from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
 from wbsim.world.schema_kit import resolution_field
 
 __all__ = ["InertialUnitBank", "InertialUnit"]
@@ -80,6 +81,9 @@ class InertialUnitBank(SampledBank):
         self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loop
         # The plain compiled sample of the last rows, its arguments gathered once: (rows, data, loop, arguments).
         self._call: tuple | None = None
+        # This kind's part of the motion kinds' fused call (wbsim.devices.motion_batch), once a plain group joined.
+        self._part: BatchPart | None = None
+        self._batch: MotionBatch | None = None
         self._restore_fields()
 
     def core(self, row: int) -> InertialUnit:
@@ -152,16 +156,24 @@ class InertialUnitBank(SampledBank):
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the attitude of the sensors due after basic step ``step`` (module docstring)."""
-        rows = self.schedule.due_rows(step)
-        if rows is None:
+        due = self.schedule.due(step)
+        if not due:
             return
+        part = self._part
+        if part is not None and part.group in due and part.valid() and self._batch.take(part, step):
+            # computed by the motion kinds' fused call (wbsim.devices.motion_batch)
+            due = [group for group in due if group is not part.group]
+            if not due:
+                self._refresh_lists()
+                return
+        rows = due[0].rows if len(due) == 1 else np.concatenate([group.rows for group in due])
         self.context.refresh_kinematics()
         if self.compiled:
             call = self._call
             if call is not None and call[0] is rows and call[1] is data and self._plain:
                 call[2](*call[3])  # the rows of the last sample (the schedule keeps each group's array)
             else:
-                self._sample_compiled(data, rows)
+                self._sample_compiled(data, rows, due[0] if len(due) == 1 else None)
             self._refresh_lists()
             return
         e = self._rotations(data, rows)
@@ -188,10 +200,11 @@ class InertialUnitBank(SampledBank):
             e[partial] = drop_axes(e[partial], axes[partial])
         return e
 
-    def _sample_compiled(self, data: mujoco.MjData, rows: np.ndarray) -> None:
+    def _sample_compiled(self, data: mujoco.MjData, rows: np.ndarray, group: SampleGroup | None = None) -> None:
         """:meth:`sample`'s quaternions, resolution and angles as one compiled loop
         (:func:`wbsim.devices.motion_kernel.inertial_values`); noise and disabled axes (when some sensor has them)
-        are applied to the rotations by the numpy code first."""
+        are applied to the rotations by the numpy code first. A plain ``group`` (the rows of one group) joins the
+        motion kinds' fused call for its next samples (:mod:`wbsim.devices.motion_batch`)."""
         if self._kernels is None:
             self._kernels = motion_kernels()
         if self._plain:  # no noise, every axis: the kernel reads MuJoCo's rotations in place
@@ -199,12 +212,32 @@ class InertialUnitBank(SampledBank):
             arguments = (views.site_xmat, self._sites[rows], rows, self.resolution, self.nue, self.quaternion,
                          self.roll_pitch_yaw)
             self._call = (rows, data, self._kernels.inertial_values, arguments)
+            if group is not None:
+                self._join_batch(data, group, arguments)
             self._kernels.inertial_values(*arguments)
         else:
             e = self._rotations(data, rows).reshape(-1, 9)
             self._kernels.inertial_values(e, np.arange(len(rows)), rows, self.resolution, self.nue,
                                           self.quaternion,
                                           self.roll_pitch_yaw)
+
+    def _join_batch(self, data: mujoco.MjData, group: SampleGroup, arguments: tuple) -> None:
+        """The fused call samples ``group`` from its next sample on, while the plain call prepared for its rows
+        holds (only when the sensors have one group, the common case)."""
+        if len(self.schedule.groups) != 1:
+            return
+
+        def valid() -> bool:
+            call = self._call
+            return (self.compiled and self._plain and call is not None and call[0] is group.rows
+                    and call[1] is data)
+
+        _, sites, rows, resolution, nue, quaternion, roll_pitch_yaw = arguments
+        self._batch = MotionBatch.of(self.context)
+        self._part = BatchPart("inertial_unit", self.schedule, group, data, (sites, rows),
+                               (resolution, nue, quaternion, roll_pitch_yaw), valid)
+        self._batch.join(self._part)
+
 
 @dataclass
 class InertialUnit(SampledDevice):

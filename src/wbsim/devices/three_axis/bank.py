@@ -27,6 +27,7 @@ import numpy as np
 from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.kind import BankContext
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
+from wbsim.devices.motion_batch import BatchPart, MotionBatch
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
 from wbsim.devices.three_axis.compile import ThreeAxisBinding
@@ -112,6 +113,9 @@ class ThreeAxisBank(SampledBank):
     """Webots' warning for a sensor without a body (printed once per sensor)."""
     core_class: type[ThreeAxisDevice]
     """The kind's core device class (set by the subclass)."""
+    batch_slot = ""
+    """The kind's slot in the motion kinds' fused call (:data:`wbsim.devices.motion_batch.SLOTS`; set with
+    :meth:`batch_part`)."""
 
     carried = ("values", "_warned")  # value_list is rebuilt from values
 
@@ -135,6 +139,9 @@ class ThreeAxisBank(SampledBank):
         self.compiled = numba_installed()
         self._kernels: ModuleType | None = None  # motion_kernel, imported at the first compiled sample
         self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loops
+        # This kind's part of the motion kinds' fused call (wbsim.devices.motion_batch), once a plain group joined.
+        self._part: BatchPart | None = None
+        self._batch: MotionBatch | None = None
         self._restore_fields()
 
     def core(self, row: int) -> ThreeAxisDevice:
@@ -215,8 +222,14 @@ class ThreeAxisBank(SampledBank):
         due = self.schedule.due(step)
         if not due:
             return
-        self.context.refresh_kinematics()
+        part = self._part
+        refreshed = False
         for group in due:
+            if part is not None and group is part.group and part.valid() and self._batch.take(part, step):
+                continue  # computed by the motion kinds' fused call (wbsim.devices.motion_batch)
+            if not refreshed:
+                self.context.refresh_kinematics()
+                refreshed = True
             plan = group.cache
             if plan is None:
                 plan = group.cache = self._plan(group)
@@ -228,7 +241,7 @@ class ThreeAxisBank(SampledBank):
                 else:
                     call[1](*call[2], step, *call[3])
             else:
-                self._compute(data, plan, step)
+                self._compute(data, plan, step, group)
         self._refresh_lists()
 
 
@@ -269,7 +282,28 @@ class ThreeAxisBank(SampledBank):
             views = self._views = StateViews(data)
         return views
 
-    def _compute(self, data: mujoco.MjData, plan: _Plan, step: int) -> None:
+    def batch_part(self, data: mujoco.MjData, plan: MeasurePlan) -> tuple[tuple[np.ndarray, ...], tuple] | None:
+        """The kind's index arrays and arguments in :func:`wbsim.devices.motion_kernel.fused_values` for the plain
+        group ``plan`` (writing the values at its rows), or None for a kind not in the fused call."""
+        return None
+
+    def _join_batch(self, data: mujoco.MjData, plan: _Plan, group: SampleGroup) -> None:
+        """Let the fused call of the motion kinds sample ``group`` from its next sample on (its plain compiled
+        call is prepared; only when the kind has one group, the common case: else the parts would alternate)."""
+        contribution = self.batch_part(data, plan.measure)
+        if contribution is None or len(self.schedule.groups) != 1:
+            return
+        pieces, arrays = contribution
+
+        def valid() -> bool:
+            call = plan.call
+            return self.compiled and group.cache is plan and call is not None and call[0] is data
+
+        self._batch = MotionBatch.of(self.context)
+        self._part = BatchPart(self.batch_slot, self.schedule, group, data, pieces, arrays, valid)
+        self._batch.join(self._part)
+
+    def _compute(self, data: mujoco.MjData, plan: _Plan, step: int, group: SampleGroup | None = None) -> None:
         values = self.values
         if len(plan.no_body):
             values[plan.no_body] = self.no_body_value
@@ -286,6 +320,8 @@ class ThreeAxisBank(SampledBank):
                 call = self.compiled_call(self._kernels, data, plan.measure, plan.measure.rows, values)
                 if call is not None and not len(plan.no_body):
                     plan.call = (data, *call)  # the next samples of the group call it directly
+                    if group is not None:
+                        self._join_batch(data, plan, group)
                 self.measure_compiled(self._kernels, data, plan.measure, step, plan.measure.rows, values)
                 return
             raw = plan.raw

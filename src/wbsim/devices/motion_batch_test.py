@@ -1,0 +1,146 @@
+"""The motion kinds' fused call against each kind's own compiled path and the numpy reference: bit for bit (and the
+generator's state) on a tumbling robot whose sensors change mid-run (periods per kind, a group absorbed by another,
+noise, resolution and disabled axes written by a supervisor, disable and re-enable, a world reset)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from wbsim.devices.motion_batch import MotionBatch
+from wbsim.sim.phases import Phase
+
+pytest.importorskip("numba")
+
+KINDS = ("accelerometer", "gyro", "inertial_unit", "compass", "gps")
+
+WORLD = """
+WorldInfo { basicTimeStep 8 }
+Solid { boundingObject Plane { size 10 10 } }
+Robot {
+  translation 0 0 0.6
+  rotation 1 2 3 0.8
+  name "r"
+  controller "<extern>"
+  supervisor TRUE
+  linearVelocity 0.4 -0.3 0.5
+  angularVelocity 3 -2 5
+  children [
+    Accelerometer { translation 0.02 0.01 0 rotation 1 1 1 0.3 }
+    Accelerometer { name "acc2" translation -0.05 0.02 0.01 }
+    Gyro { rotation 0 1 1 2.1 }
+    InertialUnit { rotation 1 0 0 0.4 }
+    Compass { rotation 0 1 0 0.3 }
+    GPS { translation 0.03 0 0 }
+  ]
+  boundingObject Box { size 0.2 0.1 0.05 }
+  physics Physics { }
+}
+Robot {
+  translation 1 1 0.2
+  name "fixed"
+  controller "<extern>"
+  children [ InertialUnit { name "imu2" } Compass { name "compass2" } GPS { name "gps2" } ]
+}
+"""
+
+
+def _record(sim) -> bytes:
+    banks = sim.banks
+    arrays = [sim.data.qpos, banks["accelerometer"].velocity, banks["accelerometer"].last_step]
+    for kind in ("accelerometer", "gyro", "compass", "gps"):
+        arrays += [banks[kind].values, np.array(banks[kind].value_list)]
+    unit, gps = banks["inertial_unit"], banks["gps"]
+    arrays += [unit.quaternion, unit.roll_pitch_yaw, np.array(unit.fresh_quaternions()),
+               np.array(unit.roll_pitch_yaw_list), gps.speed, gps.speed_vector, np.array(gps.speed_list),
+               np.array(gps.fresh_speed_vectors())]
+    return b"".join(np.ascontiguousarray(a, dtype=float).tobytes() for a in arrays)
+
+
+def _run(sim, mode: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[bytes], int]:
+    """140 steps of the scenario; each step's record and how many steps the fused call ran in."""
+    fused = [0]
+    take = MotionBatch.take
+    if mode == "fused":
+        def counting(batch, part, step):
+            done = take(batch, part, step)
+            fused[0] += done and batch._done[0] is part  # once per fused call: the part that ran it
+            return done
+        monkeypatch.setattr(MotionBatch, "take", counting)
+    else:
+        monkeypatch.setattr(MotionBatch, "take", lambda batch, part, step: False)  # every kind on its own
+    for kind in KINDS:
+        sim.banks[kind].compiled = mode != "numpy"
+    robot, fixed = sim.robot("r"), sim.robot("fixed")
+    acc, gyro, unit, compass, gps = (robot.getDevice(n) for n in ("accelerometer", "gyro", "inertial unit",
+                                                                    "compass", "gps"))
+    for device, period in ((acc, 8), (gyro, 8), (unit, 8), (compass, 16), (gps, 24)):  # other periods per kind
+        device.enable(period)
+    for name, period in (("imu2", 8), ("compass2", 16), ("gps2", 24)):  # one group per kind
+        fixed.getDevice(name).enable(period)
+    absorbing = [robot.getDevice("acc2")]
+
+    def enable_in_the_sample_phase(sim) -> None:  # acc2's group takes acc's next key: acc's group is absorbed
+        if absorbing and sim.step_count == 20:
+            absorbing.pop().enable(8)
+
+    sim.add_hook(Phase.PHYSICS, enable_in_the_sample_phase)
+    records = []
+    for step in range(1, 141):
+        if step == 30:  # noise, a resolution and a disabled axis: those kinds sample on their own
+            robot.getFromDevice(unit).getField("noise").setSFFloat(0.01)
+            robot.getFromDevice(gyro).getField("zAxis").setSFBool(False)
+            robot.getFromDevice(acc).getField("resolution").setSFFloat(0.01)
+        if step == 45:
+            robot.getFromDevice(gps).getField("accuracy").setSFFloat(0.1)
+        if step == 55:  # back to the plain paths
+            robot.getFromDevice(unit).getField("noise").setSFFloat(0.0)
+            robot.getFromDevice(gyro).getField("zAxis").setSFBool(True)
+            robot.getFromDevice(acc).getField("resolution").setSFFloat(-1.0)
+        if step == 65:  # disabled, then enabled again on another schedule
+            compass.enable(0)
+            acc.enable(0)
+        if step == 70:
+            compass.enable(8)
+            acc.enable(16)
+        if step == 90:
+            robot.simulationReset()
+        robot.step(8)
+        records.append(_record(sim))
+    return records, fused[0]
+
+
+def test_fused_call_gives_each_kinds_own_values_bit_for_bit(project, load, monkeypatch):
+    path = project(WORLD)
+    runs = {}
+    for mode in ("fused", "own", "numpy"):
+        sim = load(path)
+        runs[mode] = (*_run(sim, mode, monkeypatch), sim._rng.bit_generator.state)
+        monkeypatch.undo()
+    (fused, calls, fused_rng), (own, _, own_rng), (reference, _, numpy_rng) = runs.values()
+    # The fused call ran in most steps (not while the IMU and the GPS were noisy, nor at the first sample of a
+    # group), and the runs differ in no bit; the noisy kinds drew the same numbers.
+    assert calls > 60
+    assert len(fused) == len(own) == 140
+    for step, (a, b) in enumerate(zip(fused, own)):
+        assert a == b, f"step {step + 1} differs"
+    assert fused_rng == own_rng == numpy_rng
+    assert fused[10] != fused[20]  # the robot moved
+    # The numpy reference: the same values to the last bits (roll, pitch and yaw: libm's atan2/asin).
+    for step, (a, b) in enumerate(zip(fused, reference)):
+        np.testing.assert_allclose(np.frombuffer(a), np.frombuffer(b), rtol=1e-12, atol=1e-12, equal_nan=True,
+                                   err_msg=f"step {step + 1}")
+
+
+def test_a_kind_joins_only_with_its_plain_path_and_one_group(project, load):
+    sim = load(project(WORLD))
+    robot = sim.robot("r")
+    for name in ("accelerometer", "gyro", "inertial unit", "compass", "gps"):
+        robot.getDevice(name).enable(8)
+    sim.robot("fixed").getDevice("gps2").enable(16)  # the GPS devices: two groups
+    robot.getFromDevice(robot.getDevice("compass")).getField("resolution").setSFFloat(0.1)  # not plain
+    for _ in range(3):
+        robot.step(8)
+    batch = sim.banks["gyro"].context.shared["motion_batch"]
+    assert sorted(batch.parts) == ["accelerometer", "gyro", "inertial_unit"]
+    assert list(batch._calls) == [("inertial_unit", "accelerometer", "gyro")]  # one call prepared, reused
