@@ -7,12 +7,13 @@ So a simulation's banks of these kinds share one :class:`MotionBatch` (in ``Bank
 sample group takes its plain compiled path (no noise, no lookup table, every axis, no resolution for the
 three-axis kinds and the Compass, ``LOCAL`` coordinates for the GPS) *joins* it with a :class:`BatchPart` (the
 group, its index arrays, the bank's arrays the loop writes, and a check that its conditions still hold). The first
-bank of a step whose part is due calls :meth:`MotionBatch.take`: the batch runs
+bank of a step whose part is due calls :meth:`MotionBatch.run`: the batch runs
 :func:`~wbsim.devices.motion_kernel.fused_values` once for every joined part due in that step (arguments prepared
-once per set of due parts and reused), and the later banks find their part done. Everything else (noise and its
-draws in the numpy path's order, lookup tables, disabled axes, sensors without a body, WGS84, several groups,
-the first sample of a group, resets) keeps the kind's own path; a part whose group or conditions changed is
-simply not taken (its bank samples it itself and joins again).
+once per set of due parts and reused), advances the other parts' groups and marks them done, so the later banks
+only refresh their lists. Everything else (noise and its draws in the numpy path's order, lookup tables,
+disabled axes, sensors without a body, WGS84, a kind with several groups, the first sample of a group, resets)
+keeps the kind's own path; a part whose group or conditions changed is simply not computed (its bank samples it
+itself and joins again).
 
 The loop and the robot runtime know nothing of it: each kind's bank decides whether its part joins, and the batch
 only knows the kernel's argument slots of the five kinds.
@@ -75,29 +76,28 @@ class BatchPart:
     pieces: tuple[np.ndarray, ...]
     arrays: tuple[Any, ...]
     valid: Callable[[], bool]
+    done: bool = False
+    """Computed by the fused call of the current step, its group advanced: the bank's next ``sample`` (in the
+    same step) only refreshes its lists and clears the flag."""
 
     def pending(self, step: int) -> bool:
-        """The group samples after basic step ``step`` (not advanced yet) and its bank would take its plain
-        compiled path."""
+        """The group, its kind's only one, samples after basic step ``step`` (not advanced yet) and its bank
+        would take its plain compiled path."""
         group = self.group
-        return group.next_step <= step and self.schedule.is_live(group) and self.valid()
+        return group.next_step <= step and self.schedule.is_sole(group) and self.valid()
 
 
 class MotionBatch:
     """The joined parts of one simulation and the prepared fused calls (module docstring).
 
-    Get it with :meth:`of`; banks call :meth:`join` and :meth:`take`. A kind leaves by not calling
-    :meth:`take` (its part's ``valid`` fails or its group changed); its part stays until it joins again.
+    Get it with :meth:`of`; banks call :meth:`join`, :meth:`run` and :meth:`leave`. A part whose ``valid`` fails
+    or whose group changed is not computed (its bank samples on its own, then joins again).
     """
 
     def __init__(self, context: BankContext) -> None:
         self._refresh = context.refresh_kinematics
         self._parts: dict[str, BatchPart] = {}
         self._calls: dict[tuple[str, ...], tuple[Any, tuple[Any, ...], tuple[Any, ...]]] = {}
-        # The step of the last take and the parts computed in it (the objects: a part that joins later in the
-        # step, or after a world reset that repeats step numbers, is another object, and samples on its own).
-        self._step = -1
-        self._done: tuple[BatchPart, ...] = ()
 
     @staticmethod
     def of(context: BankContext) -> MotionBatch:
@@ -117,33 +117,41 @@ class MotionBatch:
         self._parts[part.slot] = part
         self._calls = {}
 
-    def take(self, part: BatchPart, step: int) -> bool:
-        """Sample ``part`` (its bank found its group due after basic step ``step`` and its conditions hold).
+    def leave(self, part: BatchPart) -> None:
+        """``part`` is no longer computed (its bank was reset or restarted)."""
+        if self._parts.get(part.slot) is part:
+            del self._parts[part.slot]
+            self._calls = {}
+        part.done = False
 
-        The first call of a step computes every joined part due in it in one compiled call (when there are at
-        least two; else False: the bank's own prepared call is cheaper); the next ones find theirs done.
+    def run(self, part: BatchPart, step: int) -> bool:
+        """Sample ``part`` and every other joined part due after basic step ``step`` in one compiled call.
+
+        Called by ``part``'s bank, the first of the step with its part due (its group, its only due one, was
+        advanced by its schedule) and valid. The other parts due are peeked (:meth:`BatchPart.pending`); their
+        groups are advanced here and they are marked ``done`` for their banks, which sample later in the step.
 
         Returns:
-            True if ``part``'s values are computed; False: the bank samples it itself.
+            True if the values are computed; False (no other part due, or ``part`` not joined): the bank samples
+            on its own (its prepared call is cheaper than the fused one).
         """
-        if self._step == step:
-            return part in self._done
-        self._step = step
         if self._parts.get(part.slot) is not part:
-            self._done = ()
             return False
         data = part.data
-        # `part`'s group was advanced by its bank's schedule already; the others are peeked (not advanced).
-        done = tuple(other for other in self._parts.values()
-                     if other is part or (other.data is data and other.pending(step)))
-        if len(done) < 2:
-            self._done = ()
+        # The other parts due (BatchPart.pending, inlined: this runs in every step).
+        parts = [other for other in self._parts.values()
+                 if other is part or (other.group.next_step <= step and other.data is data
+                                      and other.schedule.is_sole(other.group) and other.valid())]
+        if len(parts) < 2:
             return False
-        due = tuple(other.slot for other in done)
+        for other in parts:
+            if other is not part:
+                other.schedule.due(step)  # its only group, due: advanced as its bank would
+                other.done = True
+        due = tuple([other.slot for other in parts])
         call = self._calls.get(due)
         if call is None:
             call = self._calls[due] = self._prepare(due, data)
-        self._done = done
         self._refresh()
         loop, before, after = call
         loop(*before, step, *after)

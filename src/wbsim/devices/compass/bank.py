@@ -144,6 +144,7 @@ class CompassBank(SampledBank):
 
     def reset(self) -> None:
         """All compasses disabled, values NaN, fields as in the world file (as after loading)."""
+        self._leave_batch()
         self.schedule.reset()
         self._restore_fields()
         self.values[:] = np.nan
@@ -156,23 +157,27 @@ class CompassBank(SampledBank):
     def restart(self) -> None:
         """After a world reset: fields as in the world file; enabled compasses stay enabled and sample after
         the first step; the last values stay readable until then."""
+        self._leave_batch()
         self.schedule.restart()
         self._restore_fields()
 
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the values of the compasses due after basic step ``step`` (module docstring)."""
+        part = self._part
+        if part is not None and part.done:  # computed in this step by the motion kinds' fused call
+            part.done = False  # (wbsim.devices.motion_batch)
+            self._refresh_lists()
+            return
         groups = self.schedule.due(step)
         if not groups:
             return
-        part = self._part
-        refreshed = False
+        if (part is not None and len(groups) == 1 and groups[0] is part.group and part.valid()
+                and self._batch.run(part, step)):  # type: ignore[union-attr]
+            self._refresh_lists()
+            return
+        self.context.refresh_kinematics()
         for group in groups:
-            if part is not None and group is part.group and part.valid() and self._batch.take(part, step):
-                continue  # computed by the motion kinds' fused call (wbsim.devices.motion_batch)
-            if not refreshed:
-                self.context.refresh_kinematics()
-                refreshed = True
             plan = self._plan(group)
             call = plan.call
             if call is not None and call[0] is data and self.compiled:
@@ -218,6 +223,11 @@ class CompassBank(SampledBank):
         self._part = BatchPart("compass", self.schedule, group, data, (plan.sites, plan.rows),
                                (self.north, self.values), valid)
         self._batch.join(self._part)
+
+    def _leave_batch(self) -> None:
+        if self._part is not None:
+            self._batch.leave(self._part)  # type: ignore[union-attr]
+            self._part = None
 
     def _plan(self, group: SampleGroup) -> _Plan:
         plan = group.cache

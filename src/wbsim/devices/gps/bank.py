@@ -153,6 +153,7 @@ class GpsBank(SampledBank):
     # -- resets ---------------------------------------------------------------------------------------
     def reset(self) -> None:
         """All devices disabled, values NaN, noise 0, fields as in the world file (as after loading)."""
+        self._leave_batch()
         self.schedule.reset()
         self._restore_fields()
         for array in (self.values, self.speed, self.speed_vector, self._previous):
@@ -165,6 +166,7 @@ class GpsBank(SampledBank):
         """After a world reset (``WbGps::reset``, ``WbSensor::reset``): fields as in the world file; enabled
         devices stay enabled and sample in the reset step (from the initial state), with no previous position
         and an infinite time since the last sample."""
+        self._leave_batch()
         self.schedule.restart()
         self._restore_fields()
         self._previous[...] = np.nan
@@ -173,16 +175,18 @@ class GpsBank(SampledBank):
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Measure the devices due after basic step ``step``."""
+        part = self._part
+        if part is not None and part.done:  # computed in this step by the motion kinds' fused call
+            part.done = False  # (wbsim.devices.motion_batch)
+            self._refresh_lists()
+            return
         due = self.schedule.due(step)
         if not due:
             return
-        part = self._part
-        if part is not None and part.group in due and part.valid() and self._batch.take(part, step):
-            # computed by the motion kinds' fused call (wbsim.devices.motion_batch)
-            due = [group for group in due if group is not part.group]
-            if not due:
-                self._refresh_lists()
-                return
+        if (part is not None and len(due) == 1 and due[0] is part.group and part.valid()
+                and self._batch.run(part, step)):  # type: ignore[union-attr]
+            self._refresh_lists()
+            return
         rows = due[0].rows if len(due) == 1 else np.concatenate([group.rows for group in due])
         self.context.refresh_kinematics()
         if self.compiled:
@@ -307,6 +311,11 @@ class GpsBank(SampledBank):
                                 self.speed_resolution, self._previous, self._last, self._basic_s, self.values,
                                 self.speed_vector, self.speed), valid)
         self._batch.join(self._part)
+
+    def _leave_batch(self) -> None:
+        if self._part is not None:
+            self._batch.leave(self._part)  # type: ignore[union-attr]
+            self._part = None
 
     def _velocity(self, data: mujoco.MjData, rows: np.ndarray, position: np.ndarray,
                   elapsed_s: np.ndarray) -> np.ndarray:

@@ -129,6 +129,7 @@ class InertialUnitBank(SampledBank):
     # -- resets ---------------------------------------------------------------------------------------
     def reset(self) -> None:
         """All sensors disabled, values NaN, fields as in the world file (as after loading)."""
+        self._leave_batch()
         self.schedule.reset()
         self._restore_fields()
         self.quaternion[:] = np.nan
@@ -150,22 +151,25 @@ class InertialUnitBank(SampledBank):
     def restart(self) -> None:
         """After a world reset: fields as in the world file; enabled sensors stay enabled and sample after the
         first step; the last values stay readable until then."""
+        self._leave_batch()
         self.schedule.restart()
         self._restore_fields()
 
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the attitude of the sensors due after basic step ``step`` (module docstring)."""
+        part = self._part
+        if part is not None and part.done:  # computed in this step by the motion kinds' fused call
+            part.done = False  # (wbsim.devices.motion_batch)
+            self._refresh_lists()
+            return
         due = self.schedule.due(step)
         if not due:
             return
-        part = self._part
-        if part is not None and part.group in due and part.valid() and self._batch.take(part, step):
-            # computed by the motion kinds' fused call (wbsim.devices.motion_batch)
-            due = [group for group in due if group is not part.group]
-            if not due:
-                self._refresh_lists()
-                return
+        if (part is not None and len(due) == 1 and due[0] is part.group and part.valid()
+                and self._batch.run(part, step)):  # type: ignore[union-attr]
+            self._refresh_lists()
+            return
         rows = due[0].rows if len(due) == 1 else np.concatenate([group.rows for group in due])
         self.context.refresh_kinematics()
         if self.compiled:
@@ -237,6 +241,11 @@ class InertialUnitBank(SampledBank):
         self._part = BatchPart("inertial_unit", self.schedule, group, data, (sites, rows),
                                (resolution, nue, quaternion, roll_pitch_yaw), valid)
         self._batch.join(self._part)
+
+    def _leave_batch(self) -> None:
+        if self._part is not None:
+            self._batch.leave(self._part)  # type: ignore[union-attr]
+            self._part = None
 
 
 @dataclass

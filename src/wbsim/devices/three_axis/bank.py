@@ -200,6 +200,7 @@ class ThreeAxisBank(SampledBank):
     # -- resets -------------------------------------------------------------------------------------
     def reset(self) -> None:
         """All sensors disabled, values NaN, fields as loaded (as right after loading)."""
+        self._leave_batch()
         self._restore_fields()
         self.values[:] = np.nan
         self._refresh_lists()
@@ -213,23 +214,31 @@ class ThreeAxisBank(SampledBank):
     def restart(self) -> None:
         """After a world reset (``simulationReset``): enabled sensors stay enabled and sample in the reset
         step (from the initial state); written fields are restored."""
+        self._leave_batch()
         self._restore_fields()
         self.schedule.restart()
 
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the values of the sensors due after basic step ``step``."""
-        due = self.schedule.due(step)
-        if not due:
-            return
         part = self._part
-        refreshed = False
+        if part is not None:
+            if part.done:  # computed in this step by the motion kinds' fused call (wbsim.devices.motion_batch)
+                part.done = False
+                self._refresh_lists()
+                return
+            due = self.schedule.due(step)
+            if not due:
+                return
+            if len(due) == 1 and due[0] is part.group and part.valid() and self._batch.run(part, step):
+                self._refresh_lists()
+                return
+        else:
+            due = self.schedule.due(step)
+            if not due:
+                return
+        self.context.refresh_kinematics()
         for group in due:
-            if part is not None and group is part.group and part.valid() and self._batch.take(part, step):
-                continue  # computed by the motion kinds' fused call (wbsim.devices.motion_batch)
-            if not refreshed:
-                self.context.refresh_kinematics()
-                refreshed = True
             plan = group.cache
             if plan is None:
                 plan = group.cache = self._plan(group)
@@ -302,6 +311,11 @@ class ThreeAxisBank(SampledBank):
         self._batch = MotionBatch.of(self.context)
         self._part = BatchPart(self.batch_slot, self.schedule, group, data, pieces, arrays, valid)
         self._batch.join(self._part)
+
+    def _leave_batch(self) -> None:
+        if self._part is not None:
+            self._batch.leave(self._part)  # type: ignore[union-attr]
+            self._part = None
 
     def _compute(self, data: mujoco.MjData, plan: _Plan, step: int, group: SampleGroup | None = None) -> None:
         values = self.values
