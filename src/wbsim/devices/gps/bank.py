@@ -84,7 +84,8 @@ class GpsBank(SampledBank):
         self.speed_vector = np.full((n, 3), np.nan)
         # The same as Python floats, for the API's reads (updated in place, with the arrays).
         # Flat lists (device i's at 3 i .. 3 i + 2): they convert faster than nested ones.
-        self.value_list: list[float] = self.values.reshape(-1).tolist()
+        self._flat_values = self.values.reshape(-1)  # a view, made once (the lists are refreshed every sample)
+        self.value_list: list[float] = self._flat_values.tolist()
         self.speed_list: list[float] = self.speed.tolist()
         self.speed_vector_list: list[float] = self.speed_vector.reshape(-1).tolist()  # fresh_speed_vectors()
         self._speed_vectors_stale = False
@@ -223,7 +224,7 @@ class GpsBank(SampledBank):
         self._refresh_lists()
 
     def _refresh_lists(self) -> None:
-        self.value_list[:] = self.values.reshape(-1).tolist()
+        self.value_list[:] = self._flat_values.tolist()
         self.speed_list[:] = self.speed.tolist()
         self._speed_vectors_stale = True  # converted at the next read (getSpeedVector is the rarest read)
 
@@ -306,7 +307,8 @@ class GpsBank(SampledBank):
 
         rows, sites, bodies, roots, dynamic = plan[:5]
         self._batch = MotionBatch.of(self.context)
-        self._part = BatchPart("gps", self.schedule, group, data, (sites, bodies, roots, dynamic.astype(np.int64), rows),
+        pieces = (sites, bodies, roots, dynamic.astype(np.int64), rows)
+        self._part = BatchPart("gps", self.schedule, group, data, pieces,
                                (self._reference, self._no_offset, self.resolution, self._no_factor,
                                 self.speed_resolution, self._previous, self._last, self._basic_s, self.values,
                                 self.speed_vector, self.speed), valid)

@@ -70,7 +70,8 @@ class InertialUnitBank(SampledBank):
         # Flat (sensor i's at 4 i .. 4 i + 3 and 3 i .. 3 i + 2): they convert faster than nested lists.
         self.quaternion_list: list[float] = self.quaternion.reshape(-1).tolist()  # read: fresh_quaternions()
         self._quaternions_stale = False
-        self.roll_pitch_yaw_list: list[float] = self.roll_pitch_yaw.reshape(-1).tolist()
+        self._flat_angles = self.roll_pitch_yaw.reshape(-1)  # a view, made once (refreshed every sample)
+        self.roll_pitch_yaw_list: list[float] = self._flat_angles.tolist()
         self.noise = np.zeros(n)
         self.axes = np.ones((n, 3), dtype=bool)
         self.resolution = np.full(n, -1.0)
@@ -137,7 +138,7 @@ class InertialUnitBank(SampledBank):
         self._refresh_lists()
 
     def _refresh_lists(self) -> None:
-        self.roll_pitch_yaw_list[:] = self.roll_pitch_yaw.reshape(-1).tolist()
+        self.roll_pitch_yaw_list[:] = self._flat_angles.tolist()
         self._quaternions_stale = True  # converted at the next read: controllers mostly read the angles only
 
     def fresh_quaternions(self) -> list[float]:
