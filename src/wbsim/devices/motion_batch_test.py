@@ -7,10 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+pytest.importorskip("numba")
+
+from wbsim.devices.compiled import motion_kernels  # imports numba at its call only (bounce.py asks whether it is)
 from wbsim.devices.motion_batch import MotionBatch
 from wbsim.sim.phases import Phase
-
-pytest.importorskip("numba")
 
 KINDS = ("accelerometer", "gyro", "inertial_unit", "compass", "gps")
 
@@ -61,7 +62,9 @@ def _run(sim, mode: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[bytes], 
     """140 steps of the scenario; each step's record and how many steps the fused call ran in."""
     fused = [0]
     run = MotionBatch.run
-    if mode == "fused":
+    if mode == "arrays":  # the fused call with its arrays as arguments (taken if one were not a plain float64 array)
+        monkeypatch.setattr(motion_kernels(), "FUSED_COLUMNS", ())
+    if mode in ("fused", "arrays"):
         def counting(batch, part, step):
             done = run(batch, part, step)
             fused[0] += done
@@ -113,18 +116,24 @@ def _run(sim, mode: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[bytes], 
 def test_fused_call_gives_each_kinds_own_values_bit_for_bit(project, load, monkeypatch):
     path = project(WORLD)
     runs = {}
-    for mode in ("fused", "own", "numpy"):
+    loops = set()
+    for mode in ("fused", "arrays", "own", "numpy"):
         sim = load(path)
         runs[mode] = (*_run(sim, mode, monkeypatch), sim._rng.bit_generator.state)
+        batch = sim.banks["gyro"].context.shared.get("motion_batch")
+        loops |= {call[0] for call in batch._calls.values()} if batch is not None else set()
         monkeypatch.undo()
-    (fused, calls, fused_rng), (own, _, own_rng), (reference, _, numpy_rng) = runs.values()
+    (fused, calls, fused_rng), (arrays, array_calls, arrays_rng), (own, _, own_rng), (reference, _, numpy_rng) = (
+        runs.values())
     # The fused call ran in most steps (not while the IMU and the GPS were noisy, nor at the first sample of a
-    # group), and the runs differ in no bit; the noisy kinds drew the same numbers.
-    assert calls > 60
-    assert len(fused) == len(own) == 140
-    for step, (a, b) in enumerate(zip(fused, own)):
-        assert a == b, f"step {step + 1} differs"
-    assert fused_rng == own_rng == numpy_rng
+    # group), by address and with its arrays as arguments, and the runs differ in no bit; the noisy kinds drew
+    # the same numbers.
+    assert calls > 60 and array_calls == calls
+    assert loops == {motion_kernels().fused_table_values, motion_kernels().fused_values}
+    assert len(fused) == len(arrays) == len(own) == 140
+    for step, (a, b, c) in enumerate(zip(fused, arrays, own)):
+        assert a == b == c, f"step {step + 1} differs"
+    assert fused_rng == arrays_rng == own_rng == numpy_rng
     assert fused[10] != fused[20]  # the robot moved
     # The numpy reference: the same values to the last bits (roll, pitch and yaw: libm's atan2/asin).
     for step, (a, b) in enumerate(zip(fused, reference)):
