@@ -80,12 +80,6 @@ class BatchPart:
     """Computed by the fused call of the current step, its group advanced: the bank's next ``sample`` (in the
     same step) only refreshes its lists and clears the flag."""
 
-    def pending(self, step: int) -> bool:
-        """The group, its kind's only one, samples after basic step ``step`` (not advanced yet) and its bank
-        would take its plain compiled path."""
-        group = self.group
-        return group.next_step <= step and self.schedule.is_sole(group) and self.valid()
-
 
 class MotionBatch:
     """The joined parts of one simulation and the prepared fused calls (module docstring).
@@ -129,8 +123,8 @@ class MotionBatch:
         """Sample ``part`` and every other joined part due after basic step ``step`` in one compiled call.
 
         Called by ``part``'s bank, the first of the step with its part due (its group, its only due one, was
-        advanced by its schedule) and valid. The other parts due are peeked (:meth:`BatchPart.pending`); their
-        groups are advanced here and they are marked ``done`` for their banks, which sample later in the step.
+        advanced by its schedule) and valid. The other parts due are peeked (due now, their kind's only group,
+        valid); their groups are advanced here and they are marked ``done`` for their banks, which sample later in the step.
 
         Returns:
             True if the values are computed; False (no other part due, or ``part`` not joined): the bank samples
@@ -139,7 +133,8 @@ class MotionBatch:
         if self._parts.get(part.slot) is not part:
             return False
         data = part.data
-        # The other parts due (BatchPart.pending, inlined: this runs in every step).
+        # The other parts due: their group samples now (not advanced yet), is their kind's only one, and their
+        # bank would take its plain compiled path.
         parts = [other for other in self._parts.values()
                  if other is part or (other.group.next_step <= step and other.data is data
                                       and other.schedule.is_sole(other.group) and other.valid())]

@@ -11,7 +11,9 @@ bank's arrays at the sensors' rows:
   and yaw the controller library derives (:mod:`wbsim.devices.inertial_unit.attitude`);
 - :func:`compass_values`: the normalised north direction in the sensor frame;
 - :func:`gps_values`: position (plus a noise offset computed by the bank), resolution, velocity of the origin,
-  speed (times a noise factor drawn by the bank) and speed resolution.
+  speed (times a noise factor drawn by the bank) and speed resolution;
+- :func:`fused_values`, :func:`fused_table_values`: the five loops in one call, for the plain samples of
+  the kinds due in the same step (:mod:`wbsim.devices.motion_batch`).
 
 Randomness stays in the banks: they draw from the simulation's generator in the numpy path's order and pass
 the draws in, so both paths consume the same numbers. The formulas repeat the numpy path's in the same order of
