@@ -124,7 +124,8 @@ class MotionBatch:
 
         Called by ``part``'s bank, the first of the step with its part due (its group, its only due one, was
         advanced by its schedule) and valid. The other parts due are peeked (due now, their kind's only group,
-        valid); their groups are advanced here and they are marked ``done`` for their banks, which sample later in the step.
+        valid); their groups are advanced here and they are marked ``done`` for their banks, which sample later
+        in the step.
 
         Returns:
             True if the values are computed; False (no other part due, or ``part`` not joined): the bank samples
