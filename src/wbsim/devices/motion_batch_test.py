@@ -153,3 +153,114 @@ def test_a_kind_joins_only_with_its_plain_path_and_one_group(project, load):
     batch = sim.banks["gyro"].context.shared["motion_batch"]
     assert sorted(batch.parts) == ["accelerometer", "gyro", "inertial_unit"]
     assert list(batch._calls) == [("inertial_unit", "accelerometer", "gyro")]  # one call prepared, reused
+
+
+# -- the batch across world replacements, resets, run-time imports and two simulations in one process ----------------
+
+# The same robots after three free boxes: other MuJoCo ids, array sizes and addresses than WORLD's.
+OTHER_WORLD = WORLD.replace("Robot {\n  translation 0 0 0.6", "".join(
+    f"DEF B{i} Solid {{ translation {i} 3 0.3 name \"box{i}\" boundingObject Box {{ size 0.1 0.1 0.1 }} "
+    f"physics Physics {{ }} }}\n" for i in range(3)) + "Robot {\n  translation 0 0 0.6", 1)
+
+IMPORTED = ('Robot { translation 0 -1 0.4 rotation 0 1 0 0.5 name "new" controller "<extern>" '
+            'angularVelocity 1 2 0 children [ Accelerometer { } Gyro { } InertialUnit { } Compass { } GPS { } ] '
+            'boundingObject Sphere { radius 0.05 } physics Physics { } }')
+
+
+def _enable_all(sim, periods=(8, 8, 8, 16, 24)) -> None:
+    robot = sim.robot("r")
+    for name, period in zip(("accelerometer", "gyro", "inertial unit", "compass", "gps"), periods):
+        robot.getDevice(name).enable(period)
+    for name, period in (("imu2", 8), ("compass2", 16), ("gps2", 24)):
+        sim.robot("fixed").getDevice(name).enable(period)
+
+
+def _steps(sim, count: int, reset_at: int | None = None) -> list[bytes]:
+    records = []
+    for step in range(1, count + 1):
+        if step == reset_at:
+            sim.robot("r").simulationReset()
+        sim.robot("r").step(8)
+        records.append(_record(sim))
+    return records
+
+
+def _own_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(MotionBatch, "run", lambda batch, part, step: False)
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    fused = [0]
+    run = MotionBatch.run
+
+    def counting(batch, part, step):
+        done = run(batch, part, step)
+        fused[0] += done
+        return done
+
+    monkeypatch.setattr(MotionBatch, "run", counting)
+    return fused
+
+
+def test_world_load_and_resets_give_a_fresh_simulations_values(project, load, monkeypatch):
+    """The fused call prepared in one world is never used with another world's arrays: after worldLoad, a world
+    reset and a full reset, every value is the one of a fresh simulation of that world (bit for bit)."""
+    path = project(WORLD)
+    other = project(OTHER_WORLD, world_name="other.wbt")
+    fused = _counted(monkeypatch)
+    sim = load(path)
+    _enable_all(sim)
+    _steps(sim, 30)
+    sim.robot("r").worldLoad(str(other))
+    sim.step()  # the world is replaced at the end of this step
+    assert sim.node("B0") is not None
+    _enable_all(sim, (8, 16, 8, 8, 8))
+    loaded = _steps(sim, 40, reset_at=20)
+    sim.reset()
+    _enable_all(sim, (8, 16, 8, 8, 8))
+    again = _steps(sim, 40, reset_at=20)
+    ran = fused[0]
+    assert ran > 50
+    monkeypatch.undo()
+    _own_paths(monkeypatch)
+    fresh = load(other)
+    _enable_all(fresh, (8, 16, 8, 8, 8))
+    own = _steps(fresh, 40, reset_at=20)
+    assert own[5] != own[30]
+    for step, (a, b, c) in enumerate(zip(loaded, again, own)):
+        assert a == b == c, f"step {step + 1} differs"
+
+
+def test_run_time_import_and_two_simulations_match_each_kinds_own_path(project, load, monkeypatch):
+    """Two simulations stepped in turn (each with its own batch) and a robot with the five kinds imported at run
+    time (the banks rebuilt, the state carried over): the values of each kind's own path, bit for bit."""
+    path = project(WORLD)
+
+    def scenario(sims) -> list[list[bytes]]:
+        records: list[list[bytes]] = [[] for _ in sims]
+        for sim in sims:
+            _enable_all(sim)
+        for step in range(1, 61):
+            for k, sim in enumerate(sims):
+                if step == 25:
+                    children = sim.robot("r").getRoot().getField("children")
+                    children.importMFNodeFromString(-1, IMPORTED if k == 0 else IMPORTED.replace("0.5", "0.7"))
+                    new = sim.robot("new")
+                    for name, period in zip(("accelerometer", "gyro", "inertial unit", "compass", "gps"),
+                                            (8, 8, 16, 8, 8)):
+                        new.getDevice(name).enable(period)
+                sim.robot("r").step(8)
+                records[k].append(_record(sim) + np.array(sim.banks["gps"].value_list).tobytes())
+        return records
+
+    fused = _counted(monkeypatch)
+    both = scenario([load(path), load(path)])
+    assert fused[0] > 80
+    monkeypatch.undo()
+    _own_paths(monkeypatch)
+    first, = scenario([load(path)])
+    assert first[30] != first[50]
+    assert both[0] == first
+    assert both[1] != first  # the second simulation imported another robot
+    second_alone = scenario([load(path), load(path)])[1]
+    assert both[1] == second_alone
