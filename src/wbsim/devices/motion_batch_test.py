@@ -264,3 +264,41 @@ def test_run_time_import_and_two_simulations_match_each_kinds_own_path(project, 
     assert both[1] != first  # the second simulation imported another robot
     second_alone = scenario([load(path), load(path)])[1]
     assert both[1] == second_alone
+
+
+def test_enables_every_step_and_changes_in_a_step_where_other_kinds_sample(project, load, monkeypatch):
+    """A controller re-enabling its sensors every step (no change), and groups emptied, grown or shrunk in steps
+    where the other kinds sample in the fused call: each kind's own values, bit for bit."""
+    path = project(WORLD)
+
+    def scenario() -> list[bytes]:
+        sim = load(path)
+        _enable_all(sim, (8, 8, 16, 8, 24))
+        robot, fixed = sim.robot("r"), sim.robot("fixed")
+        acc, compass, gyro = (robot.getDevice(n) for n in ("accelerometer", "compass", "gyro"))
+        records = []
+        for step in range(1, 81):
+            acc.enable(8)  # every step: nothing changes
+            compass.enable(8)
+            if step == 30:
+                gyro.enable(0)  # its only group emptied while the others sample
+            if step == 31:
+                gyro.enable(16)
+            if step == 40:
+                robot.getDevice("acc2").enable(8)  # joins the accelerometer's group on its next step
+            if step == 50:
+                fixed.getDevice("compass2").enable(0)  # the compasses' group shrinks
+            if step == 60:
+                fixed.getDevice("compass2").enable(8)
+            robot.step(8)
+            records.append(_record(sim))
+        return records
+
+    fused = _counted(monkeypatch)
+    with_batch = scenario()
+    assert fused[0] > 50
+    monkeypatch.undo()
+    _own_paths(monkeypatch)
+    own = scenario()
+    for step, (a, b) in enumerate(zip(with_batch, own)):
+        assert a == b, f"step {step + 1} differs"
