@@ -9,7 +9,7 @@ three-axis kinds and the Compass, ``LOCAL`` coordinates for the GPS) *joins* it 
 group, its index arrays, the bank's arrays the loop writes, and a check that its conditions still hold). The first
 bank of a step whose part is due calls :meth:`MotionBatch.run`: the batch runs
 :func:`~wbsim.devices.motion_kernel.fused_values` once for every joined part due in that step (arguments prepared
-once per set of due parts and reused), advances the other parts' groups and marks them done, so the later banks
+once per set of due parts and reused), advances the other parts' groups and marks them done for this step, so the later banks
 only refresh their lists. Everything else (noise and its draws in the numpy path's order, lookup tables,
 disabled axes, sensors without a body, WGS84, a kind with several groups, the first sample of a group, resets)
 keeps the kind's own path; a part whose group or conditions changed is simply not computed (its bank samples it
@@ -76,9 +76,10 @@ class BatchPart:
     pieces: tuple[np.ndarray, ...]
     arrays: tuple[Any, ...]
     valid: Callable[[], bool]
-    done: bool = False
-    """Computed by the fused call of the current step, its group advanced: the bank's next ``sample`` (in the
-    same step) only refreshes its lists and clears the flag."""
+    done_step: int = -1
+    """The basic step whose fused call computed this part, its group advanced: the bank's ``sample`` of that
+    step only refreshes its lists (a step number, not a flag: a step interrupted after the fused call leaves
+    nothing that would make the next step skip its sample)."""
 
 
 class MotionBatch:
@@ -117,7 +118,7 @@ class MotionBatch:
         if self._parts.get(part.slot) is part:
             del self._parts[part.slot]
             self._calls = {}
-        part.done = False
+        part.done_step = -1
 
     def run(self, part: BatchPart, step: int) -> bool:
         """Sample ``part`` and every other joined part due after basic step ``step`` in one compiled call.
@@ -144,7 +145,7 @@ class MotionBatch:
         for other in parts:
             if other is not part:
                 other.schedule.due(step)  # its only group, due: advanced as its bank would
-                other.done = True
+                other.done_step = step
         due = tuple([other.slot for other in parts])
         call = self._calls.get(due)
         if call is None:
@@ -172,15 +173,4 @@ class MotionBatch:
         index = np.concatenate([np.asarray(p, dtype=np.int64) for p in pieces])
         views = StateViews(data)
         state = [views.site_xmat, views.site_xpos, views.cvel, views.subtree_com]
-        floats = state + [a for a in arrays if isinstance(a, np.ndarray)]
-        scalars = [a for a in arrays if not isinstance(a, np.ndarray)]  # basic_ms, nue, north, basic_s
-        columns = kernels.FUSED_COLUMNS
-        if len(floats) == len(columns) and all(
-                a.dtype == np.float64 and a.flags.c_contiguous and a.ndim == (2 if c else 1)
-                and (not c or a.shape[1] == c) for a, c in zip(floats, columns)):
-            # By address (five arguments to unbox instead of thirty); the tuple keeps the arrays alive.
-            table = np.array([v for a in floats for v in (a.ctypes.data, a.shape[0])], dtype=np.int64)
-            basic_ms, nue, north, basic_s = scalars
-            values = np.array([basic_ms, basic_s, float(nue), float(north)])
-            return kernels.fused_table_values, (table, values, index, bounds), (), tuple(floats)
         return kernels.fused_values, (*state, index, bounds), tuple(arrays), ()

@@ -62,9 +62,7 @@ def _run(sim, mode: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[bytes], 
     """140 steps of the scenario; each step's record and how many steps the fused call ran in."""
     fused = [0]
     run = MotionBatch.run
-    if mode == "arrays":  # the fused call with its arrays as arguments (taken if one were not a plain float64 array)
-        monkeypatch.setattr(motion_kernels(), "FUSED_COLUMNS", ())
-    if mode in ("fused", "arrays"):
+    if mode == "fused":
         def counting(batch, part, step):
             done = run(batch, part, step)
             fused[0] += done
@@ -117,23 +115,21 @@ def test_fused_call_gives_each_kinds_own_values_bit_for_bit(project, load, monke
     path = project(WORLD)
     runs = {}
     loops = set()
-    for mode in ("fused", "arrays", "own", "numpy"):
+    for mode in ("fused", "own", "numpy"):
         sim = load(path)
         runs[mode] = (*_run(sim, mode, monkeypatch), sim._rng.bit_generator.state)
         batch = sim.banks["gyro"].context.shared.get("motion_batch")
         loops |= {call[0] for call in batch._calls.values()} if batch is not None else set()
         monkeypatch.undo()
-    (fused, calls, fused_rng), (arrays, array_calls, arrays_rng), (own, _, own_rng), (reference, _, numpy_rng) = (
-        runs.values())
+    (fused, calls, fused_rng), (own, _, own_rng), (reference, _, numpy_rng) = runs.values()
     # The fused call ran in most steps (not while the IMU and the GPS were noisy, nor at the first sample of a
-    # group), by address and with its arrays as arguments, and the runs differ in no bit; the noisy kinds drew
-    # the same numbers.
-    assert calls > 60 and array_calls == calls
-    assert loops == {motion_kernels().fused_table_values, motion_kernels().fused_values}
-    assert len(fused) == len(arrays) == len(own) == 140
-    for step, (a, b, c) in enumerate(zip(fused, arrays, own)):
-        assert a == b == c, f"step {step + 1} differs"
-    assert fused_rng == arrays_rng == own_rng == numpy_rng
+    # group), and the runs differ in no bit; the noisy kinds drew the same numbers.
+    assert calls > 60
+    assert loops == {motion_kernels().fused_values}
+    assert len(fused) == len(own) == 140
+    for step, (a, c) in enumerate(zip(fused, own)):
+        assert a == c, f"step {step + 1} differs"
+    assert fused_rng == own_rng == numpy_rng
     assert fused[10] != fused[20]  # the robot moved
     # The numpy reference: the same values to the last bits (roll, pitch and yaw: libm's atan2/asin).
     for step, (a, b) in enumerate(zip(fused, reference)):
@@ -302,3 +298,38 @@ def test_enables_every_step_and_changes_in_a_step_where_other_kinds_sample(proje
     own = scenario()
     for step, (a, b) in enumerate(zip(with_batch, own)):
         assert a == b, f"step {step + 1} differs"
+
+
+def test_a_step_interrupted_after_the_fused_call_does_not_make_the_next_step_skip_its_samples(project, load,
+                                                                                             monkeypatch):
+    """A bank raising after the fused call ran (the compass, sampled between the InertialUnit that ran it and
+    the GPS it computed); then the GPS leaves the fused path (a supervisor gives it noise): at the next step it
+    samples on its own path, from that step's poses, not the interrupted step's values."""
+    sim = load(project(WORLD))
+    robot = sim.robot("r")
+    for name in ("accelerometer", "gyro", "inertial unit", "compass", "gps"):
+        robot.getDevice(name).enable(8)
+    fused = _counted(monkeypatch)
+    for _ in range(4):
+        sim.step()
+    assert fused[0] == 3  # from the second sample on (each kind joins at its first)
+    compass = type(sim.banks["compass"])
+    sample = compass.sample
+    calls = [0]
+
+    def failing(bank, data, step):
+        calls[0] += 1
+        if calls[0] == 1:
+            raise RuntimeError("a bank failed")
+        return sample(bank, data, step)
+
+    monkeypatch.setattr(compass, "sample", failing)
+    with pytest.raises(RuntimeError, match="a bank failed"):
+        sim.step()
+    assert fused[0] == 4
+    robot.getFromDevice(robot.getDevice("gps")).getField("accuracy").setSFFloat(1e-9)  # not plain any more
+    sim.step()
+    gps = sim.banks["gps"]
+    sim.supervision.refresh()
+    position = sim.data.site_xpos[gps._sites[0]]
+    np.testing.assert_allclose(gps.value_list[:3], position, rtol=0, atol=1e-6)  # the robot moves ~4 mm a step

@@ -12,7 +12,7 @@ bank's arrays at the sensors' rows:
 - :func:`compass_values`: the normalised north direction in the sensor frame;
 - :func:`gps_values`: position (plus a noise offset computed by the bank), resolution, velocity of the origin,
   speed (times a noise factor drawn by the bank) and speed resolution;
-- :func:`fused_values`, :func:`fused_table_values`: the five loops in one call, for the plain samples of
+- :func:`fused_values`: the five loops in one call, for the plain samples of
   the kinds due in the same step (:mod:`wbsim.devices.motion_batch`).
 
 Randomness stays in the banks: they draw from the simulation's generator in the numpy path's order and pass
@@ -32,14 +32,11 @@ import math
 
 import numba
 import numpy as np
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from wbsim.devices.compiled import cached_njit
 
 __all__ = ["gyro_values", "accelerometer_values", "inertial_values", "compass_values", "gps_values", "fused_values",
-           "fused_table_values", "FUSED_PIECES", "FUSED_COLUMNS"]
+           "FUSED_PIECES"]
 
 _JIT = cached_njit(error_model="numpy", nogil=True)
 
@@ -299,57 +296,3 @@ def fused_values(site_xmat: np.ndarray, site_xpos: np.ndarray, cvel: np.ndarray,
     gps_values(site_xpos, cvel, subtree_com, index[b[11]:b[12]], index[b[12]:b[13]], index[b[13]:b[14]],
                index[b[14]:b[15]], gps_rows, reference, no_offset, gps_resolution, no_factor, speed_resolution,
                previous, last, step, basic_s, gps_rows, gps_out, speed_vector, speed)
-
-
-FUSED_COLUMNS = (9, 3, 6, 3, 3, 3, 0, 0, 3, 0, 4, 3, 3, 0, 3, 0, 0, 0, 3, 0, 3, 3, 0)
-"""The columns of each float64 array of :func:`fused_values`, in its order (0: one-dimensional), as
-:func:`fused_table_values` rebuilds them: ``site_xmat``, ``site_xpos``, ``cvel``, ``subtree_com``, ``gyro_out``,
-``acc_velocity``, ``acc_last``, ``gravity``, ``acc_out``, ``iu_resolution``, ``quaternion``, ``roll_pitch_yaw``,
-``compass_out``, ``reference``, ``no_offset``, ``gps_resolution``, ``no_factor``, ``speed_resolution``,
-``previous``, ``last``, ``gps_out``, ``speed_vector``, ``speed``."""
-
-
-@intrinsic
-def _pointer(typingctx, address):  # noqa: ANN001, ANN202, ARG001
-    """The int64 ``address`` as a ``void*`` (for :func:`numba.carray`)."""
-
-    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202, ARG001
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
-
-    return types.voidptr(types.int64), codegen
-
-
-@_JIT
-def _matrix(table: np.ndarray, k: int, columns: int) -> np.ndarray:
-    """Array ``k`` of ``table`` ((address, rows) pairs) as a C-contiguous float64 (rows, columns) array."""
-    return numba.carray(_pointer(table[2 * k]), (table[2 * k + 1], columns), np.float64)
-
-
-@_JIT
-def _vector(table: np.ndarray, k: int) -> np.ndarray:
-    """Array ``k`` of ``table`` ((address, rows) pairs) as a C-contiguous float64 (rows,) array."""
-    return numba.carray(_pointer(table[2 * k]), table[2 * k + 1], np.float64)
-
-
-@_JIT
-def fused_table_values(table: np.ndarray, scalars: np.ndarray, index: np.ndarray, bounds: np.ndarray,
-                       step: int) -> None:
-    """:func:`fused_values` with its 23 float64 arrays given by address: numba unboxes each argument of a call
-    (about 0.1-0.3 us per array), so five arguments instead of thirty.
-
-    Args:
-        table: int64 (46,): the data address and the number of rows of each array of :data:`FUSED_COLUMNS`,
-            C-contiguous float64 arrays that the caller keeps alive and never reallocates (the banks' arrays,
-            updated in place, and views of the MjData).
-        scalars: float64 (4,): ``basic_ms``, ``basic_s``, ``nue`` (0 or 1), ``north``.
-        index, bounds, step: as :func:`fused_values`.
-    """
-    fused_values(_matrix(table, 0, 9), _matrix(table, 1, 3), _matrix(table, 2, 6), _matrix(table, 3, 3), index,
-                 bounds, step,
-                 _matrix(table, 4, 3),
-                 _matrix(table, 5, 3), _vector(table, 6), scalars[0], _vector(table, 7), _matrix(table, 8, 3),
-                 _vector(table, 9), scalars[2] != 0.0, _matrix(table, 10, 4), _matrix(table, 11, 3),
-                 int(scalars[3]), _matrix(table, 12, 3),
-                 _vector(table, 13), _matrix(table, 14, 3), _vector(table, 15), _vector(table, 16),
-                 _vector(table, 17), _matrix(table, 18, 3), _vector(table, 19), scalars[1], _matrix(table, 20, 3),
-                 _matrix(table, 21, 3), _vector(table, 22))

@@ -177,8 +177,8 @@ class GpsBank(SampledBank):
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Measure the devices due after basic step ``step``."""
         part = self._part
-        if part is not None and part.done:  # computed in this step by the motion kinds' fused call
-            part.done = False  # (wbsim.devices.motion_batch)
+        if part is not None and part.done_step == step:  # computed in this step by the motion kinds' fused call
+            # (wbsim.devices.motion_batch)
             self._refresh_lists()
             return
         due = self.schedule.due(step)

@@ -223,8 +223,7 @@ class ThreeAxisBank(SampledBank):
         """Compute the values of the sensors due after basic step ``step``."""
         part = self._part
         if part is not None:
-            if part.done:  # computed in this step by the motion kinds' fused call (wbsim.devices.motion_batch)
-                part.done = False
+            if part.done_step == step:  # computed in this step by the motion kinds' fused call (motion_batch)
                 self._refresh_lists()
                 return
             due = self.schedule.due(step)
