@@ -141,6 +141,8 @@ class BankContext:
             banks that act between steps (e.g. a connector locking when its controller asks).
         plugin_post: hands a packet to the physics plugin's receiver (``dWebotsReceive``): what an
             emitter on channel 0 sends goes there too, as in Webots.
+        shared: objects the banks of one simulation share, by name (e.g. the motion kinds' compiled
+            sampling batch, :mod:`wbsim.devices.motion_batch`); one dict per set of banks.
     """
 
     model: mujoco.MjModel
@@ -152,6 +154,7 @@ class BankContext:
     refresh_kinematics: Callable[[], None] = lambda: None
     data: mujoco.MjData | None = None
     plugin_post: Callable[[bytes], None] = lambda data: None
+    shared: dict[str, Any] = field(default_factory=dict)
 
 
 class DeviceBank:

@@ -11,7 +11,9 @@ bank's arrays at the sensors' rows:
   and yaw the controller library derives (:mod:`wbsim.devices.inertial_unit.attitude`);
 - :func:`compass_values`: the normalised north direction in the sensor frame;
 - :func:`gps_values`: position (plus a noise offset computed by the bank), resolution, velocity of the origin,
-  speed (times a noise factor drawn by the bank) and speed resolution.
+  speed (times a noise factor drawn by the bank) and speed resolution;
+- :func:`fused_values`: the five loops in one call, for the plain samples of
+  the kinds due in the same step (:mod:`wbsim.devices.motion_batch`).
 
 Randomness stays in the banks: they draw from the simulation's generator in the numpy path's order and pass
 the draws in, so both paths consume the same numbers. The formulas repeat the numpy path's in the same order of
@@ -28,11 +30,13 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 
 from wbsim.devices.compiled import cached_njit
 
-__all__ = ["gyro_values", "accelerometer_values", "inertial_values", "compass_values", "gps_values"]
+__all__ = ["gyro_values", "accelerometer_values", "inertial_values", "compass_values", "gps_values", "fused_values",
+           "FUSED_PIECES"]
 
 _JIT = cached_njit(error_model="numpy", nogil=True)
 
@@ -244,3 +248,51 @@ def gps_values(site_xpos: np.ndarray, cvel: np.ndarray, subtree_com: np.ndarray,
             norm *= speed_factor[n]
         speed[row] = _quantize(norm, speed_resolution[row])
         last[row] = step
+
+
+FUSED_PIECES = (3, 4, 2, 2, 5)
+"""How many index arrays each kind of :func:`fused_values` takes from ``index``, in its order (gyro: sites, bodies,
+rows; accelerometer: sites, bodies, roots, rows; inertial unit: sites, rows; compass: sites, rows; GPS: sites,
+bodies, roots, dynamic (0/1), rows)."""
+
+
+@_JIT
+def fused_values(site_xmat: np.ndarray, site_xpos: np.ndarray, cvel: np.ndarray, subtree_com: np.ndarray,
+                 index: np.ndarray, bounds: np.ndarray, step: int,
+                 gyro_out: np.ndarray,
+                 acc_velocity: np.ndarray, acc_last: np.ndarray, basic_ms: float, gravity: np.ndarray,
+                 acc_out: np.ndarray,
+                 iu_resolution: np.ndarray, nue: bool, quaternion: np.ndarray, roll_pitch_yaw: np.ndarray,
+                 north: int, compass_out: np.ndarray,
+                 reference: np.ndarray, no_offset: np.ndarray, gps_resolution: np.ndarray, no_factor: np.ndarray,
+                 speed_resolution: np.ndarray, previous: np.ndarray, last: np.ndarray, basic_s: float,
+                 gps_out: np.ndarray, speed_vector: np.ndarray, speed: np.ndarray) -> None:
+    """The plain samples of the five motion kinds in one call (:mod:`wbsim.devices.motion_batch`): each kind's loop
+    above, in turn, on its sensors, with the arguments its bank would pass (every kind writes only its own arrays
+    and reads only MuJoCo's, so the order of the kinds changes nothing).
+
+    Args:
+        site_xmat, site_xpos, cvel, subtree_com: MuJoCo's arrays.
+        index: the int64 index arrays of the kinds, one after the other (:data:`FUSED_PIECES`); a kind not
+            sampled in this call has empty ones.
+        bounds: where each index array starts in ``index``, plus the end, (17,).
+        step: the basic step sampled.
+        gyro_out: the Gyros' values; acc_velocity, acc_last, basic_ms, gravity, acc_out: the Accelerometers' (as
+            :func:`accelerometer_values`); iu_resolution, nue, quaternion, roll_pitch_yaw: the InertialUnits'
+            (as :func:`inertial_values`); north, compass_out: the Compasses'; reference, no_offset,
+            gps_resolution, no_factor, speed_resolution, previous, last, basic_s, gps_out, speed_vector, speed:
+            the GPS devices' (as :func:`gps_values`, without noise: ``no_offset`` and ``no_factor`` empty,
+            ``LOCAL``: the metric positions are the values).
+    """
+    b = bounds
+    gyro_values(site_xmat, cvel, index[b[0]:b[1]], index[b[1]:b[2]], index[b[2]:b[3]], gyro_out)
+    acc_rows = index[b[6]:b[7]]
+    accelerometer_values(site_xmat, site_xpos, cvel, subtree_com, index[b[3]:b[4]], index[b[4]:b[5]],
+                         index[b[5]:b[6]], acc_rows, acc_velocity, acc_last, step, basic_ms, gravity, acc_rows,
+                         acc_out)
+    inertial_values(site_xmat, index[b[7]:b[8]], index[b[8]:b[9]], iu_resolution, nue, quaternion, roll_pitch_yaw)
+    compass_values(site_xmat, index[b[9]:b[10]], north, index[b[10]:b[11]], compass_out)
+    gps_rows = index[b[15]:b[16]]
+    gps_values(site_xpos, cvel, subtree_com, index[b[11]:b[12]], index[b[12]:b[13]], index[b[13]:b[14]],
+               index[b[14]:b[15]], gps_rows, reference, no_offset, gps_resolution, no_factor, speed_resolution,
+               previous, last, step, basic_s, gps_rows, gps_out, speed_vector, speed)

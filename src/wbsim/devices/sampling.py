@@ -197,6 +197,11 @@ class SampleSchedule:
         """The current groups of enabled devices."""
         return tuple(self._groups.values())
 
+    def is_sole(self, group: SampleGroup) -> bool:
+        """``group`` is the only current group (not emptied, absorbed or dropped by a reset, and alone)."""
+        groups = self._groups
+        return len(groups) == 1 and groups.get((group.next_step, group.every)) is group
+
     def group_of(self, row: int) -> SampleGroup | None:
         """The group of device ``row`` (None if it is disabled)."""
         return self._group_of[row]

@@ -68,6 +68,7 @@ class AccelerometerBank(ThreeAxisBank):
     no_body_value = float("nan")
     no_body_warning = "Parent of Accelerometer node has no physics: measurements may be wrong."
     core_class = Accelerometer
+    batch_slot = "accelerometer"
     carried = ("values", "_warned", "velocity", "last_step")
 
     def __init__(self, bindings: tuple[ThreeAxisBinding, ...], context: BankContext) -> None:
@@ -114,3 +115,9 @@ class AccelerometerBank(ThreeAxisBank):
                 (views.site_xmat, views.site_xpos, views.cvel, views.subtree_com, plan.sites, plan.bodies,
                  plan.roots, plan.rows, self.velocity, self.last_step),
                 (float(self.context.basic_time_step_ms), self.gravity, out_rows, out))
+
+    def batch_part(self, data: mujoco.MjData, plan: MeasurePlan) -> tuple[tuple[np.ndarray, ...], tuple]:
+        """:func:`~wbsim.devices.motion_kernel.accelerometer_values`'s arguments in the fused call (values at the
+        rows)."""
+        return ((plan.sites, plan.bodies, plan.roots, plan.rows),
+                (self.velocity, self.last_step, float(self.context.basic_time_step_ms), self.gravity, self.values))

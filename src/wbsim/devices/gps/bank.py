@@ -34,7 +34,8 @@ from wbsim.devices.gps.geo import WGS84, GpsFrame
 from wbsim.devices.gps.schema import repaired_fields
 from wbsim.devices.kind import BankContext
 from wbsim.devices.resolution import quantize
-from wbsim.devices.sampling import SampledBank, SampledDevice
+from wbsim.devices.motion_batch import BatchPart, MotionBatch
+from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
 
 __all__ = ["GpsBank", "GPS", "FIELDS"]
 
@@ -83,7 +84,8 @@ class GpsBank(SampledBank):
         self.speed_vector = np.full((n, 3), np.nan)
         # The same as Python floats, for the API's reads (updated in place, with the arrays).
         # Flat lists (device i's at 3 i .. 3 i + 2): they convert faster than nested ones.
-        self.value_list: list[float] = self.values.reshape(-1).tolist()
+        self._flat_values = self.values.reshape(-1)  # a view, made once (the lists are refreshed every sample)
+        self.value_list: list[float] = self._flat_values.tolist()
         self.speed_list: list[float] = self.speed.tolist()
         self.speed_vector_list: list[float] = self.speed_vector.reshape(-1).tolist()  # fresh_speed_vectors()
         self._speed_vectors_stale = False
@@ -107,6 +109,9 @@ class GpsBank(SampledBank):
         # The quiet compiled sample of the last rows, its arguments gathered once: (rows, data, loop, arguments
         # before the step, arguments after it).
         self._call: tuple | None = None
+        # This kind's part of the motion kinds' fused call (wbsim.devices.motion_batch), once a quiet group joined.
+        self._part: BatchPart | None = None
+        self._batch: MotionBatch | None = None
         self._restore_fields()
 
     def core(self, row: int) -> GPS:
@@ -149,6 +154,7 @@ class GpsBank(SampledBank):
     # -- resets ---------------------------------------------------------------------------------------
     def reset(self) -> None:
         """All devices disabled, values NaN, noise 0, fields as in the world file (as after loading)."""
+        self._leave_batch()
         self.schedule.reset()
         self._restore_fields()
         for array in (self.values, self.speed, self.speed_vector, self._previous):
@@ -161,6 +167,7 @@ class GpsBank(SampledBank):
         """After a world reset (``WbGps::reset``, ``WbSensor::reset``): fields as in the world file; enabled
         devices stay enabled and sample in the reset step (from the initial state), with no previous position
         and an infinite time since the last sample."""
+        self._leave_batch()
         self.schedule.restart()
         self._restore_fields()
         self._previous[...] = np.nan
@@ -169,16 +176,26 @@ class GpsBank(SampledBank):
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Measure the devices due after basic step ``step``."""
-        rows = self.schedule.due_rows(step)
-        if rows is None:
+        part = self._part
+        if part is not None and part.done_step == step:  # computed in this step by the motion kinds' fused call
+            # (wbsim.devices.motion_batch)
+            self._refresh_lists()
             return
+        due = self.schedule.due(step)
+        if not due:
+            return
+        if (part is not None and len(due) == 1 and due[0] is part.group and part.valid()
+                and self._batch.run(part, step)):  # type: ignore[union-attr]
+            self._refresh_lists()
+            return
+        rows = due[0].rows if len(due) == 1 else np.concatenate([group.rows for group in due])
         self.context.refresh_kinematics()
         if self.compiled:
             call = self._call
             if call is not None and call[0] is rows and call[1] is data and self._quiet:
                 call[2](*call[3], step, *call[4])  # the rows of the last sample (each group keeps its array)
             else:
-                self._sample_compiled(data, rows, step)
+                self._sample_compiled(data, rows, step, due[0] if len(due) == 1 else None)
             self._refresh_lists()
             return
         position = data.site_xpos[self._sites[rows]]
@@ -207,7 +224,7 @@ class GpsBank(SampledBank):
         self._refresh_lists()
 
     def _refresh_lists(self) -> None:
-        self.value_list[:] = self.values.reshape(-1).tolist()
+        self.value_list[:] = self._flat_values.tolist()
         self.speed_list[:] = self.speed.tolist()
         self._speed_vectors_stale = True  # converted at the next read (getSpeedVector is the rarest read)
 
@@ -232,9 +249,11 @@ class GpsBank(SampledBank):
         self.noise[noisy_rows] = state
         return self.accuracy[noisy_rows, None] * state
 
-    def _sample_compiled(self, data: mujoco.MjData, rows: np.ndarray, step: int) -> None:
+    def _sample_compiled(self, data: mujoco.MjData, rows: np.ndarray, step: int,
+                         group: SampleGroup | None = None) -> None:
         """:meth:`sample` as one compiled loop (:func:`wbsim.devices.motion_kernel.gps_values`); the noise (when
-        some device has some) is drawn first, in the numpy path's order."""
+        some device has some) is drawn first, in the numpy path's order. A quiet ``LOCAL`` ``group`` (the rows of
+        one group) joins the motion kinds' fused call for its next samples (:mod:`wbsim.devices.motion_batch`)."""
         if self._kernels is None:
             self._kernels = motion_kernels()
         plan = self._plans.get(id(rows))
@@ -269,9 +288,36 @@ class GpsBank(SampledBank):
                  self.speed)
         if self._quiet and local:  # the same arguments for the next samples of these rows
             self._call = (rows, data, self._kernels.gps_values, before, after)
+            if group is not None:
+                self._join_batch(data, group, plan)
         self._kernels.gps_values(*before, step, *after)
         if not local:
             self.values[rows] = self.frame.geodetic(scratch)
+
+    def _join_batch(self, data: mujoco.MjData, group: SampleGroup, plan: tuple[np.ndarray, ...]) -> None:
+        """The fused call samples ``group`` from its next sample on, while the quiet call prepared for its rows
+        holds (only when the devices have one group, the common case)."""
+        if len(self.schedule.groups) != 1:
+            return
+
+        def valid() -> bool:
+            call = self._call
+            return (self.compiled and self._quiet and call is not None and call[0] is group.rows
+                    and call[1] is data)
+
+        rows, sites, bodies, roots, dynamic = plan[:5]
+        self._batch = MotionBatch.of(self.context)
+        pieces = (sites, bodies, roots, dynamic.astype(np.int64), rows)
+        self._part = BatchPart("gps", self.schedule, group, data, pieces,
+                               (self._reference, self._no_offset, self.resolution, self._no_factor,
+                                self.speed_resolution, self._previous, self._last, self._basic_s, self.values,
+                                self.speed_vector, self.speed), valid)
+        self._batch.join(self._part)
+
+    def _leave_batch(self) -> None:
+        if self._part is not None:
+            self._batch.leave(self._part)  # type: ignore[union-attr]
+            self._part = None
 
     def _velocity(self, data: mujoco.MjData, rows: np.ndarray, position: np.ndarray,
                   elapsed_s: np.ndarray) -> np.ndarray:

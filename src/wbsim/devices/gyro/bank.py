@@ -39,6 +39,7 @@ class GyroBank(ThreeAxisBank):
     no_body_value = 0.0
     no_body_warning = "this node or its parents requires a 'physics' field to be functional."
     core_class = Gyro
+    batch_slot = "gyro"
 
     def measure(self, data: mujoco.MjData, plan: MeasurePlan, step: int) -> np.ndarray:
         """The angular velocity of each sensor's body in its own frame, (k, 3) rad/s."""
@@ -49,3 +50,7 @@ class GyroBank(ThreeAxisBank):
         """:meth:`measure` as one compiled loop (:func:`wbsim.devices.motion_kernel.gyro_values`)."""
         views = self.views(data)
         return kernels.gyro_values, (views.site_xmat, views.cvel, plan.sites, plan.bodies, out_rows, out), None
+
+    def batch_part(self, data: mujoco.MjData, plan: MeasurePlan) -> tuple[tuple[np.ndarray, ...], tuple]:
+        """:func:`~wbsim.devices.motion_kernel.gyro_values`'s arguments in the fused call (values at the rows)."""
+        return (plan.sites, plan.bodies, plan.rows), (self.values,)

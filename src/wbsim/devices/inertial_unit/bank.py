@@ -27,7 +27,8 @@ from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.inertial_unit.compile import InertialUnitBinding
 from wbsim.devices.kind import BankContext
 from wbsim.devices.resolution import quantize
-from wbsim.devices.sampling import SampledBank, SampledDevice
+from wbsim.devices.motion_batch import BatchPart, MotionBatch
+from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
 from wbsim.world.schema_kit import resolution_field
 
 __all__ = ["InertialUnitBank", "InertialUnit"]
@@ -69,7 +70,8 @@ class InertialUnitBank(SampledBank):
         # Flat (sensor i's at 4 i .. 4 i + 3 and 3 i .. 3 i + 2): they convert faster than nested lists.
         self.quaternion_list: list[float] = self.quaternion.reshape(-1).tolist()  # read: fresh_quaternions()
         self._quaternions_stale = False
-        self.roll_pitch_yaw_list: list[float] = self.roll_pitch_yaw.reshape(-1).tolist()
+        self._flat_angles = self.roll_pitch_yaw.reshape(-1)  # a view, made once (refreshed every sample)
+        self.roll_pitch_yaw_list: list[float] = self._flat_angles.tolist()
         self.noise = np.zeros(n)
         self.axes = np.ones((n, 3), dtype=bool)
         self.resolution = np.full(n, -1.0)
@@ -80,6 +82,9 @@ class InertialUnitBank(SampledBank):
         self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loop
         # The plain compiled sample of the last rows, its arguments gathered once: (rows, data, loop, arguments).
         self._call: tuple | None = None
+        # This kind's part of the motion kinds' fused call (wbsim.devices.motion_batch), once a plain group joined.
+        self._part: BatchPart | None = None
+        self._batch: MotionBatch | None = None
         self._restore_fields()
 
     def core(self, row: int) -> InertialUnit:
@@ -125,6 +130,7 @@ class InertialUnitBank(SampledBank):
     # -- resets ---------------------------------------------------------------------------------------
     def reset(self) -> None:
         """All sensors disabled, values NaN, fields as in the world file (as after loading)."""
+        self._leave_batch()
         self.schedule.reset()
         self._restore_fields()
         self.quaternion[:] = np.nan
@@ -132,7 +138,7 @@ class InertialUnitBank(SampledBank):
         self._refresh_lists()
 
     def _refresh_lists(self) -> None:
-        self.roll_pitch_yaw_list[:] = self.roll_pitch_yaw.reshape(-1).tolist()
+        self.roll_pitch_yaw_list[:] = self._flat_angles.tolist()
         self._quaternions_stale = True  # converted at the next read: controllers mostly read the angles only
 
     def fresh_quaternions(self) -> list[float]:
@@ -146,22 +152,33 @@ class InertialUnitBank(SampledBank):
     def restart(self) -> None:
         """After a world reset: fields as in the world file; enabled sensors stay enabled and sample after the
         first step; the last values stay readable until then."""
+        self._leave_batch()
         self.schedule.restart()
         self._restore_fields()
 
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the attitude of the sensors due after basic step ``step`` (module docstring)."""
-        rows = self.schedule.due_rows(step)
-        if rows is None:
+        part = self._part
+        if part is not None and part.done_step == step:  # computed in this step by the motion kinds' fused call
+            # (wbsim.devices.motion_batch)
+            self._refresh_lists()
             return
+        due = self.schedule.due(step)
+        if not due:
+            return
+        if (part is not None and len(due) == 1 and due[0] is part.group and part.valid()
+                and self._batch.run(part, step)):  # type: ignore[union-attr]
+            self._refresh_lists()
+            return
+        rows = due[0].rows if len(due) == 1 else np.concatenate([group.rows for group in due])
         self.context.refresh_kinematics()
         if self.compiled:
             call = self._call
             if call is not None and call[0] is rows and call[1] is data and self._plain:
                 call[2](*call[3])  # the rows of the last sample (the schedule keeps each group's array)
             else:
-                self._sample_compiled(data, rows)
+                self._sample_compiled(data, rows, due[0] if len(due) == 1 else None)
             self._refresh_lists()
             return
         e = self._rotations(data, rows)
@@ -188,10 +205,11 @@ class InertialUnitBank(SampledBank):
             e[partial] = drop_axes(e[partial], axes[partial])
         return e
 
-    def _sample_compiled(self, data: mujoco.MjData, rows: np.ndarray) -> None:
+    def _sample_compiled(self, data: mujoco.MjData, rows: np.ndarray, group: SampleGroup | None = None) -> None:
         """:meth:`sample`'s quaternions, resolution and angles as one compiled loop
         (:func:`wbsim.devices.motion_kernel.inertial_values`); noise and disabled axes (when some sensor has them)
-        are applied to the rotations by the numpy code first."""
+        are applied to the rotations by the numpy code first. A plain ``group`` (the rows of one group) joins the
+        motion kinds' fused call for its next samples (:mod:`wbsim.devices.motion_batch`)."""
         if self._kernels is None:
             self._kernels = motion_kernels()
         if self._plain:  # no noise, every axis: the kernel reads MuJoCo's rotations in place
@@ -199,12 +217,37 @@ class InertialUnitBank(SampledBank):
             arguments = (views.site_xmat, self._sites[rows], rows, self.resolution, self.nue, self.quaternion,
                          self.roll_pitch_yaw)
             self._call = (rows, data, self._kernels.inertial_values, arguments)
+            if group is not None:
+                self._join_batch(data, group, arguments)
             self._kernels.inertial_values(*arguments)
         else:
             e = self._rotations(data, rows).reshape(-1, 9)
             self._kernels.inertial_values(e, np.arange(len(rows)), rows, self.resolution, self.nue,
                                           self.quaternion,
                                           self.roll_pitch_yaw)
+
+    def _join_batch(self, data: mujoco.MjData, group: SampleGroup, arguments: tuple) -> None:
+        """The fused call samples ``group`` from its next sample on, while the plain call prepared for its rows
+        holds (only when the sensors have one group, the common case)."""
+        if len(self.schedule.groups) != 1:
+            return
+
+        def valid() -> bool:
+            call = self._call
+            return (self.compiled and self._plain and call is not None and call[0] is group.rows
+                    and call[1] is data)
+
+        _, sites, rows, resolution, nue, quaternion, roll_pitch_yaw = arguments
+        self._batch = MotionBatch.of(self.context)
+        self._part = BatchPart("inertial_unit", self.schedule, group, data, (sites, rows),
+                               (resolution, nue, quaternion, roll_pitch_yaw), valid)
+        self._batch.join(self._part)
+
+    def _leave_batch(self) -> None:
+        if self._part is not None:
+            self._batch.leave(self._part)  # type: ignore[union-attr]
+            self._part = None
+
 
 @dataclass
 class InertialUnit(SampledDevice):

@@ -27,6 +27,7 @@ import numpy as np
 from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.kind import BankContext
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
+from wbsim.devices.motion_batch import BatchPart, MotionBatch
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
 from wbsim.devices.three_axis.compile import ThreeAxisBinding
@@ -112,6 +113,9 @@ class ThreeAxisBank(SampledBank):
     """Webots' warning for a sensor without a body (printed once per sensor)."""
     core_class: type[ThreeAxisDevice]
     """The kind's core device class (set by the subclass)."""
+    batch_slot = ""
+    """The kind's slot in the motion kinds' fused call (:data:`wbsim.devices.motion_batch.SLOTS`; set with
+    :meth:`batch_part`)."""
 
     carried = ("values", "_warned")  # value_list is rebuilt from values
 
@@ -135,6 +139,9 @@ class ThreeAxisBank(SampledBank):
         self.compiled = numba_installed()
         self._kernels: ModuleType | None = None  # motion_kernel, imported at the first compiled sample
         self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loops
+        # This kind's part of the motion kinds' fused call (wbsim.devices.motion_batch), once a plain group joined.
+        self._part: BatchPart | None = None
+        self._batch: MotionBatch | None = None
         self._restore_fields()
 
     def core(self, row: int) -> ThreeAxisDevice:
@@ -193,6 +200,7 @@ class ThreeAxisBank(SampledBank):
     # -- resets -------------------------------------------------------------------------------------
     def reset(self) -> None:
         """All sensors disabled, values NaN, fields as loaded (as right after loading)."""
+        self._leave_batch()
         self._restore_fields()
         self.values[:] = np.nan
         self._refresh_lists()
@@ -206,15 +214,28 @@ class ThreeAxisBank(SampledBank):
     def restart(self) -> None:
         """After a world reset (``simulationReset``): enabled sensors stay enabled and sample in the reset
         step (from the initial state); written fields are restored."""
+        self._leave_batch()
         self._restore_fields()
         self.schedule.restart()
 
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the values of the sensors due after basic step ``step``."""
-        due = self.schedule.due(step)
-        if not due:
-            return
+        part = self._part
+        if part is not None:
+            if part.done_step == step:  # computed in this step by the motion kinds' fused call (motion_batch)
+                self._refresh_lists()
+                return
+            due = self.schedule.due(step)
+            if not due:
+                return
+            if len(due) == 1 and due[0] is part.group and part.valid() and self._batch.run(part, step):
+                self._refresh_lists()
+                return
+        else:
+            due = self.schedule.due(step)
+            if not due:
+                return
         self.context.refresh_kinematics()
         for group in due:
             plan = group.cache
@@ -228,7 +249,7 @@ class ThreeAxisBank(SampledBank):
                 else:
                     call[1](*call[2], step, *call[3])
             else:
-                self._compute(data, plan, step)
+                self._compute(data, plan, step, group)
         self._refresh_lists()
 
 
@@ -269,7 +290,33 @@ class ThreeAxisBank(SampledBank):
             views = self._views = StateViews(data)
         return views
 
-    def _compute(self, data: mujoco.MjData, plan: _Plan, step: int) -> None:
+    def batch_part(self, data: mujoco.MjData, plan: MeasurePlan) -> tuple[tuple[np.ndarray, ...], tuple] | None:
+        """The kind's index arrays and arguments in :func:`wbsim.devices.motion_kernel.fused_values` for the plain
+        group ``plan`` (writing the values at its rows), or None for a kind not in the fused call."""
+        return None
+
+    def _join_batch(self, data: mujoco.MjData, plan: _Plan, group: SampleGroup) -> None:
+        """Let the fused call of the motion kinds sample ``group`` from its next sample on (its plain compiled
+        call is prepared; only when the kind has one group, the common case: else the parts would alternate)."""
+        contribution = self.batch_part(data, plan.measure)
+        if contribution is None or len(self.schedule.groups) != 1:
+            return
+        pieces, arrays = contribution
+
+        def valid() -> bool:
+            call = plan.call
+            return self.compiled and group.cache is plan and call is not None and call[0] is data
+
+        self._batch = MotionBatch.of(self.context)
+        self._part = BatchPart(self.batch_slot, self.schedule, group, data, pieces, arrays, valid)
+        self._batch.join(self._part)
+
+    def _leave_batch(self) -> None:
+        if self._part is not None:
+            self._batch.leave(self._part)  # type: ignore[union-attr]
+            self._part = None
+
+    def _compute(self, data: mujoco.MjData, plan: _Plan, step: int, group: SampleGroup | None = None) -> None:
         values = self.values
         if len(plan.no_body):
             values[plan.no_body] = self.no_body_value
@@ -286,6 +333,8 @@ class ThreeAxisBank(SampledBank):
                 call = self.compiled_call(self._kernels, data, plan.measure, plan.measure.rows, values)
                 if call is not None and not len(plan.no_body):
                     plan.call = (data, *call)  # the next samples of the group call it directly
+                    if group is not None:
+                        self._join_batch(data, plan, group)
                 self.measure_compiled(self._kernels, data, plan.measure, step, plan.measure.rows, values)
                 return
             raw = plan.raw

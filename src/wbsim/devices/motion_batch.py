@@ -1,0 +1,176 @@
+"""One compiled call per step for the plain samples of the motion kinds (Gyro, Accelerometer, InertialUnit, Compass,
+GPS).
+
+Each of these kinds has a compiled loop (:mod:`wbsim.devices.motion_kernel`) that costs 1-4 us per sample; the
+Python around five separate calls (argument unboxing, the checks of the prepared calls) cost several times that.
+So a simulation's banks of these kinds share one :class:`MotionBatch` (in ``BankContext.shared``): a bank whose
+sample group takes its plain compiled path (no noise, no lookup table, every axis, no resolution for the
+three-axis kinds and the Compass, ``LOCAL`` coordinates for the GPS) *joins* it with a :class:`BatchPart` (the
+group, its index arrays, the bank's arrays the loop writes, and a check that its conditions still hold). The first
+bank of a step whose part is due calls :meth:`MotionBatch.run`: the batch runs
+:func:`~wbsim.devices.motion_kernel.fused_values` once for every joined part due in that step (arguments prepared
+once per set of due parts and reused), advances the other parts' groups and marks them done for this step, so the later banks
+only refresh their lists. Everything else (noise and its draws in the numpy path's order, lookup tables,
+disabled axes, sensors without a body, WGS84, a kind with several groups, the first sample of a group, resets)
+keeps the kind's own path; a part whose group or conditions changed is simply not computed (its bank samples it
+itself and joins again).
+
+The loop and the robot runtime know nothing of it: each kind's bank decides whether its part joins, and the batch
+only knows the kernel's argument slots of the five kinds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from wbsim.devices.compiled import StateViews, motion_kernels
+from wbsim.devices.kind import BankContext
+from wbsim.devices.sampling import SampleGroup, SampleSchedule
+
+__all__ = ["SLOTS", "BatchPart", "MotionBatch"]
+
+SLOTS = ("gyro", "accelerometer", "inertial_unit", "compass", "gps")
+"""The kinds' slots in :func:`~wbsim.devices.motion_kernel.fused_values`, in its argument order."""
+
+
+def _placeholders() -> dict[str, tuple[Any, ...]]:
+    """Arrays of the right shapes and types for the slots of kinds that never joined (their loops run on no
+    sensor)."""
+    def rows3() -> np.ndarray:
+        return np.empty((0, 3))
+
+    def rows1() -> np.ndarray:
+        return np.empty(0)
+
+    return {
+        "gyro": (rows3(),),
+        "accelerometer": (rows3(), rows1(), 1.0, np.zeros(3), rows3()),
+        "inertial_unit": (rows1(), False, np.empty((0, 4)), rows3()),
+        "compass": (0, rows3()),
+        "gps": (np.zeros(3), rows3(), rows1(), rows1(), rows1(), rows3(), rows1(), 1.0, rows3(), rows3(), rows1()),
+    }
+
+
+@dataclass(eq=False)
+class BatchPart:
+    """One bank's sample group in the batch.
+
+    Attributes:
+        slot: the kind's slot (one of :data:`SLOTS`).
+        schedule: the bank's schedule; group: the sample group (it must stay one of the schedule's groups).
+        data: the MjData the arrays were gathered for.
+        pieces: the kind's int64 index arrays (``motion_kernel.FUSED_PIECES``).
+        arrays: the kind's other arguments of ``fused_values``, in order (the bank's arrays, written in place).
+        valid: the bank's conditions for its plain compiled path still hold for this group (called only at steps
+            where the group is due).
+    """
+
+    slot: str
+    schedule: SampleSchedule
+    group: SampleGroup
+    data: Any
+    pieces: tuple[np.ndarray, ...]
+    arrays: tuple[Any, ...]
+    valid: Callable[[], bool]
+    done_step: int = -1
+    """The basic step whose fused call computed this part, its group advanced: the bank's ``sample`` of that
+    step only refreshes its lists (a step number, not a flag: a step interrupted after the fused call leaves
+    nothing that would make the next step skip its sample)."""
+
+
+class MotionBatch:
+    """The joined parts of one simulation and the prepared fused calls (module docstring).
+
+    Get it with :meth:`of`; banks call :meth:`join`, :meth:`run` and :meth:`leave`. A part whose ``valid`` fails
+    or whose group changed is not computed (its bank samples on its own, then joins again).
+    """
+
+    def __init__(self, context: BankContext) -> None:
+        self._refresh = context.refresh_kinematics
+        self._parts: dict[str, BatchPart] = {}
+        # The prepared calls by due kinds: (loop, arguments before the step, after it, arrays kept alive).
+        self._calls: dict[tuple[str, ...], tuple[Any, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]] = {}
+
+    @staticmethod
+    def of(context: BankContext) -> MotionBatch:
+        """The batch of the simulation of ``context`` (made at the first call)."""
+        batch = context.shared.get("motion_batch")
+        if batch is None:
+            batch = context.shared["motion_batch"] = MotionBatch(context)
+        return batch
+
+    @property
+    def parts(self) -> dict[str, BatchPart]:
+        """The joined parts by slot (read-only use)."""
+        return self._parts
+
+    def join(self, part: BatchPart) -> None:
+        """``part`` replaces its kind's part (the prepared calls are dropped)."""
+        self._parts[part.slot] = part
+        self._calls = {}
+
+    def leave(self, part: BatchPart) -> None:
+        """``part`` is no longer computed (its bank was reset or restarted)."""
+        if self._parts.get(part.slot) is part:
+            del self._parts[part.slot]
+            self._calls = {}
+        part.done_step = -1
+
+    def run(self, part: BatchPart, step: int) -> bool:
+        """Sample ``part`` and every other joined part due after basic step ``step`` in one compiled call.
+
+        Called by ``part``'s bank, the first of the step with its part due (its group, its only due one, was
+        advanced by its schedule) and valid. The other parts due are peeked (due now, their kind's only group,
+        valid); their groups are advanced here and they are marked ``done`` for their banks, which sample later
+        in the step.
+
+        Returns:
+            True if the values are computed; False (no other part due, or ``part`` not joined): the bank samples
+            on its own (its prepared call is cheaper than the fused one).
+        """
+        if self._parts.get(part.slot) is not part:
+            return False
+        data = part.data
+        # The other parts due: their group samples now (not advanced yet), is their kind's only one, and their
+        # bank would take its plain compiled path.
+        parts = [other for other in self._parts.values()
+                 if other is part or (other.group.next_step <= step and other.data is data
+                                      and other.schedule.is_sole(other.group) and other.valid())]
+        if len(parts) < 2:
+            return False
+        for other in parts:
+            if other is not part:
+                other.schedule.due(step)  # its only group, due: advanced as its bank would
+                other.done_step = step
+        due = tuple([other.slot for other in parts])
+        call = self._calls.get(due)
+        if call is None:
+            call = self._calls[due] = self._prepare(due, data)
+        self._refresh()
+        loop, before, after, _ = call
+        loop(*before, step, *after)
+        return True
+
+    def _prepare(self, due: tuple[str, ...], data: Any) -> tuple[Any, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
+        kernels = motion_kernels()
+        placeholders = _placeholders()
+        pieces: list[np.ndarray] = []
+        arrays: list[Any] = []
+        for slot, count in zip(SLOTS, kernels.FUSED_PIECES):
+            part = self._parts.get(slot)
+            if slot in due:
+                assert part is not None
+                pieces += part.pieces
+            else:
+                pieces += [np.empty(0, dtype=np.int64)] * count
+            arrays += part.arrays if part is not None else placeholders[slot]
+        bounds = np.zeros(len(pieces) + 1, dtype=np.int64)
+        bounds[1:] = np.cumsum([len(p) for p in pieces])
+        index = np.concatenate([np.asarray(p, dtype=np.int64) for p in pieces])
+        views = StateViews(data)
+        state = [views.site_xmat, views.site_xpos, views.cvel, views.subtree_com]
+        return kernels.fused_values, (*state, index, bounds), tuple(arrays), ()

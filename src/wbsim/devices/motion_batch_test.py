@@ -1,0 +1,335 @@
+"""The motion kinds' fused call against each kind's own compiled path and the numpy reference: bit for bit (and the
+generator's state) on a tumbling robot whose sensors change mid-run (periods per kind, a group absorbed by another,
+noise, resolution and disabled axes written by a supervisor, disable and re-enable, a world reset)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from wbsim.devices.compiled import motion_kernels  # imports numba at its call only (bounce.py asks whether it is)
+from wbsim.devices.motion_batch import MotionBatch
+from wbsim.sim.phases import Phase
+
+KINDS = ("accelerometer", "gyro", "inertial_unit", "compass", "gps")
+
+WORLD = """
+WorldInfo { basicTimeStep 8 }
+Solid { boundingObject Plane { size 10 10 } }
+Robot {
+  translation 0 0 0.6
+  rotation 1 2 3 0.8
+  name "r"
+  controller "<extern>"
+  supervisor TRUE
+  linearVelocity 0.4 -0.3 0.5
+  angularVelocity 3 -2 5
+  children [
+    Accelerometer { translation 0.02 0.01 0 rotation 1 1 1 0.3 }
+    Accelerometer { name "acc2" translation -0.05 0.02 0.01 }
+    Gyro { rotation 0 1 1 2.1 }
+    InertialUnit { rotation 1 0 0 0.4 }
+    Compass { rotation 0 1 0 0.3 }
+    GPS { translation 0.03 0 0 }
+  ]
+  boundingObject Box { size 0.2 0.1 0.05 }
+  physics Physics { }
+}
+Robot {
+  translation 1 1 0.2
+  name "fixed"
+  controller "<extern>"
+  children [ InertialUnit { name "imu2" } Compass { name "compass2" } GPS { name "gps2" } ]
+}
+"""
+
+
+def _record(sim) -> bytes:
+    banks = sim.banks
+    arrays = [sim.data.qpos, banks["accelerometer"].velocity, banks["accelerometer"].last_step]
+    for kind in ("accelerometer", "gyro", "compass", "gps"):
+        arrays += [banks[kind].values, np.array(banks[kind].value_list)]
+    unit, gps = banks["inertial_unit"], banks["gps"]
+    arrays += [unit.quaternion, unit.roll_pitch_yaw, np.array(unit.fresh_quaternions()),
+               np.array(unit.roll_pitch_yaw_list), gps.speed, gps.speed_vector, np.array(gps.speed_list),
+               np.array(gps.fresh_speed_vectors())]
+    return b"".join(np.ascontiguousarray(a, dtype=float).tobytes() for a in arrays)
+
+
+def _run(sim, mode: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[bytes], int]:
+    """140 steps of the scenario; each step's record and how many steps the fused call ran in."""
+    fused = [0]
+    run = MotionBatch.run
+    if mode == "fused":
+        def counting(batch, part, step):
+            done = run(batch, part, step)
+            fused[0] += done
+            return done
+        monkeypatch.setattr(MotionBatch, "run", counting)
+    else:
+        monkeypatch.setattr(MotionBatch, "run", lambda batch, part, step: False)  # every kind on its own
+    for kind in KINDS:
+        sim.banks[kind].compiled = mode != "numpy"
+    robot, fixed = sim.robot("r"), sim.robot("fixed")
+    acc, gyro, unit, compass, gps = (robot.getDevice(n) for n in ("accelerometer", "gyro", "inertial unit",
+                                                                    "compass", "gps"))
+    for device, period in ((acc, 8), (gyro, 8), (unit, 8), (compass, 16), (gps, 24)):  # other periods per kind
+        device.enable(period)
+    for name, period in (("imu2", 8), ("compass2", 16), ("gps2", 24)):  # one group per kind
+        fixed.getDevice(name).enable(period)
+    absorbing = [robot.getDevice("acc2")]
+
+    def enable_in_the_sample_phase(sim) -> None:  # acc2's group takes acc's next key: acc's group is absorbed
+        if absorbing and sim.step_count == 20:
+            absorbing.pop().enable(8)
+
+    sim.add_hook(Phase.PHYSICS, enable_in_the_sample_phase)
+    records = []
+    for step in range(1, 141):
+        if step == 30:  # noise, a resolution and a disabled axis: those kinds sample on their own
+            robot.getFromDevice(unit).getField("noise").setSFFloat(0.01)
+            robot.getFromDevice(gyro).getField("zAxis").setSFBool(False)
+            robot.getFromDevice(acc).getField("resolution").setSFFloat(0.01)
+        if step == 45:
+            robot.getFromDevice(gps).getField("accuracy").setSFFloat(0.1)
+        if step == 55:  # back to the plain paths
+            robot.getFromDevice(unit).getField("noise").setSFFloat(0.0)
+            robot.getFromDevice(gyro).getField("zAxis").setSFBool(True)
+            robot.getFromDevice(acc).getField("resolution").setSFFloat(-1.0)
+        if step == 65:  # disabled, then enabled again on another schedule
+            compass.enable(0)
+            acc.enable(0)
+        if step == 70:
+            compass.enable(8)
+            acc.enable(16)
+        if step == 90:
+            robot.simulationReset()
+        robot.step(8)
+        records.append(_record(sim))
+    return records, fused[0]
+
+
+def test_fused_call_gives_each_kinds_own_values_bit_for_bit(project, load, monkeypatch):
+    path = project(WORLD)
+    runs = {}
+    loops = set()
+    for mode in ("fused", "own", "numpy"):
+        sim = load(path)
+        runs[mode] = (*_run(sim, mode, monkeypatch), sim._rng.bit_generator.state)
+        batch = sim.banks["gyro"].context.shared.get("motion_batch")
+        loops |= {call[0] for call in batch._calls.values()} if batch is not None else set()
+        monkeypatch.undo()
+    (fused, calls, fused_rng), (own, _, own_rng), (reference, _, numpy_rng) = runs.values()
+    # The fused call ran in most steps (not while the IMU and the GPS were noisy, nor at the first sample of a
+    # group), and the runs differ in no bit; the noisy kinds drew the same numbers.
+    assert calls > 60
+    assert loops == {motion_kernels().fused_values}
+    assert len(fused) == len(own) == 140
+    for step, (a, c) in enumerate(zip(fused, own)):
+        assert a == c, f"step {step + 1} differs"
+    assert fused_rng == own_rng == numpy_rng
+    assert fused[10] != fused[20]  # the robot moved
+    # The numpy reference: the same values to the last bits (roll, pitch and yaw: libm's atan2/asin).
+    for step, (a, b) in enumerate(zip(fused, reference)):
+        np.testing.assert_allclose(np.frombuffer(a), np.frombuffer(b), rtol=1e-12, atol=1e-12, equal_nan=True,
+                                   err_msg=f"step {step + 1}")
+
+
+def test_a_kind_joins_only_with_its_plain_path_and_one_group(project, load):
+    sim = load(project(WORLD))
+    robot = sim.robot("r")
+    for name in ("accelerometer", "gyro", "inertial unit", "compass", "gps"):
+        robot.getDevice(name).enable(8)
+    sim.robot("fixed").getDevice("gps2").enable(16)  # the GPS devices: two groups
+    robot.getFromDevice(robot.getDevice("compass")).getField("resolution").setSFFloat(0.1)  # not plain
+    for _ in range(3):
+        robot.step(8)
+    batch = sim.banks["gyro"].context.shared["motion_batch"]
+    assert sorted(batch.parts) == ["accelerometer", "gyro", "inertial_unit"]
+    assert list(batch._calls) == [("inertial_unit", "accelerometer", "gyro")]  # one call prepared, reused
+
+
+# -- the batch across world replacements, resets, run-time imports and two simulations in one process ----------------
+
+# The same robots after three free boxes: other MuJoCo ids, array sizes and addresses than WORLD's.
+OTHER_WORLD = WORLD.replace("Robot {\n  translation 0 0 0.6", "".join(
+    f"DEF B{i} Solid {{ translation {i} 3 0.3 name \"box{i}\" boundingObject Box {{ size 0.1 0.1 0.1 }} "
+    f"physics Physics {{ }} }}\n" for i in range(3)) + "Robot {\n  translation 0 0 0.6", 1)
+
+IMPORTED = ('Robot { translation 0 -1 0.4 rotation 0 1 0 0.5 name "new" controller "<extern>" '
+            'angularVelocity 1 2 0 children [ Accelerometer { } Gyro { } InertialUnit { } Compass { } GPS { } ] '
+            'boundingObject Sphere { radius 0.05 } physics Physics { } }')
+
+
+def _enable_all(sim, periods=(8, 8, 8, 16, 24)) -> None:
+    robot = sim.robot("r")
+    for name, period in zip(("accelerometer", "gyro", "inertial unit", "compass", "gps"), periods):
+        robot.getDevice(name).enable(period)
+    for name, period in (("imu2", 8), ("compass2", 16), ("gps2", 24)):
+        sim.robot("fixed").getDevice(name).enable(period)
+
+
+def _steps(sim, count: int, reset_at: int | None = None) -> list[bytes]:
+    records = []
+    for step in range(1, count + 1):
+        if step == reset_at:
+            sim.robot("r").simulationReset()
+        sim.robot("r").step(8)
+        records.append(_record(sim))
+    return records
+
+
+def _own_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(MotionBatch, "run", lambda batch, part, step: False)
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    fused = [0]
+    run = MotionBatch.run
+
+    def counting(batch, part, step):
+        done = run(batch, part, step)
+        fused[0] += done
+        return done
+
+    monkeypatch.setattr(MotionBatch, "run", counting)
+    return fused
+
+
+def test_world_load_and_resets_give_a_fresh_simulations_values(project, load, monkeypatch):
+    """The fused call prepared in one world is never used with another world's arrays: after worldLoad, a world
+    reset and a full reset, every value is the one of a fresh simulation of that world (bit for bit)."""
+    path = project(WORLD)
+    other = project(OTHER_WORLD, world_name="other.wbt")
+    fused = _counted(monkeypatch)
+    sim = load(path)
+    _enable_all(sim)
+    _steps(sim, 30)
+    sim.robot("r").worldLoad(str(other))
+    sim.step()  # the world is replaced at the end of this step
+    assert sim.node("B0") is not None
+    _enable_all(sim, (8, 16, 8, 8, 8))
+    loaded = _steps(sim, 40, reset_at=20)
+    sim.reset()
+    _enable_all(sim, (8, 16, 8, 8, 8))
+    again = _steps(sim, 40, reset_at=20)
+    ran = fused[0]
+    assert ran > 50
+    monkeypatch.undo()
+    _own_paths(monkeypatch)
+    fresh = load(other)
+    _enable_all(fresh, (8, 16, 8, 8, 8))
+    own = _steps(fresh, 40, reset_at=20)
+    assert own[5] != own[30]
+    for step, (a, b, c) in enumerate(zip(loaded, again, own)):
+        assert a == b == c, f"step {step + 1} differs"
+
+
+def test_run_time_import_and_two_simulations_match_each_kinds_own_path(project, load, monkeypatch):
+    """Two simulations stepped in turn (each with its own batch) and a robot with the five kinds imported at run
+    time (the banks rebuilt, the state carried over): the values of each kind's own path, bit for bit."""
+    path = project(WORLD)
+
+    def scenario(sims) -> list[list[bytes]]:
+        records: list[list[bytes]] = [[] for _ in sims]
+        for sim in sims:
+            _enable_all(sim)
+        for step in range(1, 61):
+            for k, sim in enumerate(sims):
+                if step == 25:
+                    children = sim.robot("r").getRoot().getField("children")
+                    children.importMFNodeFromString(-1, IMPORTED if k == 0 else IMPORTED.replace("0.5", "0.7"))
+                    new = sim.robot("new")
+                    for name, period in zip(("accelerometer", "gyro", "inertial unit", "compass", "gps"),
+                                            (8, 8, 16, 8, 8)):
+                        new.getDevice(name).enable(period)
+                sim.robot("r").step(8)
+                records[k].append(_record(sim) + np.array(sim.banks["gps"].value_list).tobytes())
+        return records
+
+    fused = _counted(monkeypatch)
+    both = scenario([load(path), load(path)])
+    assert fused[0] > 80
+    monkeypatch.undo()
+    _own_paths(monkeypatch)
+    first, = scenario([load(path)])
+    assert first[30] != first[50]
+    assert both[0] == first
+    assert both[1] != first  # the second simulation imported another robot
+    second_alone = scenario([load(path), load(path)])[1]
+    assert both[1] == second_alone
+
+
+def test_enables_every_step_and_changes_in_a_step_where_other_kinds_sample(project, load, monkeypatch):
+    """A controller re-enabling its sensors every step (no change), and groups emptied, grown or shrunk in steps
+    where the other kinds sample in the fused call: each kind's own values, bit for bit."""
+    path = project(WORLD)
+
+    def scenario() -> list[bytes]:
+        sim = load(path)
+        _enable_all(sim, (8, 8, 16, 8, 24))
+        robot, fixed = sim.robot("r"), sim.robot("fixed")
+        acc, compass, gyro = (robot.getDevice(n) for n in ("accelerometer", "compass", "gyro"))
+        records = []
+        for step in range(1, 81):
+            acc.enable(8)  # every step: nothing changes
+            compass.enable(8)
+            if step == 30:
+                gyro.enable(0)  # its only group emptied while the others sample
+            if step == 31:
+                gyro.enable(16)
+            if step == 40:
+                robot.getDevice("acc2").enable(8)  # joins the accelerometer's group on its next step
+            if step == 50:
+                fixed.getDevice("compass2").enable(0)  # the compasses' group shrinks
+            if step == 60:
+                fixed.getDevice("compass2").enable(8)
+            robot.step(8)
+            records.append(_record(sim))
+        return records
+
+    fused = _counted(monkeypatch)
+    with_batch = scenario()
+    assert fused[0] > 50
+    monkeypatch.undo()
+    _own_paths(monkeypatch)
+    own = scenario()
+    for step, (a, b) in enumerate(zip(with_batch, own)):
+        assert a == b, f"step {step + 1} differs"
+
+
+def test_a_step_interrupted_after_the_fused_call_does_not_make_the_next_step_skip_its_samples(project, load,
+                                                                                             monkeypatch):
+    """A bank raising after the fused call ran (the compass, sampled between the InertialUnit that ran it and
+    the GPS it computed); then the GPS leaves the fused path (a supervisor gives it noise): at the next step it
+    samples on its own path, from that step's poses, not the interrupted step's values."""
+    sim = load(project(WORLD))
+    robot = sim.robot("r")
+    for name in ("accelerometer", "gyro", "inertial unit", "compass", "gps"):
+        robot.getDevice(name).enable(8)
+    fused = _counted(monkeypatch)
+    for _ in range(4):
+        sim.step()
+    assert fused[0] == 3  # from the second sample on (each kind joins at its first)
+    compass = type(sim.banks["compass"])
+    sample = compass.sample
+    calls = [0]
+
+    def failing(bank, data, step):
+        calls[0] += 1
+        if calls[0] == 1:
+            raise RuntimeError("a bank failed")
+        return sample(bank, data, step)
+
+    monkeypatch.setattr(compass, "sample", failing)
+    with pytest.raises(RuntimeError, match="a bank failed"):
+        sim.step()
+    assert fused[0] == 4
+    robot.getFromDevice(robot.getDevice("gps")).getField("accuracy").setSFFloat(1e-9)  # not plain any more
+    sim.step()
+    gps = sim.banks["gps"]
+    sim.supervision.refresh()
+    position = sim.data.site_xpos[gps._sites[0]]
+    np.testing.assert_allclose(gps.value_list[:3], position, rtol=0, atol=1e-6)  # the robot moves ~4 mm a step
