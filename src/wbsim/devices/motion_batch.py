@@ -9,8 +9,8 @@ three-axis kinds and the Compass, ``LOCAL`` coordinates for the GPS) *joins* it 
 group, its index arrays, the bank's arrays the loop writes, and a check that its conditions still hold). The first
 bank of a step whose part is due calls :meth:`MotionBatch.run`: the batch runs
 :func:`~wbsim.devices.motion_kernel.fused_values` once for every joined part due in that step (arguments prepared
-once per set of due parts and reused), advances the other parts' groups and marks them done for this step, so the later banks
-only refresh their lists. Everything else (noise and its draws in the numpy path's order, lookup tables,
+once per set of due parts and reused), advances the other parts' groups and marks them done for this step, so
+the later banks only refresh their lists. Everything else (noise and its draws in the numpy path's order, lookup tables,
 disabled axes, sensors without a body, WGS84, a kind with several groups, the first sample of a group, resets)
 keeps the kind's own path; a part whose group or conditions changed is simply not computed (its bank samples it
 itself and joins again).
