@@ -31,7 +31,7 @@ from wbsim.devices.compiled import StateViews, motion_kernels
 from wbsim.devices.kind import BankContext
 from wbsim.devices.sampling import SampleGroup, SampleSchedule
 
-__all__ = ["SLOTS", "BatchPart", "MotionBatch"]
+__all__ = ["SLOTS", "BatchPart", "MotionBatch", "BatchMember"]
 
 SLOTS = ("gyro", "accelerometer", "inertial_unit", "compass", "gps")
 """The kinds' slots in :func:`~wbsim.devices.motion_kernel.fused_values`, in its argument order."""
@@ -174,3 +174,45 @@ class MotionBatch:
         views = StateViews(data)
         state = [views.site_xmat, views.site_xpos, views.cvel, views.subtree_com]
         return kernels.fused_values, (*state, index, bounds), tuple(arrays), ()
+
+
+class BatchMember:
+    """What a motion kind's bank does with the fused call (mixed into the five kinds' banks, before
+    ``SampledBank``): its joined part, joining, leaving, and the start of its ``sample``.
+
+    The bank has ``schedule``, ``context`` and ``_refresh_lists`` (its API lists from its value arrays).
+    """
+
+    _part: BatchPart | None = None  # this kind's part, once a plain group joined
+    _batch: MotionBatch | None = None
+
+    def _join_batch_part(self, slot: str, group: SampleGroup, data: Any, pieces: tuple[np.ndarray, ...],
+                         arrays: tuple[Any, ...], valid: Callable[[], bool]) -> None:
+        """The fused call samples ``group`` from its next sample on, while ``valid()`` holds; only when the kind
+        has one group (the common case: with several, the parts would alternate)."""
+        schedule: SampleSchedule = self.schedule  # type: ignore[attr-defined]
+        if len(schedule.groups) != 1:
+            return
+        self._batch = MotionBatch.of(self.context)  # type: ignore[attr-defined]
+        self._part = BatchPart(slot, schedule, group, data, pieces, arrays, valid)
+        self._batch.join(self._part)
+
+    def _leave_batch(self) -> None:
+        """The part is no longer computed by the fused call (the bank is reset or restarted)."""
+        if self._part is not None:
+            self._batch.leave(self._part)  # type: ignore[union-attr]
+            self._part = None
+
+    def _due_own(self, step: int) -> list[SampleGroup]:
+        """The groups the bank must sample itself after basic step ``step`` (advanced by its schedule): none if
+        none is due, or if the fused call computed them (then the bank's lists are refreshed here)."""
+        part = self._part
+        if part is not None and part.done_step == step:  # computed by a fused call another bank ran
+            self._refresh_lists()  # type: ignore[attr-defined]
+            return []
+        due = self.schedule.due(step)  # type: ignore[attr-defined]
+        if (due and part is not None and len(due) == 1 and due[0] is part.group and part.valid()
+                and self._batch.run(part, step)):  # type: ignore[union-attr]
+            self._refresh_lists()  # type: ignore[attr-defined]
+            return []
+        return due

@@ -25,7 +25,7 @@ from wbsim.devices.compass.compile import CompassBinding
 from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.kind import BankContext
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
-from wbsim.devices.motion_batch import BatchPart, MotionBatch
+from wbsim.devices.motion_batch import BatchMember
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
 from wbsim.world.schema_kit import resolution_field
@@ -51,7 +51,7 @@ class _Plan:
     call: tuple | None = None  # a plain group's compiled sample: (data, its arguments), set at its first one
 
 
-class CompassBank(SampledBank):
+class CompassBank(BatchMember, SampledBank):
     """State and sampling of all Compasses of one simulation (row ``i`` is ``bindings[i]``).
 
     Args:
@@ -87,9 +87,6 @@ class CompassBank(SampledBank):
         self.compiled = numba_installed()
         self._kernels: ModuleType | None = None  # motion_kernel, imported at the first compiled sample
         self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loop
-        # This kind's part of the motion kinds' fused call (wbsim.devices.motion_batch), once a plain group joined.
-        self._part: BatchPart | None = None
-        self._batch: MotionBatch | None = None
         self._restore_fields()
 
     def core(self, row: int) -> Compass:
@@ -164,17 +161,8 @@ class CompassBank(SampledBank):
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the values of the compasses due after basic step ``step`` (module docstring)."""
-        part = self._part
-        if part is not None and part.done_step == step:  # computed in this step by the motion kinds' fused call
-            # (wbsim.devices.motion_batch)
-            self._refresh_lists()
-            return
-        groups = self.schedule.due(step)
+        groups = self._due_own(step)  # none when the motion kinds' fused call computed them
         if not groups:
-            return
-        if (part is not None and len(groups) == 1 and groups[0] is part.group and part.valid()
-                and self._batch.run(part, step)):  # type: ignore[union-attr]
-            self._refresh_lists()
             return
         self.context.refresh_kinematics()
         for group in groups:
@@ -211,23 +199,13 @@ class CompassBank(SampledBank):
 
     def _join_batch(self, data: mujoco.MjData, plan: _Plan, group: SampleGroup) -> None:
         """Let the fused call of the motion kinds (:mod:`wbsim.devices.motion_batch`) sample the plain ``group``
-        from its next sample on (only when the compasses have one group, the common case)."""
-        if len(self.schedule.groups) != 1:
-            return
+        from its next sample on, while its prepared plain call holds."""
 
         def valid() -> bool:
             call = plan.call
             return self.compiled and group.cache is plan and call is not None and call[0] is data
 
-        self._batch = MotionBatch.of(self.context)
-        self._part = BatchPart("compass", self.schedule, group, data, (plan.sites, plan.rows),
-                               (self.north, self.values), valid)
-        self._batch.join(self._part)
-
-    def _leave_batch(self) -> None:
-        if self._part is not None:
-            self._batch.leave(self._part)  # type: ignore[union-attr]
-            self._part = None
+        self._join_batch_part("compass", group, data, (plan.sites, plan.rows), (self.north, self.values), valid)
 
     def _plan(self, group: SampleGroup) -> _Plan:
         plan = group.cache

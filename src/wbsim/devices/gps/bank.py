@@ -34,7 +34,7 @@ from wbsim.devices.gps.geo import WGS84, GpsFrame
 from wbsim.devices.gps.schema import repaired_fields
 from wbsim.devices.kind import BankContext
 from wbsim.devices.resolution import quantize
-from wbsim.devices.motion_batch import BatchPart, MotionBatch
+from wbsim.devices.motion_batch import BatchMember
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
 
 __all__ = ["GpsBank", "GPS", "FIELDS"]
@@ -44,7 +44,7 @@ FIELDS = {"accuracy": "accuracy", "noiseCorrelation": "noise_correlation", "reso
 """The GPS fields the bank uses: Webots field name -> bank attribute (one value per GPS)."""
 
 
-class GpsBank(SampledBank):
+class GpsBank(BatchMember, SampledBank):
     """State and sampling of all GPS devices of one simulation (row ``i`` is ``bindings[i]``).
 
     Args:
@@ -109,9 +109,6 @@ class GpsBank(SampledBank):
         # The quiet compiled sample of the last rows, its arguments gathered once: (rows, data, loop, arguments
         # before the step, arguments after it).
         self._call: tuple | None = None
-        # This kind's part of the motion kinds' fused call (wbsim.devices.motion_batch), once a quiet group joined.
-        self._part: BatchPart | None = None
-        self._batch: MotionBatch | None = None
         self._restore_fields()
 
     def core(self, row: int) -> GPS:
@@ -176,17 +173,8 @@ class GpsBank(SampledBank):
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Measure the devices due after basic step ``step``."""
-        part = self._part
-        if part is not None and part.done_step == step:  # computed in this step by the motion kinds' fused call
-            # (wbsim.devices.motion_batch)
-            self._refresh_lists()
-            return
-        due = self.schedule.due(step)
+        due = self._due_own(step)  # none when the motion kinds' fused call computed them
         if not due:
-            return
-        if (part is not None and len(due) == 1 and due[0] is part.group and part.valid()
-                and self._batch.run(part, step)):  # type: ignore[union-attr]
-            self._refresh_lists()
             return
         rows = due[0].rows if len(due) == 1 else np.concatenate([group.rows for group in due])
         self.context.refresh_kinematics()
@@ -296,9 +284,7 @@ class GpsBank(SampledBank):
 
     def _join_batch(self, data: mujoco.MjData, group: SampleGroup, plan: tuple[np.ndarray, ...]) -> None:
         """The fused call samples ``group`` from its next sample on, while the quiet call prepared for its rows
-        holds (only when the devices have one group, the common case)."""
-        if len(self.schedule.groups) != 1:
-            return
+        holds."""
 
         def valid() -> bool:
             call = self._call
@@ -306,18 +292,11 @@ class GpsBank(SampledBank):
                     and call[1] is data)
 
         rows, sites, bodies, roots, dynamic = plan[:5]
-        self._batch = MotionBatch.of(self.context)
         pieces = (sites, bodies, roots, dynamic.astype(np.int64), rows)
-        self._part = BatchPart("gps", self.schedule, group, data, pieces,
-                               (self._reference, self._no_offset, self.resolution, self._no_factor,
-                                self.speed_resolution, self._previous, self._last, self._basic_s, self.values,
-                                self.speed_vector, self.speed), valid)
-        self._batch.join(self._part)
-
-    def _leave_batch(self) -> None:
-        if self._part is not None:
-            self._batch.leave(self._part)  # type: ignore[union-attr]
-            self._part = None
+        self._join_batch_part("gps", group, data, pieces,
+                              (self._reference, self._no_offset, self.resolution, self._no_factor,
+                               self.speed_resolution, self._previous, self._last, self._basic_s, self.values,
+                               self.speed_vector, self.speed), valid)
 
     def _velocity(self, data: mujoco.MjData, rows: np.ndarray, position: np.ndarray,
                   elapsed_s: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.inertial_unit.compile import InertialUnitBinding
 from wbsim.devices.kind import BankContext
 from wbsim.devices.resolution import quantize
-from wbsim.devices.motion_batch import BatchPart, MotionBatch
+from wbsim.devices.motion_batch import BatchMember
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
 from wbsim.world.schema_kit import resolution_field
 
@@ -36,7 +36,7 @@ __all__ = ["InertialUnitBank", "InertialUnit"]
 _AXES = {"xAxis": 0, "yAxis": 1, "zAxis": 2}
 
 
-class InertialUnitBank(SampledBank):
+class InertialUnitBank(BatchMember, SampledBank):
     """State and sampling of all InertialUnits of one simulation (row ``i`` is ``bindings[i]``).
 
     Args:
@@ -82,9 +82,6 @@ class InertialUnitBank(SampledBank):
         self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loop
         # The plain compiled sample of the last rows, its arguments gathered once: (rows, data, loop, arguments).
         self._call: tuple | None = None
-        # This kind's part of the motion kinds' fused call (wbsim.devices.motion_batch), once a plain group joined.
-        self._part: BatchPart | None = None
-        self._batch: MotionBatch | None = None
         self._restore_fields()
 
     def core(self, row: int) -> InertialUnit:
@@ -159,17 +156,8 @@ class InertialUnitBank(SampledBank):
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the attitude of the sensors due after basic step ``step`` (module docstring)."""
-        part = self._part
-        if part is not None and part.done_step == step:  # computed in this step by the motion kinds' fused call
-            # (wbsim.devices.motion_batch)
-            self._refresh_lists()
-            return
-        due = self.schedule.due(step)
+        due = self._due_own(step)  # none when the motion kinds' fused call computed them
         if not due:
-            return
-        if (part is not None and len(due) == 1 and due[0] is part.group and part.valid()
-                and self._batch.run(part, step)):  # type: ignore[union-attr]
-            self._refresh_lists()
             return
         rows = due[0].rows if len(due) == 1 else np.concatenate([group.rows for group in due])
         self.context.refresh_kinematics()
@@ -228,9 +216,7 @@ class InertialUnitBank(SampledBank):
 
     def _join_batch(self, data: mujoco.MjData, group: SampleGroup, arguments: tuple) -> None:
         """The fused call samples ``group`` from its next sample on, while the plain call prepared for its rows
-        holds (only when the sensors have one group, the common case)."""
-        if len(self.schedule.groups) != 1:
-            return
+        holds."""
 
         def valid() -> bool:
             call = self._call
@@ -238,15 +224,8 @@ class InertialUnitBank(SampledBank):
                     and call[1] is data)
 
         _, sites, rows, resolution, nue, quaternion, roll_pitch_yaw = arguments
-        self._batch = MotionBatch.of(self.context)
-        self._part = BatchPart("inertial_unit", self.schedule, group, data, (sites, rows),
-                               (resolution, nue, quaternion, roll_pitch_yaw), valid)
-        self._batch.join(self._part)
-
-    def _leave_batch(self) -> None:
-        if self._part is not None:
-            self._batch.leave(self._part)  # type: ignore[union-attr]
-            self._part = None
+        self._join_batch_part("inertial_unit", group, data, (sites, rows), (resolution, nue, quaternion, roll_pitch_yaw),
+                              valid)
 
 
 @dataclass

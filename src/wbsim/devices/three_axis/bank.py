@@ -27,7 +27,7 @@ import numpy as np
 from wbsim.devices.compiled import StateViews, motion_kernels, numba_installed
 from wbsim.devices.kind import BankContext
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
-from wbsim.devices.motion_batch import BatchPart, MotionBatch
+from wbsim.devices.motion_batch import BatchMember
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
 from wbsim.devices.three_axis.compile import ThreeAxisBinding
@@ -89,7 +89,7 @@ class _Plan:
     call: tuple | None = None
 
 
-class ThreeAxisBank(SampledBank):
+class ThreeAxisBank(BatchMember, SampledBank):
     """State and sampling of every sensor of one three-axis kind (row ``i`` is ``bindings[i]``).
 
     Subclasses implement :meth:`measure` and set :attr:`no_body_value` and :attr:`no_body_warning`.
@@ -139,9 +139,6 @@ class ThreeAxisBank(SampledBank):
         self.compiled = numba_installed()
         self._kernels: ModuleType | None = None  # motion_kernel, imported at the first compiled sample
         self._views: StateViews | None = None  # MuJoCo's arrays for the compiled loops
-        # This kind's part of the motion kinds' fused call (wbsim.devices.motion_batch), once a plain group joined.
-        self._part: BatchPart | None = None
-        self._batch: MotionBatch | None = None
         self._restore_fields()
 
     def core(self, row: int) -> ThreeAxisDevice:
@@ -221,21 +218,9 @@ class ThreeAxisBank(SampledBank):
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the values of the sensors due after basic step ``step``."""
-        part = self._part
-        if part is not None:
-            if part.done_step == step:  # computed in this step by the motion kinds' fused call (motion_batch)
-                self._refresh_lists()
-                return
-            due = self.schedule.due(step)
-            if not due:
-                return
-            if len(due) == 1 and due[0] is part.group and part.valid() and self._batch.run(part, step):
-                self._refresh_lists()
-                return
-        else:
-            due = self.schedule.due(step)
-            if not due:
-                return
+        due = self._due_own(step)  # none when the motion kinds' fused call computed them
+        if not due:
+            return
         self.context.refresh_kinematics()
         for group in due:
             plan = group.cache
@@ -299,7 +284,7 @@ class ThreeAxisBank(SampledBank):
         """Let the fused call of the motion kinds sample ``group`` from its next sample on (its plain compiled
         call is prepared; only when the kind has one group, the common case: else the parts would alternate)."""
         contribution = self.batch_part(data, plan.measure)
-        if contribution is None or len(self.schedule.groups) != 1:
+        if contribution is None:
             return
         pieces, arrays = contribution
 
@@ -307,14 +292,7 @@ class ThreeAxisBank(SampledBank):
             call = plan.call
             return self.compiled and group.cache is plan and call is not None and call[0] is data
 
-        self._batch = MotionBatch.of(self.context)
-        self._part = BatchPart(self.batch_slot, self.schedule, group, data, pieces, arrays, valid)
-        self._batch.join(self._part)
-
-    def _leave_batch(self) -> None:
-        if self._part is not None:
-            self._batch.leave(self._part)  # type: ignore[union-attr]
-            self._part = None
+        self._join_batch_part(self.batch_slot, group, data, pieces, arrays, valid)
 
     def _compute(self, data: mujoco.MjData, plan: _Plan, step: int, group: SampleGroup | None = None) -> None:
         values = self.values
