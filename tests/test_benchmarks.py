@@ -149,6 +149,7 @@ def _sensor_run(path, general: bool, steps: int) -> tuple[list[bytes], object]:
     """Run the ``--imu`` benchmark world ``steps`` steps; each step's qpos and every sensor value (arrays and
     the lists the API returns) as bytes. ``general``: without the sampling shortcuts (prepared kernel calls
     dropped before every sample, distances combined with numpy)."""
+    from wbsim.devices.motion_batch_test import motion_arrays
     from wbsim.sim.phases import Phase
 
     sim = distance_sensor_bench.load_warm(path, seconds=0.0)
@@ -167,13 +168,8 @@ def _sensor_run(path, general: bool, steps: int) -> tuple[list[bytes], object]:
     for _ in range(steps):
         sim.step()
         arrays = [sim.data.qpos, banks["distance_sensor"].values, banks["distance_sensor"].distance,
-                  np.array(banks["distance_sensor"].value_list)]
-        for kind in ("accelerometer", "gyro", "compass", "gps"):
-            arrays += [banks[kind].values, np.array(banks[kind].value_list)]
+                  np.array(banks["distance_sensor"].value_list)] + motion_arrays(banks)
         unit, gps = banks["inertial_unit"], banks["gps"]
-        arrays += [unit.quaternion, unit.roll_pitch_yaw, np.array(unit.fresh_quaternions()),
-                   np.array(unit.roll_pitch_yaw_list), gps.speed, gps.speed_vector, np.array(gps.speed_list),
-                   np.array(gps.fresh_speed_vectors())]
         robot = sim.robots[0].created_robot  # what a controller reads (lists refreshed at or after samples)
         if robot is not None:
             unit_api, gps_api = robot.getDevice("inertial unit"), robot.getDevice("gps")

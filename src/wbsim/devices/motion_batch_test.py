@@ -46,16 +46,23 @@ Robot {
 """
 
 
-def _record(sim) -> bytes:
-    banks = sim.banks
-    arrays = [sim.data.qpos, banks["accelerometer"].velocity, banks["accelerometer"].last_step]
+def motion_arrays(banks) -> list[np.ndarray]:
+    """What the motion kinds' banks sampled: each kind's values and the lists its API reads (as arrays), the
+    InertialUnit's quaternions and angles and the GPS's speeds (also used by ``tests/test_benchmarks.py``)."""
+    arrays = []
     for kind in ("accelerometer", "gyro", "compass", "gps"):
         arrays += [banks[kind].values, np.array(banks[kind].value_list)]
     unit, gps = banks["inertial_unit"], banks["gps"]
     arrays += [unit.quaternion, unit.roll_pitch_yaw, np.array(unit.fresh_quaternions()),
                np.array(unit.roll_pitch_yaw_list), gps.speed, gps.speed_vector, np.array(gps.speed_list),
                np.array(gps.fresh_speed_vectors())]
-    return b"".join(np.ascontiguousarray(a, dtype=float).tobytes() for a in arrays)
+    return arrays
+
+
+def _record(sim) -> bytes:
+    banks = sim.banks
+    arrays = [sim.data.qpos, banks["accelerometer"].velocity, banks["accelerometer"].last_step]
+    return b"".join(np.ascontiguousarray(a, dtype=float).tobytes() for a in arrays + motion_arrays(banks))
 
 
 def _run(sim, mode: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[bytes], int]:
