@@ -527,6 +527,7 @@ def near_geoms(centre: np.ndarray, radius: np.ndarray, geom_xpos: np.ndarray, bo
                             found[m] = b
                             m += 1
                         j += 1
+        # The grid loop's append again: as a shared compiled helper it measured 1.3-2x slower (stop 21).
         for b in bigs:
             if stamp[b] != c:
                 stamp[b] = c
