@@ -29,6 +29,7 @@ import numpy as np
 
 from wbsim.devices.compiled import StateViews, motion_kernels
 from wbsim.devices.kind import BankContext
+from wbsim.devices.packed import Packed, pack
 from wbsim.devices.sampling import SampleGroup, SampleSchedule
 
 __all__ = ["SLOTS", "BatchPart", "MotionBatch", "BatchMember"]
@@ -92,8 +93,8 @@ class MotionBatch:
     def __init__(self, context: BankContext) -> None:
         self._refresh = context.refresh_kinematics
         self._parts: dict[str, BatchPart] = {}
-        # The prepared calls by due kinds: (loop, arguments before the step, after it, arrays kept alive).
-        self._calls: dict[tuple[str, ...], tuple[Any, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]] = {}
+        # The prepared calls by due kinds: (loop, arguments before the step, after it, all of them packed or None).
+        self._calls: dict[tuple[str, ...], tuple[Any, tuple[Any, ...], tuple[Any, ...], Packed | None]] = {}
 
     @staticmethod
     def of(context: BankContext) -> MotionBatch:
@@ -151,11 +152,14 @@ class MotionBatch:
         if call is None:
             call = self._calls[due] = self._prepare(due, data)
         self._refresh()
-        loop, before, after, _ = call
-        loop(*before, step, *after)
+        loop, before, after, packed = call
+        if packed is not None:
+            loop(packed.table, step, *packed.scalars)
+        else:
+            loop(*before, step, *after)
         return True
 
-    def _prepare(self, due: tuple[str, ...], data: Any) -> tuple[Any, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
+    def _prepare(self, due: tuple[str, ...], data: Any) -> tuple[Any, tuple[Any, ...], tuple[Any, ...], Packed | None]:
         kernels = motion_kernels()
         placeholders = _placeholders()
         pieces: list[np.ndarray] = []
@@ -172,8 +176,10 @@ class MotionBatch:
         bounds[1:] = np.cumsum([len(p) for p in pieces])
         index = np.concatenate([np.asarray(p, dtype=np.int64) for p in pieces])
         views = StateViews(data)
-        state = [views.site_xmat, views.site_xpos, views.cvel, views.subtree_com]
-        return kernels.fused_values, (*state, index, bounds), tuple(arrays), ()
+        before = (views.site_xmat, views.site_xpos, views.cvel, views.subtree_com, index, bounds)
+        after = tuple(arrays)
+        packed = pack(before + after, kernels.FUSED_CODES)  # one argument instead of 25 (None: not packable)
+        return (kernels.fused_values_packed if packed is not None else kernels.fused_values), before, after, packed
 
 
 class BatchMember:

@@ -34,9 +34,11 @@ import numba
 import numpy as np
 
 from wbsim.devices.compiled import cached_njit
+from wbsim.devices.packed import F1, F2, I1
+from wbsim.devices.packed_kernel import f1, f2, i1
 
 __all__ = ["gyro_values", "accelerometer_values", "inertial_values", "compass_values", "gps_values", "fused_values",
-           "FUSED_PIECES"]
+           "fused_values_packed", "FUSED_PIECES", "FUSED_CODES"]
 
 _JIT = cached_njit(error_model="numpy", nogil=True)
 
@@ -296,3 +298,22 @@ def fused_values(site_xmat: np.ndarray, site_xpos: np.ndarray, cvel: np.ndarray,
     gps_values(site_xpos, cvel, subtree_com, index[b[11]:b[12]], index[b[12]:b[13]], index[b[13]:b[14]],
                index[b[14]:b[15]], gps_rows, reference, no_offset, gps_resolution, no_factor, speed_resolution,
                previous, last, step, basic_s, gps_rows, gps_out, speed_vector, speed)
+
+
+FUSED_CODES = (F2, F2, F2, F2, I1, I1, F2, F2, F1, F1, F2, F1, F2, F2, F2, F1, F2, F1, F1, F1, F2, F1, F2, F2, F1)
+"""The type codes of :func:`fused_values`'s arrays, in order (:mod:`wbsim.devices.packed`)."""
+
+
+@_JIT
+def fused_values_packed(arrays: np.ndarray, step: int, basic_ms: float, nue: bool, north: int,
+                        basic_s: float) -> None:
+    """:func:`fused_values` with its arrays packed (:mod:`wbsim.devices.packed`, :data:`FUSED_CODES`: one argument
+    instead of 25) and its scalars as they are."""
+    a = arrays
+    fused_values(f2(a, 0), f2(a, 1), f2(a, 2), f2(a, 3), i1(a, 4), i1(a, 5), step,
+                 f2(a, 6),
+                 f2(a, 7), f1(a, 8), basic_ms, f1(a, 9), f2(a, 10),
+                 f1(a, 11), nue, f2(a, 12), f2(a, 13),
+                 north, f2(a, 14),
+                 f1(a, 15), f2(a, 16), f1(a, 17), f1(a, 18), f1(a, 19), f2(a, 20), f1(a, 21), basic_s,
+                 f2(a, 22), f2(a, 23), f1(a, 24))

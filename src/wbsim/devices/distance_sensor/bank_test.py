@@ -580,3 +580,55 @@ def test_rays_the_cast_did_not_cover_are_cast_at_the_sample(project, load, compi
     assert [v[2] for v in values] == pytest.approx(expected)
     assert all(math.isnan(v[1]) for v in values[:5]) and [v[1] for v in values[5:]] == pytest.approx(expected[5:])
     assert bank.type[0] == 0
+
+
+def _moving_box_run(project, load, monkeypatch, mode: str) -> tuple[np.ndarray, list[bool]]:
+    """40 steps of two 3-ray sensors while a supervisor moves a box towards them, slowly then by jumps, in
+    ``mode`` "packed" (the usual compiled step), "arrays" (compiled, its tables not packed) or "numpy". Per
+    step the two values, and the results of the packed calls."""
+    from wbsim.devices.distance_sensor import kernel
+
+    results: list[bool] = []
+    if mode == "arrays":
+        monkeypatch.setattr("wbsim.devices.distance_sensor.bank.pack", lambda arguments, codes: None)
+        monkeypatch.setattr("wbsim.devices.distance_sensor.caster.pack", lambda arguments, codes: None)
+    packed = kernel.cast_and_lookup_packed
+
+    def recording(*arguments):
+        results.append(packed(*arguments))
+        return results[-1]
+
+    monkeypatch.setattr(kernel, "cast_and_lookup_packed", recording)
+    scene = 'DEF BOX Solid { translation 2 0.1 0.5 rotation 0 0 1 0.3 boundingObject Box { size 0.2 1 1 } }'
+    sensors = " ".join(f'DistanceSensor {{ name "{n}" numberOfRays 3 aperture 0.4 rotation 0 0 1 {a} '
+                       f'lookupTable [ 0 0 0, 3 300 0 ] }}' for n, a in (("s", 0), ("t", 0.2)))
+    sim = load(project(_world(sensors, scene, robot="supervisor TRUE")))
+    sim.banks["distance_sensor"].caster.compiled = mode != "numpy"
+    robot = sim.robot("r")
+    for name in "st":
+        robot.getDevice(name).enable(16)
+    box = robot.getFromDef("BOX").getField("translation")
+    values = []
+    for step in range(40):
+        x = 2.0 - 0.002 * step if step < 20 else 1.5 - 0.05 * (step - 20)  # by 2 mm, then by 5 cm
+        box.setSFVec3f([x, 0.1, 0.5])
+        robot.step(16)
+        values.append(sim.banks["distance_sensor"].values.copy())
+    monkeypatch.undo()
+    return np.array(values), results
+
+
+def test_the_usual_cast_runs_packed_and_gives_the_values_of_the_unpacked_and_numpy_paths(project, load,
+                                                                                         monkeypatch):
+    # The usual step's cast and lookups take their arrays packed (one table each, wbsim.devices.packed) once the
+    # pairs are there to check; a box moved by more than the margin makes the packed call give way to the broad
+    # phase and the ordinary calls. Bit for bit as without packing and as the numpy path.
+    pytest.importorskip("numba")
+    packed, results = _moving_box_run(project, load, monkeypatch, "packed")
+    arrays, unpacked = _moving_box_run(project, load, monkeypatch, "arrays")
+    reference, _ = _moving_box_run(project, load, monkeypatch, "numpy")
+    np.testing.assert_array_equal(packed, arrays)
+    np.testing.assert_array_equal(packed, reference)
+    assert unpacked == []  # nothing packed: the ordinary calls only
+    assert results.count(True) >= 25 and False in results  # mostly packed; a jump outruns the margin
+    assert 0 < packed[0, 0] < 300 and packed[-1, 0] < packed[0, 0] - 50  # the box seen coming closer
