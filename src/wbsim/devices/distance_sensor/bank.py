@@ -41,7 +41,6 @@ from wbsim.devices.distance_sensor.rays import effective_ray_count, ray_directio
 from wbsim.devices.distance_sensor.schema import INFRA_RED, LASER, SONAR, repaired_fields, type_code
 from wbsim.devices.kind import BankContext
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
-from wbsim.devices.packed import Packed, pack
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
 
@@ -97,7 +96,6 @@ class _Plan:
     # combination's and the lookup's arguments, the values going to the bank's pending array (empty: not
     # for this plan).
     pending_arguments: tuple = ()
-    pending_packed: Packed | None = None  # ``pending_arguments`` packed (compiled casters; None: not packable)
 
 
 class DistanceSensorBank(SampledBank):
@@ -299,14 +297,8 @@ class DistanceSensorBank(SampledBank):
         if len(plans) == 1 and plan.pending_arguments and self.caster is not None and self.caster.compiled:
             # The usual step: the cast, then the distances and their lookups in one compiled call; the values
             # wait in the pending array for the sample (supervisors read the last sample's until then).
-            kernels = self._kernels()
-            lookup = plan.pending_packed
-            cast = self.caster.packed_cast(data, plan.ode.batch) if lookup is not None else None
-            # Packed (one argument per table, wbsim.devices.packed) when the pairs are there to check; else,
-            # or if something moved by the margin, the ordinary calls (with the broad phase).
-            if cast is None or not kernels.cast_and_lookup_packed(cast.table, *cast.scalars, lookup.table,
-                                                                  *lookup.scalars):
-                kernels.combine_and_lookup(self.caster.cast_distances(data, plan.ode.batch), *plan.pending_arguments)
+            self._kernels().combine_and_lookup(self.caster.cast_distances(data, plan.ode.batch),
+                                               *plan.pending_arguments)
             self._pending_plan = plan
             return
         self._measure(data, casts)
@@ -479,15 +471,7 @@ class DistanceSensorBank(SampledBank):
                               look.outputs, look.counted, look.last, look.empty, self.values),
             full=len(rows) == self.n,
             pending_arguments=pending,
-            pending_packed=self._pack_pending(pending),
         )
-
-    def _pack_pending(self, pending: tuple) -> Packed | None:
-        """``pending`` (a plan's combination and lookup arguments) packed for
-        :func:`.kernel.cast_and_lookup_packed`, for a compiled caster (None otherwise, or if empty)."""
-        if not pending or self.caster is None or not self.caster.compiled:
-            return None
-        return pack(pending, self._kernels().LOOKUP_CODES)
 
     def _make_cast(self, rows: np.ndarray, rendering: bool) -> _Cast | None:
         if not len(rows):

@@ -38,8 +38,6 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from wbsim.devices.packed import Packed, pack
-
 __all__ = ["RayTargets", "RayBatch", "RayHits", "RayCaster", "BOX", "SPHERE", "CAPSULE", "CYLINDER", "PLANE",
            "MESH", "HFIELD", "primitive_interval", "capsule_interval", "nearest_triangle"]
 
@@ -432,7 +430,6 @@ class _Static:
     views: tuple | None = None  # the pose views ``arguments`` holds
     reused: tuple | None = None  # the outputs of :meth:`RayCaster.cast_distances`, kept between casts
     broad: tuple | None = None  # the compiled broad phase's pose views, margin and fixed arguments
-    packed: tuple | None = None  # (``arguments``, the cast's arguments and ``reused`` packed, or None)
 
 
 class RayCaster:
@@ -595,25 +592,6 @@ class RayCaster:
             out = static.reused = self._outputs(len(batch.ray_sensor))
         self._run_compiled(data, batch, static, False, out)
         return out[0]
-
-    def packed_cast(self, data: mujoco.MjData, batch: RayBatch) -> Packed | None:
-        """The arguments of the compiled cast of ``batch`` into the arrays :meth:`cast_distances` returns,
-        packed (:mod:`wbsim.devices.packed`) for :func:`.kernel.cast_and_lookup_packed`; None when the batch
-        has no pairs to check (its first cast, the cast after a broad phase), its poses are another MjData's,
-        or the arrays do not pack (then :meth:`cast_distances`).
-
-        Only for a compiled caster (:attr:`compiled`).
-        """
-        static = self._static_of(batch)
-        arguments = static.arguments
-        if arguments is None or static.reused is None or static.views is None or static.views[0] is not data:
-            return None
-        packed = static.packed
-        if packed is None or packed[0] is not arguments:
-            from wbsim.devices.distance_sensor.kernel import CAST_CODES
-
-            packed = static.packed = (arguments, pack(arguments + static.reused, CAST_CODES))
-        return packed[1]
 
     def _static_of(self, batch: RayBatch) -> _Static:
         """What never changes for ``batch`` (prepared at its first cast)."""

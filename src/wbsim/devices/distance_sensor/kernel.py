@@ -6,8 +6,7 @@ still valid, turns the rays into the world frame, intersects them with the plane
 pairs whose segment crosses the bounding sphere (boxes, spheres, cylinders, capsules, meshes, height fields),
 and keeps each ray's nearest hit; :func:`broad_pairs` is the broad phase (rare: it runs when something moved
 by its margin), :func:`lookup_values` the bank's lookup tables, :func:`combine_distances` the generic and
-laser sensors' distances, :func:`combine_and_lookup` both in one call, :func:`cast_and_lookup_packed` the cast
-and both with packed arguments (the bank's usual step).
+laser sensors' distances, :func:`combine_and_lookup` both in one call (the bank's usual step).
 
 Each formula repeats the numpy path's (:mod:`.caster`, the bank), in the same order of operations, so the
 two agree to the last bits except where numpy's matrix products sum in another order (1e-16 relative; the
@@ -26,11 +25,9 @@ import math
 import numpy as np
 
 from wbsim.devices.compiled import cached_njit
-from wbsim.devices.packed import B1, B2, F1, F2, F3, I1, I2
-from wbsim.devices.packed_kernel import b1, b2, f1, f2, f3, i1, i2
 
 __all__ = ["cast_rays", "broad_pairs", "near_geoms", "lookup_values", "combine_distances",
-           "combine_and_lookup", "cast_and_lookup_packed", "CAST_CODES", "LOOKUP_CODES"]
+           "combine_and_lookup"]
 
 _BOX, _SPHERE, _CAPSULE, _CYLINDER, _PLANE, _MESH, _HFIELD = range(7)  # caster's target kinds
 _SLACK = 1e-9  # the caster's broad-phase tolerance (m)
@@ -722,38 +719,3 @@ def combine_and_lookup(ray_distance: np.ndarray, ray_table: np.ndarray, sensor_t
                       distance)
     lookup_values(distance, rows, linear, increasing, steps, ends[0], ends[1], ends[2], ends[3], ends[4],
                   inputs, outputs, counted, last, empty, values)
-
-
-CAST_CODES = (F2, F2, F2, F2, I1, I1, F2, F1, B1, I2, B2, F2, I2, F2, F3, I1, I2, F1, F2, F2, F1, I1, F2, F2, F2)
-"""The type codes of :func:`cast_rays`'s arrays, in order (:mod:`wbsim.devices.packed`): ``site_xpos`` ...
-``bounded_gid``, ``pairs`` ... ``found_centres``, ``distance`` ... ``scratch``."""
-LOOKUP_CODES = (F2, I2, B1, F1, F2, F2, F2, F2, I1, B1, F1)
-"""The type codes of :func:`combine_and_lookup`'s arrays after ``ray_distance``, in order."""
-
-
-@_JIT
-def cast_and_lookup_packed(cast: np.ndarray, any_rendering: bool, margin: float, reach: float, lookup: np.ndarray,
-                           linear: bool, increasing: bool, steps: int) -> bool:
-    """:func:`cast_rays` (checking the pairs, without normals), then :func:`combine_and_lookup` of its distances,
-    in one call whose arrays come packed (:mod:`wbsim.devices.packed`: one argument instead of 36).
-
-    Args:
-        cast: :func:`cast_rays`'s arrays packed (:data:`CAST_CODES`); any_rendering, margin, reach: its scalars.
-        lookup: :func:`combine_and_lookup`'s arrays after ``ray_distance`` packed (:data:`LOOKUP_CODES`); linear,
-            increasing, steps: its scalars.
-
-    Returns:
-        False, with nothing combined, when the cast's check found that something moved by the margin (the caller
-        runs the broad phase and its ordinary calls).
-    """
-    c = cast
-    distance = f1(c, 20)
-    if not cast_rays(f2(c, 0), f2(c, 1), f2(c, 2), f2(c, 3), i1(c, 4), i1(c, 5), f2(c, 6), f1(c, 7), b1(c, 8),
-                     any_rendering, i2(c, 9), b2(c, 10), f2(c, 11), i2(c, 12), f2(c, 13), f3(c, 14), i1(c, 15),
-                     i2(c, 16), f1(c, 17), f2(c, 18), f2(c, 19), margin, reach, True, False,
-                     distance, i1(c, 21), f2(c, 22), f2(c, 23), f2(c, 24)):
-        return False
-    t = lookup
-    combine_and_lookup(distance, f2(t, 0), i2(t, 1), b1(t, 2), f1(t, 3), linear, increasing, steps, f2(t, 4),
-                       f2(t, 5), f2(t, 6), f2(t, 7), i1(t, 8), b1(t, 9), f1(t, 10))
-    return True
