@@ -8,8 +8,9 @@ address, a type code, up to three dimensions), made once when the arrays are cho
 array in place (:mod:`wbsim.devices.packed_kernel`, which checks each type code, so a table never makes a
 kernel read memory as another type).
 
-The table holds addresses: a :class:`Packed` keeps its arrays alive, and callers make a new one whenever an
-argument array is replaced (the arrays' contents may change freely). Only C-contiguous arrays of float64,
+The table holds addresses: a :class:`Packed` keeps its arrays alive, and callers pack again, or
+:meth:`Packed.replace` the one entry, whenever an argument array is replaced (the arrays' contents may change
+freely). Only C-contiguous arrays of float64,
 int64 or bool with at most three dimensions pack; :func:`pack` returns None otherwise and the caller keeps its
 ordinary call.
 
@@ -18,7 +19,7 @@ This module does not import numba.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,7 @@ SLOT = 5
 _KINDS = {np.dtype(np.float64): _FLOAT, np.dtype(np.int64): _INT, np.dtype(np.bool_): _BOOL}
 
 
-class Packed(NamedTuple):
+class Packed:
     """A packed argument list.
 
     Attributes:
@@ -46,9 +47,27 @@ class Packed(NamedTuple):
         arrays: the packed arrays (kept alive for as long as the table is used).
     """
 
-    table: np.ndarray
-    scalars: tuple[Any, ...]
-    arrays: tuple[np.ndarray, ...]
+    __slots__ = ("table", "scalars", "arrays")
+
+    def __init__(self, table: np.ndarray, scalars: tuple[Any, ...], arrays: list[np.ndarray]) -> None:
+        self.table = table
+        self.scalars = scalars
+        self.arrays = arrays
+
+    def replace(self, k: int, array: np.ndarray) -> bool:
+        """The ``k``-th array becomes ``array`` (its address and shape in the table; kept alive here).
+
+        Returns:
+            False, with nothing changed, if ``array`` does not pack with the type code of the array it replaces.
+        """
+        at = SLOT * k
+        code = type_code(array)
+        if code is None or code != self.table[at + 1]:
+            return False
+        self.table[at] = array.ctypes.data
+        self.table[at + 2:at + 5] = (*array.shape, 0, 0, 0)[:3]
+        self.arrays[k] = array
+        return True
 
 
 def type_code(array: np.ndarray) -> int | None:
@@ -83,4 +102,4 @@ def pack(arguments: tuple[Any, ...], codes: tuple[int, ...]) -> Packed | None:
         table[at] = array.ctypes.data
         table[at + 1] = code
         table[at + 2:at + 2 + array.ndim] = array.shape
-    return Packed(table, tuple(a for a in arguments if not isinstance(a, np.ndarray)), arrays)
+    return Packed(table, tuple(a for a in arguments if not isinstance(a, np.ndarray)), list(arrays))

@@ -13,7 +13,7 @@ def test_the_table_holds_each_arrays_address_type_and_shape_and_the_scalars_stay
     packed = pack((a, 1.5, b, True, c, 7), (F2, I1, F3))
     assert packed is not None
     assert packed.scalars == (1.5, True, 7)
-    assert packed.arrays[0] is a and packed.arrays[1] is b and packed.arrays[2] is c
+    assert packed.arrays == [a, b, c] and all(x is y for x, y in zip(packed.arrays, (a, b, c)))
     assert packed.table.dtype == np.int64 and packed.table.shape == (3 * SLOT,)
     assert packed.table.reshape(3, SLOT).tolist() == [
         [a.ctypes.data, F2, 4, 3, 0], [b.ctypes.data, I1, 5, 0, 0], [c.ctypes.data, F3, 2, 0, 7]]
@@ -58,3 +58,16 @@ def test_the_compiled_readers_see_the_callers_memory_and_refuse_another_type():
         k.f1(table, 0)  # a 2-D float array read as 1-D
     with pytest.raises(ValueError, match="another type or dimension"):
         k.f1(table, 1)  # an int array read as float
+
+
+def test_replacing_an_array_updates_its_entry_only_if_it_packs_as_the_old_one():
+    a, b = np.zeros((4, 3)), np.arange(5)
+    packed = pack((a, b), (F2, I1))
+    before = packed.table.copy()
+    bigger = np.ones((7, 3))
+    assert packed.replace(0, bigger)
+    assert packed.table[:SLOT].tolist() == [bigger.ctypes.data, F2, 7, 3, 0] and packed.arrays[0] is bigger
+    assert (packed.table[SLOT:] == before[SLOT:]).all()
+    for wrong in (np.ones(3), np.ones((2, 3), dtype=np.int64), np.ones((4, 6))[:, ::2]):
+        assert not packed.replace(0, wrong)
+    assert packed.table[:SLOT].tolist() == [bigger.ctypes.data, F2, 7, 3, 0] and packed.arrays[0] is bigger
