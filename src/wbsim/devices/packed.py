@@ -9,7 +9,7 @@ array in place (:mod:`wbsim.devices.packed_kernel`, which checks each type code,
 kernel read memory as another type).
 
 The table holds addresses: a :class:`Packed` keeps its arrays alive, and callers pack again, or
-:meth:`Packed.replace` the one entry, whenever an argument array is replaced (the arrays' contents may change
+:meth:`Packed.replace` the entries, whenever an argument array is replaced (the arrays' contents may change
 freely). Only C-contiguous arrays of float64,
 int64 or bool with at most three dimensions pack; :func:`pack` returns None otherwise and the caller keeps its
 ordinary call.
@@ -54,19 +54,26 @@ class Packed:
         self.scalars = scalars
         self.arrays = arrays
 
-    def replace(self, k: int, array: np.ndarray) -> bool:
-        """The ``k``-th array becomes ``array`` (its address and shape in the table; kept alive here).
+    def replace(self, k: int, *arrays: np.ndarray) -> bool:
+        """The ``k``-th array and those after it become ``arrays``, in order (their addresses and shapes in the
+        table; kept alive here): all of them or none, so that the table never mixes arrays of two argument
+        lists (the pairs and their radii of two broad phases, read with one's lengths and the other's memory).
 
         Returns:
-            False, with nothing changed, if ``array`` does not pack with the type code of the array it replaces.
+            False, with nothing changed, if one of ``arrays`` does not pack with the type code of the array it
+            replaces (or there are fewer entries).
         """
-        at = SLOT * k
-        code = type_code(array)
-        if code is None or code != self.table[at + 1]:
+        if k < 0 or k + len(arrays) > len(self.arrays):
             return False
-        self.table[at] = array.ctypes.data
-        self.table[at + 2:at + 5] = (*array.shape, 0, 0, 0)[:3]
-        self.arrays[k] = array
+        for j, array in enumerate(arrays):
+            code = type_code(array)
+            if code is None or code != self.table[SLOT * (k + j) + 1]:
+                return False
+        for j, array in enumerate(arrays):
+            at = SLOT * (k + j)
+            self.table[at] = array.ctypes.data
+            self.table[at + 2:at + 5] = (*array.shape, 0, 0, 0)[:3]
+            self.arrays[k + j] = array
         return True
 
 

@@ -71,3 +71,20 @@ def test_replacing_an_array_updates_its_entry_only_if_it_packs_as_the_old_one():
     for wrong in (np.ones(3), np.ones((2, 3), dtype=np.int64), np.ones((4, 6))[:, ::2]):
         assert not packed.replace(0, wrong)
     assert packed.table[:SLOT].tolist() == [bigger.ctypes.data, F2, 7, 3, 0] and packed.arrays[0] is bigger
+
+
+def test_replacing_several_arrays_changes_all_of_them_or_none():
+    # A caller replaces the entries of one argument list together (the caster: a broad phase's four pair arrays):
+    # one array that does not pack leaves the table and the kept arrays as they were, never half of each list.
+    a, b, c = np.zeros((3, 2), dtype=np.int64), np.zeros(2), np.zeros((2, 12))
+    packed = pack((np.zeros(4), a, b, c), (F1, I2, F1, F2))
+    before, kept = packed.table.copy(), list(packed.arrays)
+    new_a, new_b, new_c = np.ones((3, 5), dtype=np.int64), np.ones(5), np.ones((5, 12))
+    for wrong in ((new_a, new_b.astype(np.float32), new_c), (new_a, new_b, new_c[:, ::2]), (new_a, new_b, new_c, b)):
+        assert not packed.replace(1, *wrong)
+        assert (packed.table == before).all() and all(x is y for x, y in zip(packed.arrays, kept))
+    assert packed.replace(1, new_a, new_b, new_c)
+    assert packed.table.reshape(4, SLOT)[1:].tolist() == [
+        [new_a.ctypes.data, I2, 3, 5, 0], [new_b.ctypes.data, F1, 5, 0, 0], [new_c.ctypes.data, F2, 5, 12, 0]]
+    assert packed.arrays[1] is new_a and packed.arrays[2] is new_b and packed.arrays[3] is new_c
+    assert (packed.table[:SLOT] == before[:SLOT]).all()
