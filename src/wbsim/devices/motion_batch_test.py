@@ -346,3 +346,47 @@ def test_a_step_interrupted_after_the_fused_call_does_not_make_the_next_step_ski
     sim.supervision.refresh()
     position = sim.data.site_xpos[gps._sites[0]]
     np.testing.assert_allclose(gps.value_list[:3], position, rtol=0, atol=1e-6)  # the robot moves ~4 mm a step
+
+
+def test_the_fused_call_applies_each_kinds_own_resolutions(project, load, monkeypatch):
+    # The GPS's position and speed resolutions and the InertialUnit's resolution differ from one another (and
+    # from device to device): the fused call reads each from its own packed entry (a swap of two float arrays of
+    # the same shape passes the type codes), bit for bit as each kind's own path.
+    world = (WORLD.replace("GPS { translation 0.03 0 0 }", "GPS { translation 0.03 0 0 resolution 0.001 "
+                                                             "speedResolution 0.05 }")
+             .replace('GPS { name "gps2" }', 'GPS { name "gps2" resolution 0.2 speedResolution 0.003 }')
+             .replace("InertialUnit { rotation 1 0 0 0.4 }", "InertialUnit { rotation 1 0 0 0.4 resolution 0.01 }"))
+    path = project(world)
+    runs = {}
+    for mode in ("fused", "own"):
+        fused = [0]
+        run = MotionBatch.run
+
+        def counting(batch, part, step, run=run, fused=fused):
+            done = run(batch, part, step)
+            fused[0] += done
+            return done
+
+        monkeypatch.setattr(MotionBatch, "run", counting if mode == "fused" else lambda batch, part, step: False)
+        sim = load(path)
+        robot, fixed = sim.robot("r"), sim.robot("fixed")
+        for name in ("accelerometer", "gyro", "inertial unit", "gps"):
+            robot.getDevice(name).enable(8)
+        for name in ("imu2", "gps2"):
+            fixed.getDevice(name).enable(8)
+        records = []
+        for _ in range(40):
+            robot.step(8)
+            records.append(_record(sim))
+        runs[mode] = (records, fused[0], sim.banks["gps"], sim.banks["inertial_unit"])
+        monkeypatch.undo()
+    (fused, calls, gps, unit), (own, _, _, _) = runs["fused"], runs["own"]
+    assert calls >= 35
+    for step, (a, b) in enumerate(zip(fused, own)):
+        assert a == b, f"step {step + 1} differs"
+    # Webots rounds each value to its resolution: positions to 1 mm and 0.2 m, speeds to 0.05 and 0.003 m/s, the
+    # InertialUnit's quaternion to 0.01.
+    for values, resolution in ((gps.values[0], 0.001), (gps.values[1], 0.2), (gps.speed[:1], 0.05),
+                               (gps.speed[1:], 0.003), (unit.quaternion[0], 0.01)):
+        np.testing.assert_allclose(values / resolution, np.round(values / resolution), atol=1e-6)
+    assert gps.speed[0] > 0.5 and abs(gps.values[0][2]) > 0.05  # the robot moves: none of them is trivially 0
