@@ -25,6 +25,9 @@ import math
 
 import numba
 import numpy as np
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from wbsim.devices.packed_kernel import pointer, word
 
