@@ -681,7 +681,9 @@ class RayCaster:
         packing costs about 3 us per array)."""
         packed = static.packed
         if packed is not None and static.views is views:
-            if packed.arrays[16] is pairs[0] or packed.replace(16, *pairs[:4]):  # all four or none
+            if packed.arrays[16] is pairs[0]:  # the usual cast: the same pairs
+                return packed
+            if packed.replace(16, *pairs[:4]):  # all four or none
                 packed.scalars = (static.head[5], pairs[4], pairs[5])  # any_rendering, margin, reach
                 return packed
         from wbsim.devices.distance_sensor.kernel import CAST_CODES
