@@ -11,8 +11,9 @@ kernel read memory as another type).
 The table holds addresses: a :class:`Packed` keeps its arrays alive, and callers pack again, or
 :meth:`Packed.replace` the entries, whenever an argument array is replaced (the arrays' contents may change
 freely). Only C-contiguous arrays of float64,
-int64 or bool with at most three dimensions pack; :func:`pack` returns None otherwise and the caller keeps its
-ordinary call.
+int64 or bool with at most three dimensions pack; :func:`pack` returns None otherwise and the caller takes
+another path (the packed form is each kernel's only form: the motion kinds sample on their own, a distance
+sensor plan casts and looks up at the sample, the caster raises: its arrays always pack).
 
 This module does not import numba.
 """
@@ -95,7 +96,7 @@ def pack(arguments: tuple[Any, ...], codes: tuple[int, ...]) -> Packed | None:
 
     Returns:
         The :class:`Packed` arguments, or None if an array cannot be packed (:func:`type_code`) or the arrays'
-        codes are not ``codes`` (the caller then makes its ordinary call).
+        codes are not ``codes`` (the caller then takes another path).
     """
     arrays = tuple(a for a in arguments if isinstance(a, np.ndarray))
     if len(arrays) != len(codes):
