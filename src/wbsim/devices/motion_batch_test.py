@@ -162,6 +162,7 @@ def test_a_kind_joins_only_with_its_plain_path_and_one_group(project, load):
     batch = sim.banks["gyro"].context.shared["motion_batch"]
     assert sorted(batch.parts) == ["accelerometer", "gyro", "inertial_unit"]
     assert list(batch._calls) == [("inertial_unit", "accelerometer", "gyro")]  # one call prepared, reused
+    assert batch._calls[("inertial_unit", "accelerometer", "gyro")] is not None  # packed (placeholders too)
 
 
 # -- the batch across world replacements, resets, run-time imports and two simulations in one process ----------------
