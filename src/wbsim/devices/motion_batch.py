@@ -9,11 +9,11 @@ three-axis kinds and the Compass, ``LOCAL`` coordinates for the GPS) *joins* it 
 group, its index arrays, the bank's arrays the loop writes, and a check that its conditions still hold). The first
 bank of a step whose part is due calls :meth:`MotionBatch.run`: the batch runs
 :func:`~wbsim.devices.motion_kernel.fused_values` once for every joined part due in that step (arguments prepared
-once per set of due parts and reused), advances the other parts' groups and marks them done for this step, so
-the later banks only refresh their lists. Everything else (noise and its draws in the numpy path's order, lookup tables,
-disabled axes, sensors without a body, WGS84, a kind with several groups, the first sample of a group, resets)
-keeps the kind's own path; a part whose group or conditions changed is simply not computed (its bank samples it
-itself and joins again).
+once per set of due parts, packed in one table: :mod:`wbsim.devices.packed`), advances the other parts' groups and
+marks them done for this step, so the later banks only refresh their lists. Everything else (noise and its draws in
+the numpy path's order, lookup tables, disabled axes, sensors without a body, WGS84, a kind with several groups, the
+first sample of a group, resets) keeps the kind's own path; a part whose group or conditions changed is simply not
+computed (its bank samples it itself and joins again), nor are parts whose arrays do not pack.
 
 The loop and the robot runtime know nothing of it: each kind's bank decides whether its part joins, and the batch
 only knows the kernel's argument slots of the five kinds.
@@ -29,6 +29,7 @@ import numpy as np
 
 from wbsim.devices.compiled import StateViews, motion_kernels
 from wbsim.devices.kind import BankContext
+from wbsim.devices.packed import Packed, pack
 from wbsim.devices.sampling import SampleGroup, SampleSchedule
 
 __all__ = ["SLOTS", "BatchPart", "MotionBatch", "BatchMember"]
@@ -92,8 +93,8 @@ class MotionBatch:
     def __init__(self, context: BankContext) -> None:
         self._refresh = context.refresh_kinematics
         self._parts: dict[str, BatchPart] = {}
-        # The prepared calls by due kinds: (loop, arguments before the step, after it, arrays kept alive).
-        self._calls: dict[tuple[str, ...], tuple[Any, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]] = {}
+        # The prepared calls by due kinds: (loop, its packed arguments), None if they do not pack.
+        self._calls: dict[tuple[str, ...], tuple[Any, Packed] | None] = {}
 
     @staticmethod
     def of(context: BankContext) -> MotionBatch:
@@ -142,20 +143,24 @@ class MotionBatch:
                                       and other.schedule.is_sole(other.group) and other.valid())]
         if len(parts) < 2:
             return False
+        due = tuple([other.slot for other in parts])
+        if due in self._calls:
+            call = self._calls[due]
+        else:
+            call = self._calls[due] = self._prepare(due, data)
+        if call is None:  # arrays that do not pack (wbsim.devices.packed): each bank samples on its own
+            return False
         for other in parts:
             if other is not part:
                 other.schedule.due(step)  # its only group, due: advanced as its bank would
                 other.done_step = step
-        due = tuple([other.slot for other in parts])
-        call = self._calls.get(due)
-        if call is None:
-            call = self._calls[due] = self._prepare(due, data)
         self._refresh()
-        loop, before, after, _ = call
-        loop(*before, step, *after)
+        call[0](call[1].table, step, *call[1].scalars)
         return True
 
-    def _prepare(self, due: tuple[str, ...], data: Any) -> tuple[Any, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
+    def _prepare(self, due: tuple[str, ...], data: Any) -> tuple[Any, Packed] | None:
+        """The fused call of the parts ``due`` (its loop and packed arguments), or None if an array does not
+        pack."""
         kernels = motion_kernels()
         placeholders = _placeholders()
         pieces: list[np.ndarray] = []
@@ -172,8 +177,9 @@ class MotionBatch:
         bounds[1:] = np.cumsum([len(p) for p in pieces])
         index = np.concatenate([np.asarray(p, dtype=np.int64) for p in pieces])
         views = StateViews(data)
-        state = [views.site_xmat, views.site_xpos, views.cvel, views.subtree_com]
-        return kernels.fused_values, (*state, index, bounds), tuple(arrays), ()
+        packed = pack((views.site_xmat, views.site_xpos, views.cvel, views.subtree_com, index, bounds, *arrays),
+                      kernels.FUSED_CODES)
+        return (kernels.fused_values, packed) if packed is not None else None
 
 
 class BatchMember:

@@ -118,21 +118,27 @@ def _run(sim, mode: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[bytes], 
     return records, fused[0]
 
 
-def test_fused_call_gives_each_kinds_own_values_bit_for_bit(project, load, monkeypatch):
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "arrays"])
+def test_fused_call_gives_each_kinds_own_values_bit_for_bit(project, load, monkeypatch, packed):
     path = project(WORLD)
     runs = {}
     loops = set()
     for mode in ("fused", "own", "numpy"):
+        if not packed:  # arrays that do not pack (wbsim.devices.packed): no fused call, each kind on its own
+            monkeypatch.setattr("wbsim.devices.motion_batch.pack", lambda arguments, codes: None)
         sim = load(path)
         runs[mode] = (*_run(sim, mode, monkeypatch), sim._rng.bit_generator.state)
         batch = sim.banks["gyro"].context.shared.get("motion_batch")
-        loops |= {call[0] for call in batch._calls.values()} if batch is not None else set()
+        loops |= {call[0] for call in batch._calls.values() if call is not None} if batch is not None else set()
         monkeypatch.undo()
     (fused, calls, fused_rng), (own, _, own_rng), (reference, _, numpy_rng) = runs.values()
     # The fused call ran in most steps (not while the IMU and the GPS were noisy, nor at the first sample of a
     # group), and the runs differ in no bit; the noisy kinds drew the same numbers.
-    assert calls > 60
-    assert loops == {motion_kernels().fused_values}
+    if packed:
+        assert calls > 60
+        assert loops == {motion_kernels().fused_values}
+    else:
+        assert calls == 0 and loops == set()
     assert len(fused) == len(own) == 140
     for step, (a, c) in enumerate(zip(fused, own)):
         assert a == c, f"step {step + 1} differs"
@@ -156,6 +162,7 @@ def test_a_kind_joins_only_with_its_plain_path_and_one_group(project, load):
     batch = sim.banks["gyro"].context.shared["motion_batch"]
     assert sorted(batch.parts) == ["accelerometer", "gyro", "inertial_unit"]
     assert list(batch._calls) == [("inertial_unit", "accelerometer", "gyro")]  # one call prepared, reused
+    assert batch._calls[("inertial_unit", "accelerometer", "gyro")] is not None  # packed (placeholders too)
 
 
 # -- the batch across world replacements, resets, run-time imports and two simulations in one process ----------------
@@ -340,3 +347,47 @@ def test_a_step_interrupted_after_the_fused_call_does_not_make_the_next_step_ski
     sim.supervision.refresh()
     position = sim.data.site_xpos[gps._sites[0]]
     np.testing.assert_allclose(gps.value_list[:3], position, rtol=0, atol=1e-6)  # the robot moves ~4 mm a step
+
+
+def test_the_fused_call_applies_each_kinds_own_resolutions(project, load, monkeypatch):
+    # The GPS's position and speed resolutions and the InertialUnit's resolution differ from one another (and
+    # from device to device): the fused call reads each from its own packed entry (a swap of two float arrays of
+    # the same shape passes the type codes), bit for bit as each kind's own path.
+    world = (WORLD.replace("GPS { translation 0.03 0 0 }", "GPS { translation 0.03 0 0 resolution 0.001 "
+                                                             "speedResolution 0.05 }")
+             .replace('GPS { name "gps2" }', 'GPS { name "gps2" resolution 0.2 speedResolution 0.003 }')
+             .replace("InertialUnit { rotation 1 0 0 0.4 }", "InertialUnit { rotation 1 0 0 0.4 resolution 0.01 }"))
+    path = project(world)
+    runs = {}
+    for mode in ("fused", "own"):
+        fused = [0]
+        run = MotionBatch.run
+
+        def counting(batch, part, step, run=run, fused=fused):
+            done = run(batch, part, step)
+            fused[0] += done
+            return done
+
+        monkeypatch.setattr(MotionBatch, "run", counting if mode == "fused" else lambda batch, part, step: False)
+        sim = load(path)
+        robot, fixed = sim.robot("r"), sim.robot("fixed")
+        for name in ("accelerometer", "gyro", "inertial unit", "gps"):
+            robot.getDevice(name).enable(8)
+        for name in ("imu2", "gps2"):
+            fixed.getDevice(name).enable(8)
+        records = []
+        for _ in range(40):
+            robot.step(8)
+            records.append(_record(sim))
+        runs[mode] = (records, fused[0], sim.banks["gps"], sim.banks["inertial_unit"])
+        monkeypatch.undo()
+    (fused, calls, gps, unit), (own, _, _, _) = runs["fused"], runs["own"]
+    assert calls >= 35
+    for step, (a, b) in enumerate(zip(fused, own)):
+        assert a == b, f"step {step + 1} differs"
+    # Webots rounds each value to its resolution: positions to 1 mm and 0.2 m, speeds to 0.05 and 0.003 m/s, the
+    # InertialUnit's quaternion to 0.01.
+    for values, resolution in ((gps.values[0], 0.001), (gps.values[1], 0.2), (gps.speed[:1], 0.05),
+                               (gps.speed[1:], 0.003), (unit.quaternion[0], 0.01)):
+        np.testing.assert_allclose(values / resolution, np.round(values / resolution), atol=1e-6)
+    assert gps.speed[0] > 0.5 and abs(gps.values[0][2]) > 0.05  # the robot moves: none of them is trivially 0

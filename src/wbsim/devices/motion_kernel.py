@@ -34,9 +34,11 @@ import numba
 import numpy as np
 
 from wbsim.devices.compiled import cached_njit
+from wbsim.devices.packed import F1, F2, I1
+from wbsim.devices.packed_kernel import f1, f2, i1
 
 __all__ = ["gyro_values", "accelerometer_values", "inertial_values", "compass_values", "gps_values", "fused_values",
-           "FUSED_PIECES"]
+           "FUSED_PIECES", "FUSED_CODES"]
 
 _JIT = cached_njit(error_model="numpy", nogil=True)
 
@@ -256,43 +258,42 @@ rows; accelerometer: sites, bodies, roots, rows; inertial unit: sites, rows; com
 bodies, roots, dynamic (0/1), rows)."""
 
 
+FUSED_CODES = (F2, F2, F2, F2, I1, I1, F2, F2, F1, F1, F2, F1, F2, F2, F2, F1, F2, F1, F1, F1, F2, F1, F2, F2, F1)
+"""The type codes of :func:`fused_values`'s packed arrays, in order (:mod:`wbsim.devices.packed`)."""
+
+
 @_JIT
-def fused_values(site_xmat: np.ndarray, site_xpos: np.ndarray, cvel: np.ndarray, subtree_com: np.ndarray,
-                 index: np.ndarray, bounds: np.ndarray, step: int,
-                 gyro_out: np.ndarray,
-                 acc_velocity: np.ndarray, acc_last: np.ndarray, basic_ms: float, gravity: np.ndarray,
-                 acc_out: np.ndarray,
-                 iu_resolution: np.ndarray, nue: bool, quaternion: np.ndarray, roll_pitch_yaw: np.ndarray,
-                 north: int, compass_out: np.ndarray,
-                 reference: np.ndarray, no_offset: np.ndarray, gps_resolution: np.ndarray, no_factor: np.ndarray,
-                 speed_resolution: np.ndarray, previous: np.ndarray, last: np.ndarray, basic_s: float,
-                 gps_out: np.ndarray, speed_vector: np.ndarray, speed: np.ndarray) -> None:
+def fused_values(arrays: np.ndarray, step: int, basic_ms: float, nue: bool, north: int, basic_s: float) -> None:
     """The plain samples of the five motion kinds in one call (:mod:`wbsim.devices.motion_batch`): each kind's loop
     above, in turn, on its sensors, with the arguments its bank would pass (every kind writes only its own arrays
     and reads only MuJoCo's, so the order of the kinds changes nothing).
 
+    Its 25 arrays come packed in one table (:mod:`wbsim.devices.packed`, :data:`FUSED_CODES`): numba unboxes each
+    array argument at every call, which cost more than the five loops right after a physics step.
+
     Args:
-        site_xmat, site_xpos, cvel, subtree_com: MuJoCo's arrays.
-        index: the int64 index arrays of the kinds, one after the other (:data:`FUSED_PIECES`); a kind not
-            sampled in this call has empty ones.
-        bounds: where each index array starts in ``index``, plus the end, (17,).
-        step: the basic step sampled.
-        gyro_out: the Gyros' values; acc_velocity, acc_last, basic_ms, gravity, acc_out: the Accelerometers' (as
-            :func:`accelerometer_values`); iu_resolution, nue, quaternion, roll_pitch_yaw: the InertialUnits'
-            (as :func:`inertial_values`); north, compass_out: the Compasses'; reference, no_offset,
-            gps_resolution, no_factor, speed_resolution, previous, last, basic_s, gps_out, speed_vector, speed:
-            the GPS devices' (as :func:`gps_values`, without noise: ``no_offset`` and ``no_factor`` empty,
-            ``LOCAL``: the metric positions are the values).
+        arrays: packed, in order: MuJoCo's ``site_xmat``, ``site_xpos``, ``cvel``, ``subtree_com``; ``index``, the
+            int64 index arrays of the kinds one after the other (:data:`FUSED_PIECES`; a kind not sampled in this
+            call has empty ones) and ``bounds``, where each starts in ``index`` plus the end, (17,); the Gyros'
+            values; the Accelerometers' ``velocity``, ``last``, ``gravity`` and values (as
+            :func:`accelerometer_values`); the InertialUnits' ``resolution``, ``quaternion``, ``roll_pitch_yaw``
+            (as :func:`inertial_values`); the Compasses' values; the GPS devices' ``reference``, ``no_offset``,
+            ``resolution``, ``no_factor``, ``speed_resolution``, ``previous``, ``last``, values, ``speed_vector``,
+            ``speed`` (as :func:`gps_values`, without noise: ``no_offset`` and ``no_factor`` empty, ``LOCAL``: the
+            metric positions are the values).
+        step: the basic step sampled; basic_ms: the Accelerometers' basic step (ms); nue: the InertialUnits'
+            coordinate system; north: the Compasses' north axis; basic_s: the GPS devices' basic step (s).
     """
-    b = bounds
-    gyro_values(site_xmat, cvel, index[b[0]:b[1]], index[b[1]:b[2]], index[b[2]:b[3]], gyro_out)
+    a = arrays
+    site_xmat, site_xpos, cvel, subtree_com, index, b = f2(a, 0), f2(a, 1), f2(a, 2), f2(a, 3), i1(a, 4), i1(a, 5)
+    gyro_values(site_xmat, cvel, index[b[0]:b[1]], index[b[1]:b[2]], index[b[2]:b[3]], f2(a, 6))
     acc_rows = index[b[6]:b[7]]
     accelerometer_values(site_xmat, site_xpos, cvel, subtree_com, index[b[3]:b[4]], index[b[4]:b[5]],
-                         index[b[5]:b[6]], acc_rows, acc_velocity, acc_last, step, basic_ms, gravity, acc_rows,
-                         acc_out)
-    inertial_values(site_xmat, index[b[7]:b[8]], index[b[8]:b[9]], iu_resolution, nue, quaternion, roll_pitch_yaw)
-    compass_values(site_xmat, index[b[9]:b[10]], north, index[b[10]:b[11]], compass_out)
+                         index[b[5]:b[6]], acc_rows, f2(a, 7), f1(a, 8), step, basic_ms, f1(a, 9), acc_rows,
+                         f2(a, 10))
+    inertial_values(site_xmat, index[b[7]:b[8]], index[b[8]:b[9]], f1(a, 11), nue, f2(a, 12), f2(a, 13))
+    compass_values(site_xmat, index[b[9]:b[10]], north, index[b[10]:b[11]], f2(a, 14))
     gps_rows = index[b[15]:b[16]]
     gps_values(site_xpos, cvel, subtree_com, index[b[11]:b[12]], index[b[12]:b[13]], index[b[13]:b[14]],
-               index[b[14]:b[15]], gps_rows, reference, no_offset, gps_resolution, no_factor, speed_resolution,
-               previous, last, step, basic_s, gps_rows, gps_out, speed_vector, speed)
+               index[b[14]:b[15]], gps_rows, f1(a, 15), f2(a, 16), f1(a, 17), f1(a, 18), f1(a, 19), f2(a, 20),
+               f1(a, 21), step, basic_s, gps_rows, f2(a, 22), f2(a, 23), f1(a, 24))

@@ -29,6 +29,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from wbsim.devices.packed_kernel import pointer, word
+
 __all__ = ["rest_slow_contacts", "rest_slow_contacts_at", "pack_tables", "bounce_steps", "THRESHOLD", "REST",
            "BOUNCY", "STIFFNESS", "DAMPING"]
 
@@ -102,22 +104,6 @@ def _rest_contact(g0: int, g1: int, row: int, solref: np.ndarray, solreffriction
     return True
 
 
-@intrinsic
-def _pointer(typingctx, address):  # noqa: ANN001, ANN202, ARG001
-    """The int64 ``address`` as a ``void*`` (for :func:`numba.carray`)."""
-
-    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202, ARG001
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
-
-    return types.voidptr(types.int64), codegen
-
-
-@numba.njit(cache=True, error_model="numpy", nogil=True, inline="always")
-def _word(address: int) -> int:
-    """The 64-bit word at ``address`` (a pointer field), as int64."""
-    return numba.carray(_pointer(address), 1, np.int64)[0]
-
-
 def pack_tables(layout: np.ndarray, geom_class: np.ndarray, pair_keys: np.ndarray, dims: np.ndarray, nclass: int,
                 ngeom: int) -> np.ndarray:
     """The integer arguments of :func:`rest_slow_contacts_at` in one int64 array (numba unboxes each array
@@ -150,23 +136,23 @@ def rest_slow_contacts_at(data: int, tables: np.ndarray, entries: np.ndarray) ->
     geom_class = tables[15:15 + nclassed]
     pair_keys = tables[15 + nclassed:15 + nclassed + npair]
     dims = tables[15 + nclassed + npair:15 + nclassed + npair + ndims]
-    ncon = numba.carray(_pointer(data + layout[0]), 1, np.int32)[0]
-    nefc = numba.carray(_pointer(data + layout[1]), 1, np.int32)[0]
+    ncon = numba.carray(pointer(data + layout[0]), 1, np.int32)[0]
+    nefc = numba.carray(pointer(data + layout[1]), 1, np.int32)[0]
     if ncon == 0 or nefc == 0:
         return False
-    contact = _word(data + layout[2])
-    efc_vel = numba.carray(_pointer(_word(data + layout[3])), nefc, np.float64)
-    kbip = numba.carray(_pointer(_word(data + layout[4])), (nefc, 4), np.float64)
+    contact = word(data + layout[2])
+    efc_vel = numba.carray(pointer(word(data + layout[3])), nefc, np.float64)
+    kbip = numba.carray(pointer(word(data + layout[4])), (nefc, 4), np.float64)
     size, at_geom, at_address, at_solref, at_friction = layout[5], layout[6], layout[7], layout[8], layout[9]
     changed = False
     for i in range(ncon):
         base = contact + i * size
-        row = numba.carray(_pointer(base + at_address), 1, np.int32)[0]
+        row = numba.carray(pointer(base + at_address), 1, np.int32)[0]
         if row < 0:
             continue
-        geom = numba.carray(_pointer(base + at_geom), 2, np.int32)
-        solref = numba.carray(_pointer(base + at_solref), 2, np.float64)
-        solreffriction = numba.carray(_pointer(base + at_friction), 2, np.float64)
+        geom = numba.carray(pointer(base + at_geom), 2, np.int32)
+        solref = numba.carray(pointer(base + at_solref), 2, np.float64)
+        solreffriction = numba.carray(pointer(base + at_friction), 2, np.float64)
         if _rest_contact(geom[0], geom[1], row, solref, solreffriction, efc_vel, kbip, geom_class, pair_keys,
                          entries, dims, nclass, ngeom):
             changed = True

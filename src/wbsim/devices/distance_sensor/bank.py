@@ -41,6 +41,7 @@ from wbsim.devices.distance_sensor.rays import effective_ray_count, ray_directio
 from wbsim.devices.distance_sensor.schema import INFRA_RED, LASER, SONAR, repaired_fields, type_code
 from wbsim.devices.kind import BankContext
 from wbsim.devices.lookup_table import LookupPlan, LookupTables, lookup_warnings
+from wbsim.devices.packed import pack
 from wbsim.devices.resolution import quantize
 from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
 
@@ -93,8 +94,8 @@ class _Plan:
     lookup_arguments: tuple = ()  # the compiled lookup's arguments (the plan's tables, the bank's arrays)
     full: bool = False  # the rows are every row of the bank
     # The usual step's one compiled call at actuate time (:func:`.kernel.combine_and_lookup`): the
-    # combination's and the lookup's arguments, the values going to the bank's pending array (empty: not
-    # for this plan).
+    # combination's and the lookup's arrays packed (wbsim.devices.packed; the values go to the bank's pending
+    # array) and its scalars (empty: not for this plan).
     pending_arguments: tuple = ()
 
 
@@ -298,7 +299,7 @@ class DistanceSensorBank(SampledBank):
             # The usual step: the cast, then the distances and their lookups in one compiled call; the values
             # wait in the pending array for the sample (supervisors read the last sample's until then).
             self._kernels().combine_and_lookup(self.caster.cast_distances(data, plan.ode.batch),
-                                               *plan.pending_arguments)
+                                               plan.pending_arguments[0].table, *plan.pending_arguments[1])
             self._pending_plan = plan
             return
         self._measure(data, casts)
@@ -449,14 +450,17 @@ class DistanceSensorBank(SampledBank):
         look = self.tables.prepare(rows)
         ode = self._make_cast(rows[~rendering], False)
         pending: tuple = ()
-        if ode is not None and ode.combined is not None and not rendering.any() and not look.noisy:
+        if (ode is not None and ode.combined is not None and not rendering.any() and not look.noisy
+                and self.caster is not None and self.caster.compiled):
             ray_lengths, weights, starts, counts, laser, cast_rows, distance = ode.combined
-            pending = (np.array([ray_lengths, weights], dtype=float).reshape(2, -1),
-                       np.array([starts, counts, cast_rows], dtype=np.int64).reshape(3, -1), laser, distance,
-                       look.linear, look.increasing, look.steps,
-                       np.array([look.first_input, look.last_input, look.first_output, look.last_output,
-                                 look.span], dtype=float).reshape(5, -1),
-                       look.inputs, look.outputs, look.counted, look.last, look.empty, self._pending)
+            tables = pack((np.array([ray_lengths, weights], dtype=float).reshape(2, -1),
+                           np.array([starts, counts, cast_rows], dtype=np.int64).reshape(3, -1), laser, distance,
+                           np.array([look.first_input, look.last_input, look.first_output, look.last_output,
+                                     look.span], dtype=float).reshape(5, -1),
+                           look.inputs, look.outputs, look.counted, look.last, look.empty, self._pending),
+                          self._kernels().LOOKUP_CODES)
+            if tables is not None:  # (else no usual step: the cast and the lookups at the sample)
+                pending = (tables, (look.linear, look.increasing, look.steps))
         return _Plan(
             rows=rows,
             ode=ode,

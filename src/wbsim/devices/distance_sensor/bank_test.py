@@ -580,3 +580,38 @@ def test_rays_the_cast_did_not_cover_are_cast_at_the_sample(project, load, compi
     assert [v[2] for v in values] == pytest.approx(expected)
     assert all(math.isnan(v[1]) for v in values[:5]) and [v[1] for v in values[5:]] == pytest.approx(expected[5:])
     assert bank.type[0] == 0
+
+
+def test_a_plan_whose_lookup_arrays_do_not_pack_measures_at_the_sample_with_the_same_values(project, load,
+                                                                                          monkeypatch):
+    # The usual step's combination and lookups take the plan's arrays packed (wbsim.devices.packed); a plan
+    # whose arrays did not pack has no usual step: its rays are cast before the step as always and its values
+    # computed at the sample, bit for bit the same (and as the numpy path).
+    pytest.importorskip("numba")
+    scene = 'DEF BOX Solid { translation 1.1 0.1 0.5 rotation 0 0 1 0.3 boundingObject Box { size 0.2 1 1 } }'
+    sensors = " ".join(f'DistanceSensor {{ name "{n}" numberOfRays 3 aperture 0.4 rotation 0 0 1 {a} '
+                       f'lookupTable [ 0 0 0, 3 300 0 ] }}' for n, a in (("s", 0), ("t", 0.2)))
+    runs = {}
+    for mode in ("packed", "unpacked", "numpy"):
+        if mode == "unpacked":
+            monkeypatch.setattr("wbsim.devices.distance_sensor.bank.pack", lambda arguments, codes: None)
+        sim = load(project(_world(sensors, scene, robot="supervisor TRUE")))
+        bank = sim.banks["distance_sensor"]
+        bank.caster.compiled = mode != "numpy"
+        robot = sim.robot("r")
+        for name in "st":
+            robot.getDevice(name).enable(16)
+        box = robot.getFromDef("BOX").getField("translation")
+        values, usual = [], []
+        for step in range(12):
+            box.setSFVec3f([1.1 - 0.05 * step, 0.1, 0.5])
+            robot.step(16)
+            values.append(bank.values.copy())
+            usual.append(bool(bank.schedule.groups[0].cache.pending_arguments))
+        runs[mode] = (np.array(values), usual)
+        monkeypatch.undo()
+    np.testing.assert_array_equal(runs["packed"][0], runs["unpacked"][0])
+    np.testing.assert_array_equal(runs["packed"][0], runs["numpy"][0])
+    assert all(runs["packed"][1]) and not any(runs["unpacked"][1]) and not any(runs["numpy"][1])
+    first, last = runs["packed"][0][0], runs["packed"][0][-1]
+    assert (0 < first).all() and (first < 300).all() and (last < first - 40).all()  # the box seen coming closer

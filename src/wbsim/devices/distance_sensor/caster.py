@@ -38,6 +38,8 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
+from wbsim.devices.packed import Packed, pack
+
 __all__ = ["RayTargets", "RayBatch", "RayHits", "RayCaster", "BOX", "SPHERE", "CAPSULE", "CYLINDER", "PLANE",
            "MESH", "HFIELD", "primitive_interval", "capsule_interval", "nearest_triangle"]
 
@@ -426,8 +428,8 @@ class _Static:
     candidates: _Candidates | None = None
     head: tuple | None = None
     pairs: tuple | None = None
-    arguments: tuple | None = None  # the pose views, head and pairs as one tuple (built when the pairs change)
-    views: tuple | None = None  # the pose views ``arguments`` holds
+    packed: Packed | None = None  # the compiled cast's pose views, head and pairs, packed (wbsim.devices.packed)
+    views: tuple | None = None  # the pose views ``packed`` holds
     reused: tuple | None = None  # the outputs of :meth:`RayCaster.cast_distances`, kept between casts
     broad: tuple | None = None  # the compiled broad phase's pose views, margin and fixed arguments
 
@@ -630,21 +632,17 @@ class RayCaster:
             views = self._views = (data, (data.site_xpos, data.site_xmat, data.geom_xpos, data.geom_xmat), data.xpos)
         kernel = self._kernel
         if static.pairs is not None:
-            arguments = static.arguments
-            if arguments is None or static.views is not views:  # one tuple: no unpacking of three per cast
-                arguments = static.arguments = views[1] + static.head + static.pairs
-                static.views = views
-            if kernel(*arguments, True, normals, *out):
+            packed = self._packed(static, views, static.pairs)
+            if kernel(packed.table, *packed.scalars, True, normals, *out):
                 return
         # Something moved by the margin (or the first cast): a new broad phase, then the cast.
         if not len(self._bounded):
             # No pairs to find again: valid whatever moves (an infinite margin; NaN poses still fail the check).
             static.pairs = self._pair_args(self._no_pairs(batch, math.inf), static)
-            static.arguments = None
         else:
             if static.pairs is None:  # only the directions: these pairs are never valid
-                kernel(*views[1], *static.head, *self._pair_args(self._no_pairs(batch, -1.0), static), True, normals,
-                       *out)
+                packed = self._packed(static, views, self._pair_args(self._no_pairs(batch, -1.0), static))
+                kernel(packed.table, *packed.scalars, True, normals, *out)
             self.broad_phases += 1
             site_xpos, site_xmat, geom_xpos, _ = views[1]
             broad = static.broad
@@ -673,8 +671,28 @@ class RayCaster:
                 origins=site_xpos.take(batch.sites, axis=0), frames=site_xmat.take(batch.sites, axis=0),
                 centres=geom_xpos.take(self._bounded_gid, axis=0), margin=margin)
             static.pairs = self._pair_args(found_pairs, static)
-            static.arguments = None
-        kernel(*views[1], *static.head, *static.pairs, False, normals, *out)
+        packed = self._packed(static, views, static.pairs)
+        kernel(packed.table, *packed.scalars, False, normals, *out)
+
+    @staticmethod
+    def _packed(static: _Static, views: tuple, pairs: tuple) -> Packed:
+        """The compiled cast's packed arrays (:data:`.kernel.CAST_CODES`: the pose views, ``head`` and ``pairs``)
+        and scalars, kept in ``static``: only the pairs' four entries are replaced when the pairs change (a whole
+        packing costs about 3 us per array)."""
+        packed = static.packed
+        if packed is not None and static.views is views:
+            if packed.arrays[16] is pairs[0]:  # the usual cast: the same pairs
+                return packed
+            if packed.replace(16, *pairs[:4]):  # all four or none
+                packed.scalars = (static.head[5], pairs[4], pairs[5])  # any_rendering, margin, reach
+                return packed
+        from wbsim.devices.distance_sensor.kernel import CAST_CODES
+
+        packed = pack(views[1] + static.head + pairs, CAST_CODES)
+        if packed is None:  # the caster makes every array C-contiguous with the kernel's types
+            raise RuntimeError("the distance-sensor caster's arrays do not pack (wbsim.devices.packed)")
+        static.packed, static.views = packed, views
+        return packed
 
     def _near_geoms(self, site_xpos: np.ndarray, body_xpos: np.ndarray, geom_xpos: np.ndarray, batch: RayBatch,
                     margin: float) -> tuple[np.ndarray, np.ndarray]:

@@ -25,9 +25,11 @@ import math
 import numpy as np
 
 from wbsim.devices.compiled import cached_njit
+from wbsim.devices.packed import B1, B2, F1, F2, F3, I1, I2
+from wbsim.devices.packed_kernel import b1, b2, f1, f2, f3, i1, i2
 
 __all__ = ["cast_rays", "broad_pairs", "near_geoms", "lookup_values", "combine_distances",
-           "combine_and_lookup"]
+           "combine_and_lookup", "CAST_CODES", "LOOKUP_CODES"]
 
 _BOX, _SPHERE, _CAPSULE, _CYLINDER, _PLANE, _MESH, _HFIELD = range(7)  # caster's target kinds
 _SLACK = 1e-9  # the caster's broad-phase tolerance (m)
@@ -208,34 +210,35 @@ def _triangles(p: np.ndarray, v: np.ndarray, first: int, count: int, row0: int, 
     return best
 
 
+CAST_CODES = (F2, F2, F2, F2, I1, I1, F2, F1, B1, I2, B2, F2, I2, F2, F3, I1, I2, F1, F2, F2)
+"""The type codes of :func:`cast_rays`'s packed arrays, in order (:mod:`wbsim.devices.packed`)."""
+
+
 @_JIT
-def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarray, geom_xmat: np.ndarray,
-              sites: np.ndarray, ray_sensor: np.ndarray, local: np.ndarray, ray_length: np.ndarray,
-              sensor_rendering: np.ndarray, any_rendering: bool,
-              planes: np.ndarray, plane_allowed: np.ndarray, plane_half: np.ndarray,
-              shape_i: np.ndarray, shape_f: np.ndarray, tris: np.ndarray, bounded_gid: np.ndarray,
-              pairs: np.ndarray, pair_radius2: np.ndarray, found_poses: np.ndarray, found_centres: np.ndarray,
-              margin: float, reach: float, check: bool, normals: bool,
+def cast_rays(arrays: np.ndarray, any_rendering: bool, margin: float, reach: float, check: bool, normals: bool,
               distance: np.ndarray, target: np.ndarray, normal: np.ndarray, direction: np.ndarray,
               scratch: np.ndarray) -> bool:
     """Cast every ray of a batch (the caster's numpy ``cast``, compiled); see the module docstring.
 
+    The 20 arrays that stay the same from cast to cast come packed in one table (:mod:`wbsim.devices.packed`,
+    :data:`CAST_CODES`): numba unboxes each array argument at every call, which cost about 10 us per cast right
+    after a physics step.
+
     Args:
-        site_xpos, site_xmat, geom_xpos, geom_xmat: MuJoCo's poses (``data.site_xpos`` ...), world frame.
-        sites: each sensor's site, (s,); ray_sensor: each ray's sensor, (r,); local: the rays' unit directions
-            in their sensor frames, (r, 3); ray_length: (r,) m; sensor_rendering: the infra-red rule per
-            sensor, (s,); any_rendering: some sensor has it.
-        planes: the planes' MuJoCo geoms and target indices, (2, P); plane_allowed: the rays that may hit each
-            plane, (P, r); plane_half: every target's rendered plane half sizes, (T, 2).
-        shape_i, shape_f, tris: the caster's per-target shape tables (packed: numba checks each argument),
-            (T, 5) ints (kind, first triangle, triangles, height-field rows and columns), (T, 11) floats (slab
-            half widths (3), quadric (3), squared radius, capsule radius and half height, height-field half
-            sizes (2)), and every triangle's vertex and edges, (triangles, 3, 3).
-        bounded_gid: the MuJoCo geom of each bounded target (the broad phase's geom index), (b,).
-        pairs, pair_radius2: the broad phase's (ray, bounded geom) pairs: ray, bounded index and target index,
-            (3, m), and squared bounding radius, (m,).
-        found_poses, found_centres: the poses the pairs were found in: each sensor's origin and rotation,
-            (s, 12), each bounded geom's centre, (b, 3).
+        arrays: packed, in order: MuJoCo's poses ``site_xpos``, ``site_xmat``, ``geom_xpos``, ``geom_xmat``
+            (world frame); ``sites``, each sensor's site, (s,); ``ray_sensor``, each ray's sensor, (r,);
+            ``local``, the rays' unit directions in their sensor frames, (r, 3); ``ray_length``, (r,) m;
+            ``sensor_rendering``, the infra-red rule per sensor, (s,); ``planes``, the planes' MuJoCo geoms and
+            target indices, (2, P); ``plane_allowed``, the rays that may hit each plane, (P, r); ``plane_half``,
+            every target's rendered plane half sizes, (T, 2); the caster's per-target shape tables ``shape_i``,
+            (T, 5) ints (kind, first triangle, triangles, height-field rows and columns), ``shape_f``, (T, 11)
+            floats (slab half widths (3), quadric (3), squared radius, capsule radius and half height,
+            height-field half sizes (2)), and ``tris``, every triangle's vertex and edges, (triangles, 3, 3);
+            ``bounded_gid``, the MuJoCo geom of each bounded target (the broad phase's geom index), (b,); the
+            broad phase's (ray, bounded geom) ``pairs``: ray, bounded index and target index, (3, m), and their
+            squared bounding radius ``pair_radius2``, (m,); the poses the pairs were found in, ``found_poses``,
+            each sensor's origin and rotation, (s, 12), and ``found_centres``, each bounded geom's centre, (b, 3).
+        any_rendering: some sensor has the infra-red rule.
         margin: the pairs' margin (m); reach: the longest ray (m); check: test the pairs' validity first.
         normals: also compute the hit normals.
         distance, target, normal, direction: outputs, (r,), (r,), (r, 3), (r, 3) (world frame).
@@ -245,6 +248,12 @@ def cast_rays(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndarra
         False (with only ``direction`` written) when ``check`` found that something moved by the margin
         since the pairs were found: the caller runs the broad phase and calls again with ``check`` False.
     """
+    a = arrays
+    site_xpos, site_xmat, geom_xpos, geom_xmat = f2(a, 0), f2(a, 1), f2(a, 2), f2(a, 3)
+    sites, ray_sensor, local, ray_length, sensor_rendering = i1(a, 4), i1(a, 5), f2(a, 6), f1(a, 7), b1(a, 8)
+    planes, plane_allowed, plane_half = i2(a, 9), b2(a, 10), f2(a, 11)
+    shape_i, shape_f, tris, bounded_gid = i2(a, 12), f2(a, 13), f3(a, 14), i1(a, 15)
+    pairs, pair_radius2, found_poses, found_centres = i2(a, 16), f1(a, 17), f2(a, 18), f2(a, 19)
     n_sensors = len(sites)
     n_rays = len(ray_sensor)
     for r in range(n_rays):
@@ -696,26 +705,31 @@ def combine_distances(ray_distance: np.ndarray, ray_lengths: np.ndarray, weights
         distance[rows[i]] = total
 
 
+LOOKUP_CODES = (F2, I2, B1, F1, F2, F2, F2, F2, I1, B1, F1)
+"""The type codes of :func:`combine_and_lookup`'s packed tables, in order (:mod:`wbsim.devices.packed`)."""
+
+
 @_JIT
-def combine_and_lookup(ray_distance: np.ndarray, ray_table: np.ndarray, sensor_table: np.ndarray,
-                       laser: np.ndarray, distance: np.ndarray, linear: bool, increasing: bool, steps: int,
-                       ends: np.ndarray, inputs: np.ndarray, outputs: np.ndarray, counted: np.ndarray,
-                       last: np.ndarray, empty: np.ndarray, values: np.ndarray) -> None:
+def combine_and_lookup(ray_distance: np.ndarray, tables: np.ndarray, linear: bool, increasing: bool,
+                       steps: int) -> None:
     """:func:`combine_distances`, then :func:`lookup_values` of the same rows, in one call (the bank's usual
-    step: one sample group of generic or laser sensors without noise), with their arguments packed (numba's
-    call checks each argument: about 0.1 us each).
+    step: one sample group of generic or laser sensors without noise), with the plan's arrays packed in one
+    table (:mod:`wbsim.devices.packed`: numba unboxes each array argument at every call, ~0.3-1 us each right
+    after a physics step).
 
     Args:
         ray_distance: each ray's hit distance (inf: no hit), (r,).
-        ray_table: each ray's length (m) and weight, (2, r).
-        sensor_table: each sensor's first ray, number of rays and bank row, (3, s).
-        laser, distance: as :func:`combine_distances`'s.
-        linear, increasing, steps, inputs, outputs, counted, last, empty: as :func:`lookup_values`'s.
-        ends: the tables' first input, last input, first output, last output and span, (5, s).
-        values: where the values go, at the sensors' bank rows, (n,).
+        tables: packed (:data:`LOOKUP_CODES`), in order: ``ray_table``, each ray's length (m) and weight, (2, r);
+            ``sensor_table``, each sensor's first ray, number of rays and bank row, (3, s); ``laser`` and
+            ``distance`` as :func:`combine_distances`'s; ``ends``, the tables' first input, last input, first
+            output, last output and span, (5, s); ``inputs``, ``outputs``, ``counted``, ``last``, ``empty`` as
+            :func:`lookup_values`'s; ``values``, where the values go, at the sensors' bank rows, (n,).
+        linear, increasing, steps: as :func:`lookup_values`'s.
     """
+    t = tables
+    ray_table, sensor_table, distance, ends = f2(t, 0), i2(t, 1), f1(t, 3), f2(t, 4)
     rows = sensor_table[2]
-    combine_distances(ray_distance, ray_table[0], ray_table[1], sensor_table[0], sensor_table[1], laser, rows,
+    combine_distances(ray_distance, ray_table[0], ray_table[1], sensor_table[0], sensor_table[1], b1(t, 2), rows,
                       distance)
     lookup_values(distance, rows, linear, increasing, steps, ends[0], ends[1], ends[2], ends[3], ends[4],
-                  inputs, outputs, counted, last, empty, values)
+                  f2(t, 5), f2(t, 6), f2(t, 7), i1(t, 8), b1(t, 9), f1(t, 10))

@@ -398,3 +398,61 @@ def test_the_compiled_broad_phase_grows_its_pair_buffer_and_keeps_every_pair():
     np.testing.assert_array_equal(a.ray, b.ray)
     np.testing.assert_array_equal(a.geom, b.geom)
     assert len(a.ray) > 4 and compiled._pair_room.shape[1] == 2 * len(a.ray)
+
+
+def test_the_cast_keeps_its_packed_table_and_replaces_only_the_pairs_after_a_broad_phase():
+    # The compiled cast's lasting arrays are packed once per batch (wbsim.devices.packed); a broad phase replaces
+    # the four pair entries of the same table, and another MjData packs a new one. Hits as the numpy path's.
+    model, data, targets = _scene()
+    local = ray_directions(5, 1.0)
+    batch = RayBatch.build(model, np.arange(4), np.full(4, 5), np.tile(local, (4, 1)), np.full(4, 1.2),
+                           np.array([0, -2, 0, 0]), np.zeros(4, dtype=bool), np.zeros(4, dtype=bool))
+    compiled, reference = RayCaster(model, targets, compiled=True), RayCaster(model, targets, compiled=False)
+    compiled.cast(data, batch, True)
+    static = compiled._static[batch]
+    packed = static.packed
+    head = packed.table[:16 * 5].copy()
+    for step in range(8):
+        data.qpos[:2] = [0.15 * step - 0.5, 0.1 * step]  # by 15 cm: beyond the margin, new pairs each time
+        mujoco.mj_kinematics(model, data)
+        _assert_same_hits(compiled.cast(data, batch, True), reference.cast(data, batch, True), step)
+        assert static.packed is packed and (packed.table[:16 * 5] == head).all()
+        assert all(packed.arrays[16 + k] is static.pairs[k] for k in range(4))
+        assert packed.table[16 * 5] == static.pairs[0].ctypes.data and packed.table[16 * 5 + 3] == len(static.pairs[1])
+        assert packed.scalars == (static.head[5], static.pairs[4], static.pairs[5])
+    assert compiled.broad_phases >= 8
+    other = mujoco.MjData(model)
+    mujoco.mj_forward(model, other)
+    got = compiled.cast(other, batch, True)
+    assert static.packed is not packed and static.packed.table[0] == other.site_xpos.ctypes.data
+    np.testing.assert_array_equal(got.distance, reference.cast(other, batch, True).distance)
+
+
+def test_pairs_that_do_not_pack_leave_the_cast_table_whole_and_fail_at_every_cast(monkeypatch):
+    # A broad phase's pair arrays replace their four entries together: if one does not pack (not the caster's
+    # types: a bug), the cast fails with an error and its table keeps the previous pairs whole, so no later cast
+    # reads new pairs with the old radii's length (memory the table does not describe).
+    model, data, targets = _scene()
+    local = ray_directions(5, 1.0)
+    batch = RayBatch.build(model, np.arange(4), np.full(4, 5), np.tile(local, (4, 1)), np.full(4, 1.2),
+                           np.array([0, -2, 0, 0]), np.zeros(4, dtype=bool), np.zeros(4, dtype=bool))
+    caster = RayCaster(model, targets, compiled=True)
+    caster.cast(data, batch, True)
+    static = caster._static[batch]
+    packed = static.packed
+    old = tuple(static.pairs[:4])
+    pair_args = RayCaster._pair_args
+
+    def single_radii(found, static):  # float32 radii: they do not pack (wbsim.devices.packed)
+        pairs = pair_args(found, static)
+        return (pairs[0], pairs[1].astype(np.float32), *pairs[2:])
+
+    monkeypatch.setattr(RayCaster, "_pair_args", staticmethod(single_radii))
+    data.qpos[:2] = [0.7, 0.4]  # beyond the margin: a new broad phase
+    mujoco.mj_kinematics(model, data)
+    with pytest.raises(RuntimeError, match="do not pack"):
+        caster.cast(data, batch, True)
+    assert static.packed is packed and all(packed.arrays[16 + k] is old[k] for k in range(4))
+    assert packed.table[16 * 5] == old[0].ctypes.data and packed.table[17 * 5] == old[1].ctypes.data
+    with pytest.raises(RuntimeError, match="do not pack"):
+        caster.cast(data, batch, True)
