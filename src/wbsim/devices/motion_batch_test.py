@@ -65,18 +65,39 @@ def _record(sim) -> bytes:
     return b"".join(np.ascontiguousarray(a, dtype=float).tobytes() for a in arrays + motion_arrays(banks))
 
 
-def _run(sim, mode: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[bytes], int]:
-    """140 steps of the scenario; each step's record and how many steps the fused call ran in."""
-    fused = [0]
-    run = MotionBatch.run
+def _own_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every kind samples on its own path (no fused call, so never a steady one either)."""
+    monkeypatch.setattr(MotionBatch, "run", lambda batch, part, step: False)
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the fused calls: [all, steady ones] (checked ones: all - steady)."""
+    fused = [0, 0]
+    run, steady = MotionBatch.run, MotionBatch.steady
+
+    def counting(batch, part, step):
+        done = run(batch, part, step)
+        fused[0] += done
+        return done
+
+    def counting_steady(batch, part, step, data):
+        done = steady(batch, part, step, data)
+        fused[0] += done
+        fused[1] += done
+        return done
+
+    monkeypatch.setattr(MotionBatch, "run", counting)
+    monkeypatch.setattr(MotionBatch, "steady", counting_steady)
+    return fused
+
+
+def _run(sim, mode: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[bytes], list[int]]:
+    """140 steps of the scenario; each step's record and the fused calls ([all, steady ones])."""
     if mode == "fused":
-        def counting(batch, part, step):
-            done = run(batch, part, step)
-            fused[0] += done
-            return done
-        monkeypatch.setattr(MotionBatch, "run", counting)
+        fused = _counted(monkeypatch)
     else:
-        monkeypatch.setattr(MotionBatch, "run", lambda batch, part, step: False)  # every kind on its own
+        fused = [0, 0]
+        _own_paths(monkeypatch)
     for kind in KINDS:
         sim.banks[kind].compiled = mode != "numpy"
     robot, fixed = sim.robot("r"), sim.robot("fixed")
@@ -115,7 +136,7 @@ def _run(sim, mode: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[bytes], 
             robot.simulationReset()
         robot.step(8)
         records.append(_record(sim))
-    return records, fused[0]
+    return records, fused
 
 
 @pytest.mark.parametrize("packed", [True, False], ids=["packed", "arrays"])
@@ -133,12 +154,13 @@ def test_fused_call_gives_each_kinds_own_values_bit_for_bit(project, load, monke
         monkeypatch.undo()
     (fused, calls, fused_rng), (own, _, own_rng), (reference, _, numpy_rng) = runs.values()
     # The fused call ran in most steps (not while the IMU and the GPS were noisy, nor at the first sample of a
-    # group), and the runs differ in no bit; the noisy kinds drew the same numbers.
+    # group), some of them steady (the same kinds due as in the last fused call: the kinds' periods differ
+    # here), and the runs differ in no bit; the noisy kinds drew the same numbers.
     if packed:
-        assert calls > 60
+        assert calls[0] > 60 and 5 <= calls[1] < calls[0] - 40
         assert loops == {motion_kernels().fused_values}
     else:
-        assert calls == 0 and loops == set()
+        assert calls == [0, 0] and loops == set()
     assert len(fused) == len(own) == 140
     for step, (a, c) in enumerate(zip(fused, own)):
         assert a == c, f"step {step + 1} differs"
@@ -193,23 +215,6 @@ def _steps(sim, count: int, reset_at: int | None = None) -> list[bytes]:
         sim.robot("r").step(8)
         records.append(_record(sim))
     return records
-
-
-def _own_paths(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(MotionBatch, "run", lambda batch, part, step: False)
-
-
-def _counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    fused = [0]
-    run = MotionBatch.run
-
-    def counting(batch, part, step):
-        done = run(batch, part, step)
-        fused[0] += done
-        return done
-
-    monkeypatch.setattr(MotionBatch, "run", counting)
-    return fused
 
 
 def test_world_load_and_resets_give_a_fresh_simulations_values(project, load, monkeypatch):
@@ -360,15 +365,11 @@ def test_the_fused_call_applies_each_kinds_own_resolutions(project, load, monkey
     path = project(world)
     runs = {}
     for mode in ("fused", "own"):
-        fused = [0]
-        run = MotionBatch.run
-
-        def counting(batch, part, step, run=run, fused=fused):
-            done = run(batch, part, step)
-            fused[0] += done
-            return done
-
-        monkeypatch.setattr(MotionBatch, "run", counting if mode == "fused" else lambda batch, part, step: False)
+        if mode == "fused":
+            fused = _counted(monkeypatch)
+        else:
+            fused = [0, 0]
+            _own_paths(monkeypatch)
         sim = load(path)
         robot, fixed = sim.robot("r"), sim.robot("fixed")
         for name in ("accelerometer", "gyro", "inertial unit", "gps"):
@@ -391,3 +392,63 @@ def test_the_fused_call_applies_each_kinds_own_resolutions(project, load, monkey
                                (gps.speed[1:], 0.003), (unit.quaternion[0], 0.01)):
         np.testing.assert_allclose(values / resolution, np.round(values / resolution), atol=1e-6)
     assert gps.speed[0] > 0.5 and abs(gps.values[0][2]) > 0.05  # the robot moves: none of them is trivially 0
+
+
+def test_the_steady_fused_call_checks_every_part_again_after_each_change(project, load, monkeypatch):
+    # Every kind every 8 ms: after the first checked fused call, the same call again without the parts' checks
+    # (steady), until something changes what a check reads: a field written by a supervisor (noise: the
+    # InertialUnit samples on its own, then joins again), a sensor enabled again on another period, a bank's
+    # compiled flag switched, a sample on a kind's own path. Each step bit for bit as each kind's own path.
+    path = project(WORLD)
+    events = {10: "noise", 14: "quiet", 20: "period", 24: "back", 30: "numpy", 34: "compiled"}
+
+    def scenario(sim, robot) -> list[bytes]:
+        unit, gps = robot.getDevice("inertial unit"), robot.getDevice("gps")
+        records = []
+        for step in range(1, 41):
+            event = events.get(step)
+            if event == "noise":
+                robot.getFromDevice(unit).getField("noise").setSFFloat(0.01)
+            elif event == "quiet":
+                robot.getFromDevice(unit).getField("noise").setSFFloat(0.0)
+            elif event == "period":
+                gps.enable(16)
+            elif event == "back":
+                gps.enable(8)
+            elif event in ("numpy", "compiled"):
+                sim.banks["compass"].compiled = event == "compiled"
+            robot.step(8)
+            records.append(_record(sim))
+        return records
+
+    runs, steady_steps = {}, []
+    for mode in ("fused", "own"):
+        if mode == "fused":
+            fused = _counted(monkeypatch)
+        else:
+            _own_paths(monkeypatch)
+        sim = load(path)
+        robot = sim.robot("r")
+        for name in ("accelerometer", "gyro", "inertial unit", "compass", "gps"):
+            robot.getDevice(name).enable(8)
+        steady = MotionBatch.steady
+
+        def tracking(batch, part, step, data, steady=steady):
+            done = steady(batch, part, step, data)
+            if done:
+                steady_steps.append(step)
+            return done
+
+        if mode == "fused":
+            monkeypatch.setattr(MotionBatch, "steady", tracking)
+        runs[mode] = scenario(sim, robot)
+        monkeypatch.undo()
+    for step, (a, b) in enumerate(zip(runs["fused"], runs["own"])):
+        assert a == b, f"step {step + 1} differs"
+    assert len(runs["fused"]) == 40 and runs["fused"][5] != runs["fused"][6]
+    # Steady from the step after the first fused call, but not at the step right after each change (its call
+    # checks every part again, or the changed kind samples on its own).
+    assert len(steady_steps) > 20
+    for step in events:
+        assert step not in steady_steps, step
+    assert {3, 4, 5, 6, 7, 8, 9} <= set(steady_steps)
