@@ -205,8 +205,13 @@ class MotionBatch:
         call[0](call[1].table, step, *call[1].scalars)
         for other in parts:
             other.publish()
-        self._steady = (part, data, self.epoch, tuple(parts), tuple([other.schedule.version for other in parts]),
-                        call)
+        # Kept for the steady call only if the caller's group is its kind's only one too (the others were checked
+        # above): the steady call moves every group on as its schedule's only one and answers for the whole bank.
+        if part.schedule.is_sole(part.group):
+            self._steady = (part, data, self.epoch, tuple(parts),
+                            tuple([other.schedule.version for other in parts]), call)
+        else:
+            self._steady = None
         return True
 
     def _prepare(self, due: tuple[str, ...], data: Any) -> tuple[Any, Packed] | None:

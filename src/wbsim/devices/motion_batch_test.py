@@ -452,3 +452,34 @@ def test_the_steady_fused_call_checks_every_part_again_after_each_change(project
     for step in events:
         assert step not in steady_steps, step
     assert {3, 4, 5, 6, 7, 8, 9} <= set(steady_steps)
+
+
+def test_a_calling_kind_with_a_second_group_is_not_steady(project, load, monkeypatch):
+    # The InertialUnit (the first motion kind of a step) calls the fused call for its joined group while a second
+    # group of InertialUnits waits for its first sample (another period): the call is checked, not steady, and the
+    # second group samples when due (a steady call would move the joined group on as the schedule's only one and
+    # answer for the whole bank, so the second group would never sample).
+    path = project(WORLD)
+
+    def scenario() -> list[bytes]:
+        sim = load(path)
+        robot = sim.robot("r")
+        robot.getDevice("inertial unit").enable(8)
+        robot.getDevice("gyro").enable(8)
+        records = []
+        for step in range(1, 21):
+            if step == 5:
+                sim.robot("fixed").getDevice("imu2").enable(24)
+            robot.step(8)
+            records.append(_record(sim))
+        assert not np.isnan(sim.banks["inertial_unit"].roll_pitch_yaw).any()  # imu2 sampled too
+        return records
+
+    fused = _counted(monkeypatch)
+    with_batch = scenario()
+    assert fused[0] > 5  # also after the second group came (checked calls while only the joined group is due)
+    monkeypatch.undo()
+    _own_paths(monkeypatch)
+    own = scenario()
+    for step, (a, b) in enumerate(zip(with_batch, own)):
+        assert a == b, f"step {step + 1} differs"
