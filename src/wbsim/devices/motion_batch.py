@@ -10,7 +10,8 @@ group, its index arrays, the bank's arrays the loop writes, and a check that its
 bank of a step whose part is due calls :meth:`MotionBatch.run`: the batch runs
 :func:`~wbsim.devices.motion_kernel.fused_values` once for every joined part due in that step (arguments prepared
 once per set of due parts, packed in one table: :mod:`wbsim.devices.packed`), advances the other parts' groups and
-marks them done for this step, so the later banks only refresh their lists. Everything else (noise and its draws in
+marks them done for this step and refreshes every part's API lists, so the later banks do nothing more (and the
+next step may run the same call again unchecked: :meth:`MotionBatch.steady`). Everything else (noise and its draws in
 the numpy path's order, lookup tables, disabled axes, sensors without a body, WGS84, a kind with several groups, the
 first sample of a group, resets) keeps the kind's own path; a part whose group or conditions changed is simply not
 computed (its bank samples it itself and joins again), nor are parts whose arrays do not pack.

@@ -483,3 +483,71 @@ def test_a_calling_kind_with_a_second_group_is_not_steady(project, load, monkeyp
     own = scenario()
     for step, (a, b) in enumerate(zip(with_batch, own)):
         assert a == b, f"step {step + 1} differs"
+
+
+def test_each_change_alone_ends_the_steady_call(project, load, monkeypatch):
+    # Every kind every 8 ms (steady from the third step on), then one change at a time, each a few steady steps
+    # apart, so no other change's report hides a missing one: a field of each kind's bank written by a supervisor
+    # (the Accelerometer's resolution, a Compass axis, the GPS's accuracy, the InertialUnit's noise), a group emptied
+    # and filled again, a group shrunk, a world reset. Each step bit for bit as each kind's own path.
+    path = project(WORLD)
+
+    def field(sim, name: str, field_name: str):
+        return sim.robot("r").getFromDevice(sim.robot("r").getDevice(name)).getField(field_name)
+
+    events = {
+        6: lambda sim: field(sim, "accelerometer", "resolution").setSFFloat(0.01),
+        10: lambda sim: field(sim, "accelerometer", "resolution").setSFFloat(-1.0),
+        14: lambda sim: field(sim, "compass", "xAxis").setSFBool(False),
+        18: lambda sim: field(sim, "compass", "xAxis").setSFBool(True),
+        22: lambda sim: field(sim, "gps", "accuracy").setSFFloat(0.1),
+        26: lambda sim: field(sim, "gps", "accuracy").setSFFloat(0.0),
+        30: lambda sim: field(sim, "inertial unit", "noise").setSFFloat(0.01),
+        34: lambda sim: field(sim, "inertial unit", "noise").setSFFloat(0.0),
+        38: lambda sim: sim.robot("r").getDevice("gyro").enable(0),
+        42: lambda sim: sim.robot("r").getDevice("gyro").enable(8),
+        46: lambda sim: sim.robot("fixed").getDevice("imu2").enable(0),
+        50: lambda sim: sim.robot("r").simulationReset(),
+    }
+
+    def scenario(sim) -> list[bytes]:
+        robot = sim.robot("r")
+        for name in ("accelerometer", "gyro", "inertial unit", "compass", "gps"):
+            robot.getDevice(name).enable(8)
+        for name in ("imu2", "compass2", "gps2"):
+            sim.robot("fixed").getDevice(name).enable(8)
+        records = []
+        for step in range(1, 61):
+            if step in events:
+                events[step](sim)
+            robot.step(8)
+            records.append(_record(sim))
+        return records
+
+    steady_steps: list[int] = []
+    steady = MotionBatch.steady
+
+    def tracking(batch, part, step, data):
+        done = steady(batch, part, step, data)
+        if done and not sim.world_resets:  # (the steps count from 1 again after the reset)
+            steady_steps.append(step)
+        return done
+
+    sim = load(path)
+    monkeypatch.setattr(MotionBatch, "steady", tracking)
+    with_batch = scenario(sim)
+    monkeypatch.undo()
+    _own_paths(monkeypatch)
+    own = scenario(load(path))
+    for step, (a, b) in enumerate(zip(with_batch, own)):
+        assert a == b, f"step {step + 1} differs"
+    # Never steady in the step of a change, steady in the step before each change that takes a kind off its plain
+    # path, and again within three steps of each change back.
+    for step in events:
+        if step not in (42, 50):  # (the gyro enabled at 42 samples first at 43; the reset step is step 1 again)
+            assert step not in steady_steps, step
+    for step in (6, 14, 22, 30, 38, 46):
+        assert step - 1 in steady_steps, step
+    for step in (10, 18, 26, 34, 42, 46):
+        assert {step + 1, step + 2, step + 3} & set(steady_steps), step
+    assert sim.world_resets == 1 and with_batch[52] != with_batch[58]
