@@ -551,3 +551,22 @@ def test_each_change_alone_ends_the_steady_call(project, load, monkeypatch):
     for step in (10, 18, 26, 34, 42, 46):
         assert {step + 1, step + 2, step + 3} & set(steady_steps), step
     assert sim.world_resets == 1 and with_batch[52] != with_batch[58]
+
+
+def test_a_kind_joining_after_the_calling_kind_is_in_the_next_fused_call(project, load):
+    # The InertialUnit and the Compass sample every step in the steady call the InertialUnit runs; the Gyro, later
+    # in a step, joins at its first sample: its joining drops the kept call, so the next step's call is checked and
+    # computes the Gyro too (kept, the steady call would leave it to sample on its own once more).
+    sim = load(project(WORLD))
+    robot = sim.robot("r")
+    robot.getDevice("inertial unit").enable(8)
+    robot.getDevice("compass").enable(8)
+    for _ in range(4):
+        robot.step(8)
+    gyro = sim.banks["gyro"]
+    robot.getDevice("gyro").enable(8)
+    robot.step(8)  # the Gyro's first sample: its own path, then it joins
+    assert gyro._part is not None and gyro._part.done_step == -1
+    robot.step(8)
+    assert gyro._part.done_step == sim.step_count  # computed by the InertialUnit's fused call
+    assert sim.banks["inertial_unit"]._part.done_step == sim.step_count
