@@ -10,7 +10,8 @@ group, its index arrays, the bank's arrays the loop writes, and a check that its
 bank of a step whose part is due calls :meth:`MotionBatch.run`: the batch runs
 :func:`~wbsim.devices.motion_kernel.fused_values` once for every joined part due in that step (arguments prepared
 once per set of due parts, packed in one table: :mod:`wbsim.devices.packed`), advances the other parts' groups and
-marks them done for this step, so the later banks only refresh their lists. Everything else (noise and its draws in
+marks them done for this step and refreshes every part's API lists, so the later banks do nothing more (and the
+next step may run the same call again unchecked: :meth:`MotionBatch.steady`). Everything else (noise and its draws in
 the numpy path's order, lookup tables, disabled axes, sensors without a body, WGS84, a kind with several groups, the
 first sample of a group, resets) keeps the kind's own path; a part whose group or conditions changed is simply not
 computed (its bank samples it itself and joins again), nor are parts whose arrays do not pack.
@@ -68,6 +69,7 @@ class BatchPart:
         arrays: the kind's other arguments of ``fused_values``, in order (the bank's arrays, written in place).
         valid: the bank's conditions for its plain compiled path still hold for this group (called only at steps
             where the group is due).
+        publish: refreshes the bank's API lists from its value arrays.
     """
 
     slot: str
@@ -77,17 +79,26 @@ class BatchPart:
     pieces: tuple[np.ndarray, ...]
     arrays: tuple[Any, ...]
     valid: Callable[[], bool]
+    publish: Callable[[], None]
     done_step: int = -1
-    """The basic step whose fused call computed this part, its group advanced: the bank's ``sample`` of that
-    step only refreshes its lists (a step number, not a flag: a step interrupted after the fused call leaves
-    nothing that would make the next step skip its sample)."""
+    """The basic step whose fused call computed this part, its group advanced and its lists published: the
+    bank's ``sample`` of that step does nothing more (a step number, not a flag: a step interrupted after the
+    fused call leaves nothing that would make the next step skip its sample)."""
 
 
 class MotionBatch:
     """The joined parts of one simulation and the prepared fused calls (module docstring).
 
-    Get it with :meth:`of`; banks call :meth:`join`, :meth:`run` and :meth:`leave`. A part whose ``valid`` fails
-    or whose group changed is not computed (its bank samples on its own, then joins again).
+    Get it with :meth:`of`; banks call :meth:`join`, :meth:`steady`, :meth:`run`, :meth:`changed` and
+    :meth:`leave`. A part whose ``valid`` fails or whose group changed is not computed (its bank samples on its
+    own, then joins again).
+
+    The steady fused call: after a fused call, the batch keeps its parts, the versions of their schedules and
+    the batch's :attr:`epoch`. While no schedule changed its groups (:attr:`SampleSchedule.version`) and no
+    member bank reported a change (:meth:`changed`: a field written, ``compiled`` switched, a sample on its own
+    path, a part joining or leaving), the parts' checks of :meth:`run` (alone in their schedule, ``valid``)
+    still hold, so :meth:`steady` only checks that every part is due and runs the call (the checks' Python
+    cost more than the five kinds' loops right after the physics step).
     """
 
     def __init__(self, context: BankContext) -> None:
@@ -95,6 +106,11 @@ class MotionBatch:
         self._parts: dict[str, BatchPart] = {}
         # The prepared calls by due kinds: (loop, its packed arguments), None if they do not pack.
         self._calls: dict[tuple[str, ...], tuple[Any, Packed] | None] = {}
+        self.epoch = 0
+        """Bumped by every change a member bank reports (:meth:`changed`)."""
+        # The last fused call: (calling part, MjData, epoch, parts, their schedules' versions, the call).
+        self._steady: tuple[BatchPart, Any, int, tuple[BatchPart, ...], tuple[int, ...], tuple[Any, Packed]] | None
+        self._steady = None
 
     @staticmethod
     def of(context: BankContext) -> MotionBatch:
@@ -113,6 +129,7 @@ class MotionBatch:
         """``part`` replaces its kind's part (the prepared calls are dropped)."""
         self._parts[part.slot] = part
         self._calls = {}
+        self.changed()
 
     def leave(self, part: BatchPart) -> None:
         """``part`` is no longer computed (its bank was reset or restarted)."""
@@ -120,6 +137,37 @@ class MotionBatch:
             del self._parts[part.slot]
             self._calls = {}
         part.done_step = -1
+        self.changed()
+
+    def changed(self) -> None:
+        """A member bank changed something its part's ``valid`` reads: the next fused call checks every part."""
+        self.epoch += 1
+        self._steady = None
+
+    def steady(self, part: BatchPart, step: int, data: Any) -> bool:
+        """The fused call of basic step ``step`` if it is the last one again (class docstring): the same calling
+        ``part``, MjData and parts, nothing changed since, every part due. Advances the parts' groups, computes and
+        publishes them, marks them done.
+
+        Returns:
+            False, with nothing done, otherwise (the caller takes the checked path: its schedule, :meth:`run`).
+        """
+        memo = self._steady
+        if memo is None or memo[0] is not part or memo[1] is not data or memo[2] != self.epoch:
+            return False
+        parts = memo[3]
+        for other, version in zip(parts, memo[4]):
+            if other.schedule.version != version or other.group.next_step > step:
+                return False
+        for other in parts:
+            other.schedule.advance_sole(other.group, step)
+            other.done_step = step
+        self._refresh()
+        loop, packed = memo[5]
+        loop(packed.table, step, *packed.scalars)
+        for other in parts:
+            other.publish()
+        return True
 
     def run(self, part: BatchPart, step: int) -> bool:
         """Sample ``part`` and every other joined part due after basic step ``step`` in one compiled call.
@@ -153,9 +201,18 @@ class MotionBatch:
         for other in parts:
             if other is not part:
                 other.schedule.due(step)  # its only group, due: advanced as its bank would
-                other.done_step = step
+            other.done_step = step
         self._refresh()
         call[0](call[1].table, step, *call[1].scalars)
+        for other in parts:
+            other.publish()
+        # Kept for the steady call only if the caller's group is its kind's only one too (the others were checked
+        # above): the steady call moves every group on as its schedule's only one and answers for the whole bank.
+        if part.schedule.is_sole(part.group):
+            self._steady = (part, data, self.epoch, tuple(parts),
+                            tuple([other.schedule.version for other in parts]), call)
+        else:
+            self._steady = None
         return True
 
     def _prepare(self, due: tuple[str, ...], data: Any) -> tuple[Any, Packed] | None:
@@ -184,13 +241,32 @@ class MotionBatch:
 
 class BatchMember:
     """What a motion kind's bank does with the fused call (mixed into the five kinds' banks, before
-    ``SampledBank``): its joined part, joining, leaving, and the start of its ``sample``.
+    ``SampledBank``): its joined part, joining, leaving, the start of its ``sample``, and the changes it reports
+    to the batch (:meth:`_batch_changed` from its ``field_changed``; ``compiled`` is a property here that
+    reports its writes).
 
     The bank has ``schedule``, ``context`` and ``_refresh_lists`` (its API lists from its value arrays).
     """
 
     _part: BatchPart | None = None  # this kind's part, once a plain group joined
     _batch: MotionBatch | None = None
+    _compiled: bool = False
+
+    @property
+    def compiled(self) -> bool:
+        """The bank samples with its compiled loops (numba) rather than numpy."""
+        return self._compiled
+
+    @compiled.setter
+    def compiled(self, value: bool) -> None:
+        self._compiled = value
+        self._batch_changed()
+
+    def _batch_changed(self) -> None:
+        """Something the part's ``valid`` reads may have changed (a field written, ``compiled`` switched, a
+        sample on the bank's own path): the batch checks every part again at its next call."""
+        if self._batch is not None:
+            self._batch.changed()
 
     def _join_batch_part(self, slot: str, group: SampleGroup, data: Any, pieces: tuple[np.ndarray, ...],
                          arrays: tuple[Any, ...], valid: Callable[[], bool]) -> None:
@@ -200,7 +276,8 @@ class BatchMember:
         if len(schedule.groups) != 1:
             return
         self._batch = MotionBatch.of(self.context)  # type: ignore[attr-defined]
-        self._part = BatchPart(slot, schedule, group, data, pieces, arrays, valid)
+        self._part = BatchPart(slot, schedule, group, data, pieces, arrays, valid,
+                               self._refresh_lists)  # type: ignore[attr-defined]
         self._batch.join(self._part)
 
     def _leave_batch(self) -> None:
@@ -209,16 +286,20 @@ class BatchMember:
             self._batch.leave(self._part)  # type: ignore[union-attr]
             self._part = None
 
-    def _due_own(self, step: int) -> list[SampleGroup]:
+    def _due_own(self, data: Any, step: int) -> list[SampleGroup]:
         """The groups the bank must sample itself after basic step ``step`` (advanced by its schedule): none if
-        none is due, or if the fused call computed them (then the bank's lists are refreshed here)."""
+        none is due, or if a fused call computed and published them (this bank's, steady or checked, or one
+        another bank ran in this step)."""
         part = self._part
-        if part is not None and part.done_step == step:  # computed by a fused call another bank ran
-            self._refresh_lists()  # type: ignore[attr-defined]
-            return []
+        if part is not None:
+            if part.done_step == step:  # computed by a fused call another bank ran
+                return []
+            if self._batch.steady(part, step, data):  # type: ignore[union-attr]
+                return []
         due = self.schedule.due(step)  # type: ignore[attr-defined]
         if (due and part is not None and len(due) == 1 and due[0] is part.group and part.valid()
                 and self._batch.run(part, step)):  # type: ignore[union-attr]
-            self._refresh_lists()  # type: ignore[attr-defined]
             return []
+        if due:  # sampled on its own path, which may prepare its plain call again
+            self._batch_changed()
         return due

@@ -65,18 +65,39 @@ def _record(sim) -> bytes:
     return b"".join(np.ascontiguousarray(a, dtype=float).tobytes() for a in arrays + motion_arrays(banks))
 
 
-def _run(sim, mode: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[bytes], int]:
-    """140 steps of the scenario; each step's record and how many steps the fused call ran in."""
-    fused = [0]
-    run = MotionBatch.run
+def _own_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every kind samples on its own path (no fused call, so never a steady one either)."""
+    monkeypatch.setattr(MotionBatch, "run", lambda batch, part, step: False)
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the fused calls: [all, steady ones] (checked ones: all - steady)."""
+    fused = [0, 0]
+    run, steady = MotionBatch.run, MotionBatch.steady
+
+    def counting(batch, part, step):
+        done = run(batch, part, step)
+        fused[0] += done
+        return done
+
+    def counting_steady(batch, part, step, data):
+        done = steady(batch, part, step, data)
+        fused[0] += done
+        fused[1] += done
+        return done
+
+    monkeypatch.setattr(MotionBatch, "run", counting)
+    monkeypatch.setattr(MotionBatch, "steady", counting_steady)
+    return fused
+
+
+def _run(sim, mode: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[bytes], list[int]]:
+    """140 steps of the scenario; each step's record and the fused calls ([all, steady ones])."""
     if mode == "fused":
-        def counting(batch, part, step):
-            done = run(batch, part, step)
-            fused[0] += done
-            return done
-        monkeypatch.setattr(MotionBatch, "run", counting)
+        fused = _counted(monkeypatch)
     else:
-        monkeypatch.setattr(MotionBatch, "run", lambda batch, part, step: False)  # every kind on its own
+        fused = [0, 0]
+        _own_paths(monkeypatch)
     for kind in KINDS:
         sim.banks[kind].compiled = mode != "numpy"
     robot, fixed = sim.robot("r"), sim.robot("fixed")
@@ -115,7 +136,7 @@ def _run(sim, mode: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[bytes], 
             robot.simulationReset()
         robot.step(8)
         records.append(_record(sim))
-    return records, fused[0]
+    return records, fused
 
 
 @pytest.mark.parametrize("packed", [True, False], ids=["packed", "arrays"])
@@ -133,12 +154,13 @@ def test_fused_call_gives_each_kinds_own_values_bit_for_bit(project, load, monke
         monkeypatch.undo()
     (fused, calls, fused_rng), (own, _, own_rng), (reference, _, numpy_rng) = runs.values()
     # The fused call ran in most steps (not while the IMU and the GPS were noisy, nor at the first sample of a
-    # group), and the runs differ in no bit; the noisy kinds drew the same numbers.
+    # group), some of them steady (the same kinds due as in the last fused call: the kinds' periods differ
+    # here), and the runs differ in no bit; the noisy kinds drew the same numbers.
     if packed:
-        assert calls > 60
+        assert calls[0] > 60 and 5 <= calls[1] < calls[0] - 40
         assert loops == {motion_kernels().fused_values}
     else:
-        assert calls == 0 and loops == set()
+        assert calls == [0, 0] and loops == set()
     assert len(fused) == len(own) == 140
     for step, (a, c) in enumerate(zip(fused, own)):
         assert a == c, f"step {step + 1} differs"
@@ -193,23 +215,6 @@ def _steps(sim, count: int, reset_at: int | None = None) -> list[bytes]:
         sim.robot("r").step(8)
         records.append(_record(sim))
     return records
-
-
-def _own_paths(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(MotionBatch, "run", lambda batch, part, step: False)
-
-
-def _counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    fused = [0]
-    run = MotionBatch.run
-
-    def counting(batch, part, step):
-        done = run(batch, part, step)
-        fused[0] += done
-        return done
-
-    monkeypatch.setattr(MotionBatch, "run", counting)
-    return fused
 
 
 def test_world_load_and_resets_give_a_fresh_simulations_values(project, load, monkeypatch):
@@ -360,15 +365,11 @@ def test_the_fused_call_applies_each_kinds_own_resolutions(project, load, monkey
     path = project(world)
     runs = {}
     for mode in ("fused", "own"):
-        fused = [0]
-        run = MotionBatch.run
-
-        def counting(batch, part, step, run=run, fused=fused):
-            done = run(batch, part, step)
-            fused[0] += done
-            return done
-
-        monkeypatch.setattr(MotionBatch, "run", counting if mode == "fused" else lambda batch, part, step: False)
+        if mode == "fused":
+            fused = _counted(monkeypatch)
+        else:
+            fused = [0, 0]
+            _own_paths(monkeypatch)
         sim = load(path)
         robot, fixed = sim.robot("r"), sim.robot("fixed")
         for name in ("accelerometer", "gyro", "inertial unit", "gps"):
@@ -391,3 +392,181 @@ def test_the_fused_call_applies_each_kinds_own_resolutions(project, load, monkey
                                (gps.speed[1:], 0.003), (unit.quaternion[0], 0.01)):
         np.testing.assert_allclose(values / resolution, np.round(values / resolution), atol=1e-6)
     assert gps.speed[0] > 0.5 and abs(gps.values[0][2]) > 0.05  # the robot moves: none of them is trivially 0
+
+
+def test_the_steady_fused_call_checks_every_part_again_after_each_change(project, load, monkeypatch):
+    # Every kind every 8 ms: after the first checked fused call, the same call again without the parts' checks
+    # (steady), until something changes what a check reads: a field written by a supervisor (noise: the
+    # InertialUnit samples on its own, then joins again), a sensor enabled again on another period, a bank's
+    # compiled flag switched, a sample on a kind's own path. Each step bit for bit as each kind's own path.
+    path = project(WORLD)
+    events = {10: "noise", 14: "quiet", 20: "period", 24: "back", 30: "numpy", 34: "compiled"}
+
+    def scenario(sim, robot) -> list[bytes]:
+        unit, gps = robot.getDevice("inertial unit"), robot.getDevice("gps")
+        records = []
+        for step in range(1, 41):
+            event = events.get(step)
+            if event == "noise":
+                robot.getFromDevice(unit).getField("noise").setSFFloat(0.01)
+            elif event == "quiet":
+                robot.getFromDevice(unit).getField("noise").setSFFloat(0.0)
+            elif event == "period":
+                gps.enable(16)
+            elif event == "back":
+                gps.enable(8)
+            elif event in ("numpy", "compiled"):
+                sim.banks["compass"].compiled = event == "compiled"
+            robot.step(8)
+            records.append(_record(sim))
+        return records
+
+    runs, steady_steps = {}, []
+    for mode in ("fused", "own"):
+        if mode == "fused":
+            fused = _counted(monkeypatch)
+        else:
+            _own_paths(monkeypatch)
+        sim = load(path)
+        robot = sim.robot("r")
+        for name in ("accelerometer", "gyro", "inertial unit", "compass", "gps"):
+            robot.getDevice(name).enable(8)
+        steady = MotionBatch.steady
+
+        def tracking(batch, part, step, data, steady=steady):
+            done = steady(batch, part, step, data)
+            if done:
+                steady_steps.append(step)
+            return done
+
+        if mode == "fused":
+            monkeypatch.setattr(MotionBatch, "steady", tracking)
+        runs[mode] = scenario(sim, robot)
+        monkeypatch.undo()
+    for step, (a, b) in enumerate(zip(runs["fused"], runs["own"])):
+        assert a == b, f"step {step + 1} differs"
+    assert len(runs["fused"]) == 40 and runs["fused"][5] != runs["fused"][6]
+    # Steady from the step after the first fused call, but not at the step right after each change (its call
+    # checks every part again, or the changed kind samples on its own).
+    assert len(steady_steps) > 20
+    for step in events:
+        assert step not in steady_steps, step
+    assert {3, 4, 5, 6, 7, 8, 9} <= set(steady_steps)
+
+
+def test_a_calling_kind_with_a_second_group_is_not_steady(project, load, monkeypatch):
+    # The InertialUnit (the first motion kind of a step) calls the fused call for its joined group while a second
+    # group of InertialUnits waits for its first sample (another period): the call is checked, not steady, and the
+    # second group samples when due (a steady call would move the joined group on as the schedule's only one and
+    # answer for the whole bank, so the second group would never sample).
+    path = project(WORLD)
+
+    def scenario() -> list[bytes]:
+        sim = load(path)
+        robot = sim.robot("r")
+        robot.getDevice("inertial unit").enable(8)
+        robot.getDevice("gyro").enable(8)
+        records = []
+        for step in range(1, 21):
+            if step == 5:
+                sim.robot("fixed").getDevice("imu2").enable(24)
+            robot.step(8)
+            records.append(_record(sim))
+        assert not np.isnan(sim.banks["inertial_unit"].roll_pitch_yaw).any()  # imu2 sampled too
+        return records
+
+    fused = _counted(monkeypatch)
+    with_batch = scenario()
+    assert fused[0] > 5  # also after the second group came (checked calls while only the joined group is due)
+    monkeypatch.undo()
+    _own_paths(monkeypatch)
+    own = scenario()
+    for step, (a, b) in enumerate(zip(with_batch, own)):
+        assert a == b, f"step {step + 1} differs"
+
+
+def test_each_change_alone_ends_the_steady_call(project, load, monkeypatch):
+    # Every kind every 8 ms (steady from the third step on), then one change at a time, each a few steady steps
+    # apart, so no other change's report hides a missing one: a field of each kind's bank written by a supervisor
+    # (the Accelerometer's resolution, a Compass axis, the GPS's accuracy, the InertialUnit's noise), a group emptied
+    # and filled again, a group shrunk, a world reset. Each step bit for bit as each kind's own path.
+    path = project(WORLD)
+
+    def field(sim, name: str, field_name: str):
+        return sim.robot("r").getFromDevice(sim.robot("r").getDevice(name)).getField(field_name)
+
+    events = {
+        6: lambda sim: field(sim, "accelerometer", "resolution").setSFFloat(0.01),
+        10: lambda sim: field(sim, "accelerometer", "resolution").setSFFloat(-1.0),
+        14: lambda sim: field(sim, "compass", "xAxis").setSFBool(False),
+        18: lambda sim: field(sim, "compass", "xAxis").setSFBool(True),
+        22: lambda sim: field(sim, "gps", "accuracy").setSFFloat(0.1),
+        26: lambda sim: field(sim, "gps", "accuracy").setSFFloat(0.0),
+        30: lambda sim: field(sim, "inertial unit", "noise").setSFFloat(0.01),
+        34: lambda sim: field(sim, "inertial unit", "noise").setSFFloat(0.0),
+        38: lambda sim: sim.robot("r").getDevice("gyro").enable(0),
+        42: lambda sim: sim.robot("r").getDevice("gyro").enable(8),
+        46: lambda sim: sim.robot("fixed").getDevice("imu2").enable(0),
+        50: lambda sim: sim.robot("r").simulationReset(),
+    }
+
+    def scenario(sim) -> list[bytes]:
+        robot = sim.robot("r")
+        for name in ("accelerometer", "gyro", "inertial unit", "compass", "gps"):
+            robot.getDevice(name).enable(8)
+        for name in ("imu2", "compass2", "gps2"):
+            sim.robot("fixed").getDevice(name).enable(8)
+        records = []
+        for step in range(1, 61):
+            if step in events:
+                events[step](sim)
+            robot.step(8)
+            records.append(_record(sim))
+        return records
+
+    steady_steps: list[int] = []
+    steady = MotionBatch.steady
+
+    def tracking(batch, part, step, data):
+        done = steady(batch, part, step, data)
+        if done and not sim.world_resets:  # (the steps count from 1 again after the reset)
+            steady_steps.append(step)
+        return done
+
+    sim = load(path)
+    monkeypatch.setattr(MotionBatch, "steady", tracking)
+    with_batch = scenario(sim)
+    monkeypatch.undo()
+    _own_paths(monkeypatch)
+    own = scenario(load(path))
+    for step, (a, b) in enumerate(zip(with_batch, own)):
+        assert a == b, f"step {step + 1} differs"
+    # Never steady in the step of a change, steady in the step before each change that takes a kind off its plain
+    # path, and again within three steps of each change back.
+    for step in events:
+        if step not in (42, 50):  # (the gyro enabled at 42 samples first at 43; the reset step is step 1 again)
+            assert step not in steady_steps, step
+    for step in (6, 14, 22, 30, 38, 46):
+        assert step - 1 in steady_steps, step
+    for step in (10, 18, 26, 34, 42, 46):
+        assert {step + 1, step + 2, step + 3} & set(steady_steps), step
+    assert sim.world_resets == 1 and with_batch[52] != with_batch[58]
+
+
+def test_a_kind_joining_after_the_calling_kind_is_in_the_next_fused_call(project, load):
+    # The InertialUnit and the Compass sample every step in the steady call the InertialUnit runs; the Gyro, later
+    # in a step, joins at its first sample: its joining drops the kept call, so the next step's call is checked and
+    # computes the Gyro too (kept, the steady call would leave it to sample on its own once more).
+    sim = load(project(WORLD))
+    robot = sim.robot("r")
+    robot.getDevice("inertial unit").enable(8)
+    robot.getDevice("compass").enable(8)
+    for _ in range(4):
+        robot.step(8)
+    gyro = sim.banks["gyro"]
+    robot.getDevice("gyro").enable(8)
+    robot.step(8)  # the Gyro's first sample: its own path, then it joins
+    assert gyro._part is not None and gyro._part.done_step == -1
+    robot.step(8)
+    assert gyro._part.done_step == sim.step_count  # computed by the InertialUnit's fused call
+    assert sim.banks["inertial_unit"]._part.done_step == sim.step_count

@@ -92,9 +92,13 @@ class SampleSchedule:
         self._groups: dict[tuple[int, int], SampleGroup] = {}
         self._keys: list[tuple[int, int]] = []  # heap of group keys (stale ones skipped lazily)
         self.next_any = NEVER
+        # Bumped by every change of the groups other than a group moving on to its next sample: who checked
+        # a group (alone, due) can trust it while the version stays (motion_batch's steady fused call).
+        self.version = 0
 
     def reset(self) -> None:
         """Every device disabled."""
+        self.version += 1
         self.period_ms[:] = 0
         self.period_list[:] = [0] * self.n
         self.every[:] = 0
@@ -108,6 +112,7 @@ class SampleSchedule:
         enabled and sample next after basic step ``first_step`` (one for all, or one per device, (n,)). The
         simulation ends the reset step at step 1 and samples it (Webots refreshes sensors in that step's
         answer, from the initial state)."""
+        self.version += 1
         enabled = np.flatnonzero(self.every > 0).tolist()
         firsts = np.broadcast_to(np.asarray(first_step, dtype=np.int64), (self.n,))
         self._group_of = [None] * self.n
@@ -158,13 +163,9 @@ class SampleSchedule:
             (key, group), = groups.items()
             if group.next_step > step:
                 return []
-            del groups[key]
-            group.next_step = step + group.every
-            key = (group.next_step, group.every)
-            groups[key] = group
-            self._keys = [key]  # any other key was stale
-            self.next_any = group.next_step
+            self.advance_sole(group, step)
             return [group]
+        self.version += 1  # (groups may merge below)
         due = [group for group in self._groups.values() if group.next_step <= step]
         for group in due:
             del self._groups[(group.next_step, group.every)]
@@ -184,6 +185,16 @@ class SampleSchedule:
                 other.changed()
         self._update_next_any()
         return due
+
+    def advance_sole(self, group: SampleGroup, step: int) -> None:
+        """Move ``group``, the only group, due after basic step ``step``, on to its next sample (what
+        :meth:`due` does for it)."""
+        del self._groups[(group.next_step, group.every)]
+        group.next_step = step + group.every
+        key = (group.next_step, group.every)
+        self._groups[key] = group
+        self._keys = [key]  # any other key was stale
+        self.next_any = group.next_step
 
     def due_rows(self, step: int) -> np.ndarray | None:
         """The rows of every group due after basic step ``step`` (see :meth:`due`), int64 (k,), or None."""
@@ -207,6 +218,7 @@ class SampleSchedule:
         return self._group_of[row]
 
     def _join(self, row: int, next_step: int, every: int) -> None:
+        self.version += 1
         key = (next_step, every)
         group = self._groups.get(key)
         if group is None:
@@ -218,6 +230,7 @@ class SampleSchedule:
         self.next_any = min(self.next_any, next_step)
 
     def _leave(self, row: int, group: SampleGroup) -> None:
+        self.version += 1
         group.members.discard(row)
         group.changed()
         self._group_of[row] = None

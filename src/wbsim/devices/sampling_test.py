@@ -106,26 +106,66 @@ def test_incremental_schedule_matches_the_per_device_rule(n, basic, script):
     """Random enable/disable calls in the controllers phase of a step, samples due after it, enables after the
     sample (a script between steps), and world resets (restart) at random steps."""
     fast, naive = SampleSchedule(n, basic), _NaiveSchedule(n, basic)
+    seen = [fast.version, _layout(fast)]
+
+    def same_layout_same_version() -> None:  # what the motion kinds' steady fused call trusts
+        layout = _layout(fast)
+        assert fast.version != seen[0] or layout == seen[1], "the groups changed, the version did not"
+        seen[:] = [fast.version, layout]
+
     step = 0
     for before, after, restart in script:
         for row, period in before:
             if row < n:
                 fast.enable(row, period, step)
                 naive.enable(row, period, step)
+                same_layout_same_version()
         step += 1
         got = sorted(r for group in fast.due(step) for r in group.rows.tolist())
         assert got == naive.due(step), f"step {step}"
+        same_layout_same_version()
         for row, period in after:
             if row < n:
                 fast.enable(row, period, step)
                 naive.enable(row, period, step)
+                same_layout_same_version()
         if restart:  # Webots' WbSensor::reset: the clock goes back to 0, enabled devices sample after step 1
             fast.restart()
             naive.next = [1 if e else NEVER for e in naive.every]
             step = 0
+            same_layout_same_version()
         groups = fast.groups
         assert sorted(r for g in groups for r in g.members) == sorted(r for r in range(n) if naive.every[r])
         assert fast.next_any == min((g.next_step for g in groups), default=NEVER)
+
+
+def _layout(schedule: SampleSchedule) -> frozenset:
+    """The groups (by identity), their periods and members: everything but their next steps."""
+    return frozenset((group, group.every, frozenset(group.members)) for group in schedule.groups)
+
+
+def test_version_moves_with_every_change_of_the_groups_but_a_sole_group_moving_on():
+    schedule = SampleSchedule(3, 16.0)
+    schedule.enable(0, 16, 0)
+    schedule.enable(1, 16, 0)
+    version = schedule.version
+    (group,) = schedule.due(1)  # the only group moves on
+    schedule.enable(0, 16, 1)  # a re-enable that changes nothing
+    schedule.advance_sole(group, 2)  # what due(2) does for it
+    assert schedule.version == version and group.next_step == 3 and schedule.next_any == 3
+    assert schedule.due(2) == [] and schedule.due(3) == [group] and schedule.is_sole(group)
+    changes = (lambda: schedule.enable(2, 32, 3), lambda: schedule.due(5), lambda: schedule.enable(2, 0, 5),
+               lambda: schedule.enable(1, 0, 5), schedule.restart, schedule.reset)
+    for change in changes:  # a group joined; two groups due (a heap scan); left; emptied; restart; reset
+        before = schedule.version
+        change()
+        assert schedule.version > before, change
+    adopted = SampleSchedule(3, 16.0)
+    adopted.adopt(schedule, np.array([0]), np.array([1]))
+    assert adopted.version == 0  # nothing enabled any more
+    schedule.enable(0, 16, 0)
+    adopted.adopt(schedule, np.array([0]), np.array([1]))
+    assert adopted.version == 1
 
 
 def test_re_enabling_every_step_keeps_the_group_and_its_cache():

@@ -113,6 +113,7 @@ class CompassBank(BatchMember, SampledBank):
         Returns:
             The value the field now holds, or None for fields the sensor does not use.
         """
+        self._batch_changed()  # what the fused call checked may differ now (motion_batch)
         applied: object
         if name == "lookupTable":
             table = tuple(tuple(float(v) for v in item) for item in value)  # type: ignore[union-attr]
@@ -161,7 +162,7 @@ class CompassBank(BatchMember, SampledBank):
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the values of the compasses due after basic step ``step`` (module docstring)."""
-        groups = self._due_own(step)  # none when the motion kinds' fused call computed them
+        groups = self._due_own(data, step)  # none when the motion kinds' fused call computed them
         if not groups:
             return
         self.context.refresh_kinematics()

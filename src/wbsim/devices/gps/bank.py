@@ -132,6 +132,7 @@ class GpsBank(BatchMember, SampledBank):
         Returns:
             The value the field now holds, or None for fields the GPS does not use.
         """
+        self._batch_changed()  # what the fused call checked may differ now (motion_batch)
         if name not in FIELDS:
             return None
         number = float(value)  # type: ignore[arg-type]
@@ -173,7 +174,7 @@ class GpsBank(BatchMember, SampledBank):
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Measure the devices due after basic step ``step``."""
-        due = self._due_own(step)  # none when the motion kinds' fused call computed them
+        due = self._due_own(data, step)  # none when the motion kinds' fused call computed them
         if not due:
             return
         rows = due[0].rows if len(due) == 1 else np.concatenate([group.rows for group in due])

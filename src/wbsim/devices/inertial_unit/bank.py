@@ -108,6 +108,7 @@ class InertialUnitBank(BatchMember, SampledBank):
         Returns:
             The value the field now holds, or None for fields the sensor does not use.
         """
+        self._batch_changed()  # what the fused call checked may differ now (motion_batch)
         if name == "noise":
             self.noise[row] = float(value)  # type: ignore[arg-type]
             self._fields_changed()
@@ -156,7 +157,7 @@ class InertialUnitBank(BatchMember, SampledBank):
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the attitude of the sensors due after basic step ``step`` (module docstring)."""
-        due = self._due_own(step)  # none when the motion kinds' fused call computed them
+        due = self._due_own(data, step)  # none when the motion kinds' fused call computed them
         if not due:
             return
         rows = due[0].rows if len(due) == 1 else np.concatenate([group.rows for group in due])

@@ -170,6 +170,7 @@ class ThreeAxisBank(BatchMember, SampledBank):
         Returns:
             The value the field now holds, or None for fields the sensor does not use.
         """
+        self._batch_changed()  # what the fused call checked may differ now (motion_batch)
         applied: object
         if name == "lookupTable":
             table = tuple(tuple(float(v) for v in item) for item in value)  # type: ignore[union-attr]
@@ -218,7 +219,7 @@ class ThreeAxisBank(BatchMember, SampledBank):
     # -- per step -----------------------------------------------------------------------------------
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the values of the sensors due after basic step ``step``."""
-        due = self._due_own(step)  # none when the motion kinds' fused call computed them
+        due = self._due_own(data, step)  # none when the motion kinds' fused call computed them
         if not due:
             return
         self.context.refresh_kinematics()
