@@ -93,8 +93,8 @@ class MotionBatch:
     :meth:`leave`. A part whose ``valid`` fails or whose group changed is not computed (its bank samples on its
     own, then joins again).
 
-    The steady fused call: after a fused call, the batch keeps its parts, the versions of their schedules and
-    the batch's :attr:`epoch`. While no schedule changed its groups (:attr:`SampleSchedule.version`) and no
+    The steady fused call: after a fused call, the batch keeps its parts and the versions of their schedules
+    (dropped by :meth:`changed`). While no schedule changed its groups (:attr:`SampleSchedule.version`) and no
     member bank reported a change (:meth:`changed`: a field written, ``compiled`` switched, a sample on its own
     path, a part joining or leaving), the parts' checks of :meth:`run` (alone in their schedule, ``valid``)
     still hold, so :meth:`steady` only checks that every part is due and runs the call (the checks' Python
@@ -106,10 +106,9 @@ class MotionBatch:
         self._parts: dict[str, BatchPart] = {}
         # The prepared calls by due kinds: (loop, its packed arguments), None if they do not pack.
         self._calls: dict[tuple[str, ...], tuple[Any, Packed] | None] = {}
-        self.epoch = 0
-        """Bumped by every change a member bank reports (:meth:`changed`)."""
-        # The last fused call: (calling part, MjData, epoch, parts, their schedules' versions, the call).
-        self._steady: tuple[BatchPart, Any, int, tuple[BatchPart, ...], tuple[int, ...], tuple[Any, Packed]] | None
+        # The last fused call (None after a change): (calling part, MjData, parts, their schedules' versions, the
+        # call).
+        self._steady: tuple[BatchPart, Any, tuple[BatchPart, ...], tuple[int, ...], tuple[Any, Packed]] | None
         self._steady = None
 
     @staticmethod
@@ -141,7 +140,6 @@ class MotionBatch:
 
     def changed(self) -> None:
         """A member bank changed something its part's ``valid`` reads: the next fused call checks every part."""
-        self.epoch += 1
         self._steady = None
 
     def steady(self, part: BatchPart, step: int, data: Any) -> bool:
@@ -153,17 +151,17 @@ class MotionBatch:
             False, with nothing done, otherwise (the caller takes the checked path: its schedule, :meth:`run`).
         """
         memo = self._steady
-        if memo is None or memo[0] is not part or memo[1] is not data or memo[2] != self.epoch:
+        if memo is None or memo[0] is not part or memo[1] is not data:
             return False
-        parts = memo[3]
-        for other, version in zip(parts, memo[4]):
+        parts = memo[2]
+        for other, version in zip(parts, memo[3]):
             if other.schedule.version != version or other.group.next_step > step:
                 return False
         for other in parts:
             other.schedule.advance_sole(other.group, step)
             other.done_step = step
         self._refresh()
-        loop, packed = memo[5]
+        loop, packed = memo[4]
         loop(packed.table, step, *packed.scalars)
         for other in parts:
             other.publish()
@@ -209,7 +207,7 @@ class MotionBatch:
         # Kept for the steady call only if the caller's group is its kind's only one too (the others were checked
         # above): the steady call moves every group on as its schedule's only one and answers for the whole bank.
         if part.schedule.is_sole(part.group):
-            self._steady = (part, data, self.epoch, tuple(parts),
+            self._steady = (part, data, tuple(parts),
                             tuple([other.schedule.version for other in parts]), call)
         else:
             self._steady = None
