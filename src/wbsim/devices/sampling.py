@@ -21,7 +21,7 @@ from typing import Any
 
 from wbsim.devices.kind import BankContext, BankDevice, DeviceBank
 
-__all__ = ["NEVER", "steps_for_period", "SampleSchedule", "SampleGroup", "SampledBank", "SampledDevice"]
+__all__ = ["NEVER", "steps_for_period", "rows_of", "SampleSchedule", "SampleGroup", "SampledBank", "SampledDevice"]
 
 NEVER = 1 << 62
 """A basic-step index that never comes: the next sample of a disabled device."""
@@ -60,6 +60,11 @@ class SampleGroup:
         """The members changed: drop what was derived from them."""
         self._rows = None
         self.cache = None
+
+
+def rows_of(groups: list[SampleGroup]) -> np.ndarray:
+    """The rows of ``groups`` (at least one), int64 (k,): the group's own array when there is one."""
+    return groups[0].rows if len(groups) == 1 else np.concatenate([group.rows for group in groups])
 
 
 class SampleSchedule:
@@ -201,7 +206,7 @@ class SampleSchedule:
         due = self.due(step)
         if not due:
             return None
-        return due[0].rows if len(due) == 1 else np.concatenate([group.rows for group in due])
+        return rows_of(due)
 
     @property
     def groups(self) -> tuple[SampleGroup, ...]:

@@ -35,7 +35,7 @@ from wbsim.devices.gps.schema import repaired_fields
 from wbsim.devices.kind import BankContext
 from wbsim.devices.resolution import quantize
 from wbsim.devices.motion_batch import BatchMember
-from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup
+from wbsim.devices.sampling import SampledBank, SampledDevice, SampleGroup, rows_of
 
 __all__ = ["GpsBank", "GPS", "FIELDS"]
 
@@ -177,7 +177,7 @@ class GpsBank(BatchMember, SampledBank):
         due = self._due_own(data, step)  # none when the motion kinds' fused call computed them
         if not due:
             return
-        rows = due[0].rows if len(due) == 1 else np.concatenate([group.rows for group in due])
+        rows = rows_of(due)
         self.context.refresh_kinematics()
         if self.compiled:
             call = self._call
