@@ -71,11 +71,14 @@ class Packed:
             if code is None or code != self.table[SLOT * (k + j) + 1]:
                 return False
         for j, array in enumerate(arrays):
-            at = SLOT * (k + j)
-            self.table[at] = array.ctypes.data
-            self.table[at + 2:at + 5] = (*array.shape, 0, 0, 0)[:3]
+            _put(self.table, k + j, array, int(self.table[SLOT * (k + j) + 1]))
             self.arrays[k + j] = array
         return True
+
+
+def _put(table: np.ndarray, k: int, array: np.ndarray, code: int) -> None:
+    """Write the ``k``-th entry of ``table``: ``array``'s address, ``code`` and shape (unused dimensions 0)."""
+    table[SLOT * k:SLOT * (k + 1)] = (array.ctypes.data, code, *array.shape, 0, 0, 0)[:SLOT]
 
 
 def type_code(array: np.ndarray) -> int | None:
@@ -106,8 +109,5 @@ def pack(arguments: tuple[Any, ...], codes: tuple[int, ...]) -> Packed | None:
         code = type_code(array)
         if code is None or code != codes[k]:
             return None
-        at = SLOT * k
-        table[at] = array.ctypes.data
-        table[at + 1] = code
-        table[at + 2:at + 2 + array.ndim] = array.shape
+        _put(table, k, array, code)
     return Packed(table, tuple(a for a in arguments if not isinstance(a, np.ndarray)), list(arrays))
