@@ -198,7 +198,7 @@ class MotionBatch:
             return False
         for other in parts:
             if other is not part:
-                other.schedule.due(step)  # its only group, due: advanced as its bank would
+                other.schedule.advance_sole(other.group, step)  # its only group, due: as its bank's `due` would
             other.done_step = step
         self._refresh()
         call[0](call[1].table, step, *call[1].scalars)
