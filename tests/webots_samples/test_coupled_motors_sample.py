@@ -217,7 +217,7 @@ def test_gripper_at_8_ms_physics_steps_closes_and_stays_stable(project, load):
     box is then lifted is marginal at this step (this nominal run lifts it to 0.121 m, where 4 ms steps give
     0.149 m; with the box's start shifted by -1.4 to 1.4 mm in 0.2 mm steps, 9 of 15 runs lift it and the others
     leave it on the table: docs/motors.md#very-light-joints), so it is not asserted: a result that flips with a
-    0.2 mm shift would flip with the last bits of another CPU's arithmetic."""
+    0.2 mm shift flips with the last bits of another CPU's arithmetic (an AMD EPYC machine leaves it on the table)."""
     sim = load(project(WORLD, controllers={"coupled_motors": CONTROLLER}), max_physics_step_ms=8)
     assert sim.substeps == 1
     sim.run(3.2)  # a divergence would raise SimulationError
@@ -226,7 +226,11 @@ def test_gripper_at_8_ms_physics_steps_closes_and_stays_stable(project, load):
     assert np.isfinite(sim.data.qvel).all() and np.abs(sim.data.qvel).max() < 50.0
     assert 0.009 < height < 0.16  # on the table or in the raised gripper, never flung or sunk
     left, right = joint_position(sim, "motor::left finger"), joint_position(sim, "motor::right finger")
-    assert left == pytest.approx(-right, abs=5e-3) and 0.38 < left < 0.42  # closed on the box
+    # Closed: stalled on the box while it is held (0.405 rad at 4 ms steps), or at the 0.42 rad target when the box
+    # stayed on the table (as on an AMD EPYC machine: 0.420004 rad, box at 0.0095 m), never past it.
+    assert left == pytest.approx(-right, abs=5e-3) and 0.38 < left < 0.4205
+    if height > 0.05:  # lifted: the pads grip the box, so the fingers stop short of their target
+        assert left < 0.415
 
 
 def test_gripper_lifts_the_box_at_basic_time_step_16(project, load):
