@@ -12,7 +12,9 @@ recolours everything it drives (``WbLed::setMaterialsAndLightsColor``, in single
 
 The LED is *on* for any value but 0. Supervisors reading the ``emissiveColor`` of the driven Materials and
 PBRAppearances, or the ``color`` of the driven Lights, get the colour shown (black at load and after a
-reset, as Webots sets them); a value they write there holds until the LED changes colour. Writes to the
+reset, as Webots sets them), and reading the ``on`` field of the driven Lights, whether the LED is on
+(``WbLight::toggleOn`` writes it: FALSE at load and after a reset, whatever the world file says); a value they
+write there holds until the LED changes value. Writes to the
 LED's ``color`` and ``gradual`` apply from its next change of value (Webots reads them only then).
 """
 
@@ -30,6 +32,7 @@ from wbsim.world.model import WbNode
 __all__ = ["LedBank", "Led", "led_color"]
 
 _BLACK = (0.0, 0.0, 0.0)
+_LIGHT_FIELD = "color"  # the field an LED colours on a Light (Materials and PBRAppearances: emissiveColor)
 
 
 def led_color(value: int, colors: tuple[tuple[float, float, float], ...], gradual: bool) -> tuple[float, float, float]:
@@ -89,6 +92,7 @@ class LedBank(DeviceBank):
         self.colors: list[tuple[tuple[float, float, float], ...]] = []
         self.gradual = np.zeros(self.leds, dtype=bool)
         self._written: dict[int, object] = {}  # target row -> value a supervisor wrote since the last change
+        self._written_on: dict[int, bool] = {}  # light row -> `on` a supervisor wrote since the last change
         self._requests: dict[int, int] = {}
         self._restore()
 
@@ -104,6 +108,7 @@ class LedBank(DeviceBank):
         self.color[:] = 0.0
         self.on[:] = False
         self._written.clear()
+        self._written_on.clear()
         self._requests.clear()
 
     def transfer_from(self, old: DeviceBank, rows: tuple[np.ndarray, np.ndarray], state: object) -> None:
@@ -118,6 +123,7 @@ class LedBank(DeviceBank):
             self.color[n] = old.color[o]
             self.on[n] = old.on[o]
         self._written = {row_map[r]: v for r, v in old._written.items() if r in row_map}
+        self._written_on = {row_map[r]: v for r, v in old._written_on.items() if r in row_map}
         self._requests = {row_map[r]: v for r, v in old._requests.items() if r in row_map}
 
     def reset(self) -> None:
@@ -159,22 +165,31 @@ class LedBank(DeviceBank):
         self.on[row] = value != 0
         for target in self._targets_of[row]:
             self._written.pop(target, None)
+            self._written_on.pop(target, None)
 
     # -- supervisor fields --------------------------------------------------------------------------------
     def field_value(self, row: int, name: str) -> object | None:
-        """A driven node's colour field: the colour its LED shows (or what a supervisor wrote since)."""
+        """A driven node's colour field: the colour its LED shows; a driven Light's ``on``: whether its LED is on
+        (or, for both, what a supervisor wrote since the LED's last change)."""
         if row < self.leds:
             return None
         binding = self._targets[row - self.leds]
+        if name == "on" and binding.field == _LIGHT_FIELD:
+            return self._written_on.get(row, bool(self.on[binding.led]))
         if name != binding.field:
             return None
         written = self._written.get(row)
         return written if written is not None else tuple(float(c) for c in self.color[binding.led])
 
     def field_changed(self, row: int, name: str, value: object) -> object | None:
-        """``color`` and ``gradual`` of an LED (used from its next change), or a driven node's colour field."""
+        """``color`` and ``gradual`` of an LED (used from its next change), or a driven node's colour field or a
+        driven Light's ``on`` (held until the LED's next change)."""
         if row >= self.leds:
-            if name != self._targets[row - self.leds].field:
+            field = self._targets[row - self.leds].field
+            if name == "on" and field == _LIGHT_FIELD:
+                self._written_on[row] = bool(value)
+                return self._written_on[row]
+            if name != field:
                 return None
             self._written[row] = tuple(float(c) for c in value)  # type: ignore[union-attr]
             return self._written[row]

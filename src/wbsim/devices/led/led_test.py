@@ -128,6 +128,34 @@ def test_supervisors_read_the_colour_on_the_driven_fields(project, load):
     assert material.getSFColor() == [0.0, 1.0, 0.0]
 
 
+def test_supervisors_read_the_on_field_of_the_driven_lights(project, load):
+    # Webots' WbLed switches each light it drives with WbLight::toggleOn, which writes the light's `on` field:
+    # FALSE at load (whatever the world file says), value != 0 after each change, FALSE after a reset; a
+    # supervisor's write holds until the LED changes value.
+    world = WORLD.replace("DEF LIGHT PointLight { }", "DEF LIGHT PointLight { on TRUE }")
+    sim = load(project(world))
+    robot = sim.robot("r")
+    mono_on, spot_on = robot.getFromDef("LIGHT").getField("on"), robot.getFromDef("SPOT").getField("on")
+    assert mono_on.getSFBool() is False and spot_on.getSFBool() is False
+    robot.getDevice("mono").set(128)
+    robot.step(16)
+    assert mono_on.getSFBool() is True and spot_on.getSFBool() is False
+    mono_on.setSFBool(False)
+    robot.getDevice("mono").set(128)  # the same value: no change
+    robot.step(16)
+    assert mono_on.getSFBool() is False
+    robot.getDevice("mono").set(200)
+    robot.getDevice("rgb").set(0x102030)
+    robot.step(16)
+    assert mono_on.getSFBool() is True and spot_on.getSFBool() is True
+    robot.getDevice("rgb").set(0)
+    robot.step(16)
+    assert spot_on.getSFBool() is False
+    robot.simulationReset()
+    robot.step(16)
+    assert mono_on.getSFBool() is False
+
+
 def test_color_and_gradual_writes_apply_from_the_next_change(project, load):
     sim = load(project(WORLD))
     robot = sim.robot("r")
