@@ -59,3 +59,34 @@ def test_loading_a_world_pauses_the_collector_and_leaves_it_enabled(project, loa
     sim = load(project('Robot { name "r" controller "<none>" }'))
     assert seen == [False] and gc.isenabled()
     sim.step()
+
+
+def test_compiling_and_setting_up_a_simulation_pause_the_collector(project, monkeypatch):
+    # The load benchmark and hosts call compile_world and Simulation directly, not only through load_world.
+    import warnings
+
+    from wbsim.compile import builder
+    from wbsim.sim.simulation import Simulation
+    from wbsim.world.loader import load_world_model
+
+    seen = []
+    compile_spec, make_banks = builder._compile_spec, Simulation._make_banks
+
+    def spied_compile_spec(*args):  # noqa: ANN002, ANN202
+        seen.append(("compile", gc.isenabled()))
+        return compile_spec(*args)
+
+    def spied_make_banks(self):  # noqa: ANN001, ANN202
+        seen.append(("simulation", gc.isenabled()))
+        return make_banks(self)
+
+    monkeypatch.setattr(builder, "_compile_spec", spied_compile_spec)
+    monkeypatch.setattr(Simulation, "_make_banks", spied_make_banks)
+    path = project('Robot { name "r" controller "<none>" }')
+    gc.enable()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sim = Simulation(builder.compile_world(load_world_model(path)))
+    assert seen == [("compile", False), ("simulation", False)] and gc.isenabled()
+    sim.step()
+    sim.close()

@@ -44,6 +44,7 @@ import mujoco
 import numpy as np
 
 from wbsim.compile import inertia
+from wbsim.collector import paused_collection
 from wbsim.compile.bindings import Bindings, JointBinding, RobotBinding, RobotDevice, SolidBinding
 from wbsim.compile.contacts import (CONE_IMPRATIO, MAX_TIMECONST, BounceTable, ContactParams, MaterialPlan,
                                     SurfaceTable,
@@ -1473,6 +1474,12 @@ def compile_world(world: WorldModel, options: CompileOptions | None = None) -> C
     Raises:
         WorldLoadError: listing every compile error, each located in the world file.
     """
+    with paused_collection():  # see wbsim.collector: the collector's passes over a growing load are superlinear
+        return _compile_world(world, options)
+
+
+def _compile_world(world: WorldModel, options: CompileOptions | None) -> CompiledWorld:
+    """:func:`compile_world` with the collector paused."""
     builder = _Builder(world, options or CompileOptions())
     try:
         with raised_recursion_limit():  # the tree walk recurses once per nesting level, like the checker
