@@ -1467,8 +1467,8 @@ class _Builder:
 
 
 def _fresh_names() -> Callable[[str], str]:
-    """A function returning a new MuJoCo element name for a prefix at each call: the prefix and a number counted
-    from 1 over all prefixes (``b1``, ``g2``, ``b3``, ...)."""
+    """A function returning a new MuJoCo element name for a prefix at each call: the prefix and a number
+    counted from 1 over all prefixes (``b1``, ``g2``, ``b3``, ...)."""
     numbers = itertools.count(1)
 
     def fresh(prefix: str) -> str:
@@ -1483,7 +1483,7 @@ def compile_world(world: WorldModel, options: CompileOptions | None = None) -> C
     Raises:
         WorldLoadError: listing every compile error, each located in the world file.
     """
-    with paused_collection():  # see wbsim.collector: the collector's passes over a growing load are superlinear
+    with paused_collection():  # see wbsim.collector: its passes over a growing load are superlinear
         return _compile_world(world, options)
 
 

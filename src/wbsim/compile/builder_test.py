@@ -1038,8 +1038,9 @@ def test_a_compilation_leaves_no_builder_or_walk_closure_to_the_cyclic_collector
     # name function) and the boundingObject walk did.
     import gc
 
-    checked = world('Robot { children [ Solid { name "s" physics Physics { } boundingObject Pose { children [ '
-                    'Box { size 0.1 0.1 0.1 } ] } } ] physics Physics { } boundingObject Sphere { radius 0.1 } }')
+    checked = world('Robot { children [ Solid { name "s" physics Physics { } boundingObject Pose { '
+                    'children [ Box { size 0.1 0.1 0.1 } ] } } ] physics Physics { } '
+                    'boundingObject Sphere { radius 0.1 } }')
     gc.collect()
     enabled = gc.isenabled()
     gc.disable()

@@ -233,7 +233,8 @@ def bounding_geoms(bounding: WbNode | None, warnings: list[WorldWarning]) -> lis
     return result
 
 
-def _visit_bounding(node: WbNode, frame: Frame, warnings: list[WorldWarning], result: list[GeomDescription]) -> None:
+def _visit_bounding(node: WbNode, frame: Frame, warnings: list[WorldWarning],
+                    result: list[GeomDescription]) -> None:
     """Append the geometries of ``node`` (in ``frame``) and of the nodes below it to ``result``.
 
     A module function rather than a closure: a recursive closure refers to itself through its cell, a

@@ -185,7 +185,7 @@ class Simulation:
     """
 
     def __init__(self, compiled: CompiledWorld, options: SimulationOptions | None = None) -> None:
-        with paused_collection():  # see wbsim.collector: large set-ups were superlinear in the collector's passes
+        with paused_collection():  # see wbsim.collector: its passes made large set-ups superlinear
             self._set_up(compiled, options)
 
     def _set_up(self, compiled: CompiledWorld, options: SimulationOptions | None) -> None:

@@ -59,8 +59,8 @@ _IDENTIFIER_CHARS_RE = re.compile(r"[^\x00-\x20\"#',.\[\\\]{}]+")
 # Module constants: an enum member lookup costs a descriptor call.
 _EOF, _WORD, _NUMBER, _STRING = TokenKind.EOF, TokenKind.WORD, TokenKind.NUMBER, TokenKind.STRING
 _LBRACE, _RBRACE, _LBRACKET, _RBRACKET = TokenKind.LBRACE, TokenKind.RBRACE, TokenKind.LBRACKET, TokenKind.RBRACKET
-# Syntax records are named tuples; made with tuple.__new__ directly in the per-token paths (their own __new__ is a
-# Python function, a frame more per record). The records are the same.
+# Syntax records are named tuples; made with tuple.__new__ directly in the per-token paths (their own
+# __new__ is a Python function, a frame more per record). The records are the same.
 _new = tuple.__new__
 
 

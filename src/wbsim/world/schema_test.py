@@ -90,7 +90,7 @@ def test_node_schema_lists_its_node_fields_in_order() -> None:
     assert schema.node_fields == (("children", True), ("physics", False))
 
 
-def test_with_defaults_keeps_the_given_fields_first_in_their_order_then_the_defaults_in_declaration_order() -> None:
+def test_with_defaults_keeps_the_given_fields_first_then_the_defaults_in_declaration_order() -> None:
     fields = [FieldSpec("a", FieldType.SFFloat, 1.0), FieldSpec("b", FieldType.SFString, "x"),
               FieldSpec("c", FieldType.MFFloat, ()), FieldSpec("d", FieldType.SFBool, False)]
     schema = NodeSchema("Thing", {f.name: f for f in fields}, frozenset({"solid"}))
