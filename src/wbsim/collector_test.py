@@ -59,3 +59,114 @@ def test_loading_a_world_pauses_the_collector_and_leaves_it_enabled(project, loa
     sim = load(project('Robot { name "r" controller "<none>" }'))
     assert seen == [False] and gc.isenabled()
     sim.step()
+
+
+def test_compiling_and_setting_up_a_simulation_pause_the_collector(project, monkeypatch):
+    # The load benchmark and hosts call compile_world and Simulation directly, not only through load_world.
+    import warnings
+
+    from wbsim.compile import builder
+    from wbsim.sim.simulation import Simulation
+    from wbsim.world.loader import load_world_model
+
+    seen = []
+    compile_spec, make_banks = builder._compile_spec, Simulation._make_banks
+
+    def spied_compile_spec(*args):  # noqa: ANN002, ANN202
+        seen.append(("compile", gc.isenabled()))
+        return compile_spec(*args)
+
+    def spied_make_banks(self):  # noqa: ANN001, ANN202
+        seen.append(("simulation", gc.isenabled()))
+        return make_banks(self)
+
+    monkeypatch.setattr(builder, "_compile_spec", spied_compile_spec)
+    monkeypatch.setattr(Simulation, "_make_banks", spied_make_banks)
+    path = project('Robot { name "r" controller "<none>" }')
+    gc.enable()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sim = Simulation(builder.compile_world(load_world_model(path)))
+    assert seen == [("compile", False), ("simulation", False)] and gc.isenabled()
+    sim.step()
+    sim.close()
+
+
+class _Marker:
+    """An object the collector tracks, found by identity in its generations."""
+
+
+def _generation_of(marker: _Marker) -> int | None:
+    for generation in range(3):
+        if any(o is marker for o in gc.get_objects(generation=generation)):
+            return generation
+    return None
+
+
+def test_a_large_block_leaves_its_survivors_in_the_oldest_generation():
+    from wbsim.collector import PROMOTED_FROM
+
+    gc.enable()
+    with paused_collection():
+        marker = _Marker()
+        kept = [[] for _ in range(PROMOTED_FROM)]  # tracked objects, as a large load makes
+    assert _generation_of(marker) == 2
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    del kept
+
+
+def test_a_small_block_leaves_the_generations_as_they_are():
+    gc.enable()
+    gc.collect()
+    with paused_collection():
+        marker = _Marker()
+    assert _generation_of(marker) == 0
+
+
+def test_objects_the_host_froze_stay_frozen():
+    from wbsim.collector import PROMOTED_FROM
+
+    gc.enable()
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    try:
+        with paused_collection():
+            marker = _Marker()
+            kept = [[] for _ in range(PROMOTED_FROM)]
+        assert gc.get_freeze_count() == frozen
+        assert _generation_of(marker) in (0, 1)  # the youngest generation's pass after the block may have run
+        del kept
+    finally:
+        gc.unfreeze()
+
+
+def test_a_block_ended_by_an_error_promotes_nothing():
+    from wbsim.collector import PROMOTED_FROM
+
+    gc.enable()
+    gc.collect()
+    kept = []
+    with pytest.raises(ValueError):
+        with paused_collection():
+            kept.append(_Marker())
+            kept.extend([] for _ in range(PROMOTED_FROM))
+            raise ValueError("boom")
+    assert _generation_of(kept[0]) in (0, 1)  # the youngest generation's pass after the block may have run
+
+
+def test_a_cycle_dropped_in_a_large_block_is_still_collected():
+    import weakref
+
+    from wbsim.collector import PROMOTED_FROM
+
+    gc.enable()
+    with paused_collection():
+        cycle = _Marker()
+        cycle.self = cycle  # type: ignore[attr-defined]
+        watch = weakref.ref(cycle)
+        del cycle
+        kept = [[] for _ in range(PROMOTED_FROM)]
+    assert watch() is not None  # promoted with the survivors
+    gc.collect()
+    assert watch() is None
+    del kept

@@ -33,17 +33,19 @@ Webots' rules applied here:
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import re
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import mujoco
 import numpy as np
 
 from wbsim.compile import inertia
+from wbsim.collector import paused_collection
 from wbsim.compile.bindings import Bindings, JointBinding, RobotBinding, RobotDevice, SolidBinding
 from wbsim.compile.contacts import (CONE_IMPRATIO, MAX_TIMECONST, BounceTable, ContactParams, MaterialPlan,
                                     SurfaceTable,
@@ -285,7 +287,8 @@ class _Builder:
         # The parameters given to each named geom and explicit pair, for the bounce threshold (BounceTable).
         self.geom_contacts: list[tuple[str, ContactParams]] = []
         self.pair_contacts: list[tuple[str, str, ContactParams]] = []
-        self.counter = 0
+        # Not a method: the context keeps it, and a bound method would tie the builder into a reference cycle.
+        self._name = _fresh_names()
         self.solids: list[SolidSlot] = []
         self.joints: list[JointSlot] = []
         self.robots: list[_Robot] = []
@@ -310,10 +313,6 @@ class _Builder:
         self._loop_targets: dict[int, WbNode | None] = {}  # id(SolidReference) -> its Solid (None: static world)
 
     # -- helpers ----------------------------------------------------------------------------------
-    def _name(self, prefix: str) -> str:
-        self.counter += 1
-        return f"{prefix}{self.counter}"
-
     def _error(self, message: str, node: WbNode, field_name: str | None = None) -> None:
         location = node.location_of(field_name) if field_name else node.location
         path = f"{node.path} > {field_name}" if field_name else node.path
@@ -1467,12 +1466,29 @@ class _Builder:
         return range(start, start + count)
 
 
+def _fresh_names() -> Callable[[str], str]:
+    """A function returning a new MuJoCo element name for a prefix at each call: the prefix and a number
+    counted from 1 over all prefixes (``b1``, ``g2``, ``b3``, ...)."""
+    numbers = itertools.count(1)
+
+    def fresh(prefix: str) -> str:
+        return f"{prefix}{next(numbers)}"
+
+    return fresh
+
+
 def compile_world(world: WorldModel, options: CompileOptions | None = None) -> CompiledWorld:
     """Compile a checked world into a MuJoCo model and its binding table.
 
     Raises:
         WorldLoadError: listing every compile error, each located in the world file.
     """
+    with paused_collection():  # see wbsim.collector: its passes over a growing load are superlinear
+        return _compile_world(world, options)
+
+
+def _compile_world(world: WorldModel, options: CompileOptions | None) -> CompiledWorld:
+    """:func:`compile_world` with the collector paused."""
     builder = _Builder(world, options or CompileOptions())
     try:
         with raised_recursion_limit():  # the tree walk recurses once per nesting level, like the checker

@@ -1030,3 +1030,30 @@ def test_element_counts_taken_before_attaching_are_the_models(monkeypatch) -> No
     (counts,) = seen
     names = ("nbody", "nq", "nv", "njnt", "ngeom", "nsite", "nu", "ntendon", "nwrap", "neq")
     assert [counts[n] for n in names] == [getattr(model, n) for n in names]
+
+
+def test_a_compilation_leaves_no_builder_or_walk_closure_to_the_cyclic_collector():
+    # compile_world and load_world pause the collector (wbsim.collector): what a load drops is freed by
+    # reference counting only if it holds no reference cycle. The builder and its context (which keeps the
+    # name function) and the boundingObject walk did.
+    import gc
+
+    checked = world('Robot { children [ Solid { name "s" physics Physics { } boundingObject Pose { '
+                    'children [ Box { size 0.1 0.1 0.1 } ] } } ] physics Physics { } '
+                    'boundingObject Sphere { radius 0.1 } }')
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        compile_world(checked)
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        kinds = {type(o).__name__ for o in gc.garbage}
+        functions = {o.__qualname__ for o in gc.garbage if type(o).__name__ == "function"}
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if enabled:
+            gc.enable()
+    assert not kinds & {"_Builder", "CompileContext", "MotorCompiler", "GeomDescription"}
+    assert not functions

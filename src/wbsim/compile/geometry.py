@@ -228,37 +228,43 @@ def bounding_geoms(bounding: WbNode | None, warnings: list[WorldWarning]) -> lis
         CompileError: a Transform with a scale other than 1 1 1, or an invalid geometry.
     """
     result: list[GeomDescription] = []
-
-    def visit(node: WbNode, frame: Frame) -> None:
-        if node.is_a("geometry"):
-            geom = _primitive(node, frame, warnings)
-            if geom is not None:
-                result.append(geom)
-            return
-        if node.type_name == "Shape":
-            geometry = node["geometry"]
-            if isinstance(geometry, WbNode):
-                visit(geometry, frame)
-            return
-        if not node.is_a("group"):
-            raise CompileError(
-                f"A {node.type_name} node cannot be part of a boundingObject: only geometries, Shape, Pose, "
-                "Transform and Group are allowed.",
-                node.location,
-                node.path,
-            )
-        if node.type_name == "Transform" and tuple(node["scale"]) != (1.0, 1.0, 1.0):  # type: ignore[arg-type]
-            raise CompileError(
-                "A Transform with a scale other than 1 1 1 cannot be used in a boundingObject (as in Webots); "
-                "scale the geometry's own fields instead.",
-                node.location_of("scale"),
-                node.path,
-            )
-        if node.type_name in ("Pose", "Transform"):
-            frame = frame @ Frame.from_webots(node["translation"], node["rotation"])  # type: ignore[arg-type]
-        for child in node.get("children", ()):  # type: ignore[union-attr]
-            visit(child, frame)
-
     if bounding is not None:
-        visit(bounding, Frame.identity())
+        _visit_bounding(bounding, Frame.identity(), warnings, result)
     return result
+
+
+def _visit_bounding(node: WbNode, frame: Frame, warnings: list[WorldWarning],
+                    result: list[GeomDescription]) -> None:
+    """Append the geometries of ``node`` (in ``frame``) and of the nodes below it to ``result``.
+
+    A module function rather than a closure: a recursive closure refers to itself through its cell, a
+    reference cycle per Solid that only the cyclic collector frees.
+    """
+    if node.is_a("geometry"):
+        geom = _primitive(node, frame, warnings)
+        if geom is not None:
+            result.append(geom)
+        return
+    if node.type_name == "Shape":
+        geometry = node["geometry"]
+        if isinstance(geometry, WbNode):
+            _visit_bounding(geometry, frame, warnings, result)
+        return
+    if not node.is_a("group"):
+        raise CompileError(
+            f"A {node.type_name} node cannot be part of a boundingObject: only geometries, Shape, Pose, "
+            "Transform and Group are allowed.",
+            node.location,
+            node.path,
+        )
+    if node.type_name == "Transform" and tuple(node["scale"]) != (1.0, 1.0, 1.0):  # type: ignore[arg-type]
+        raise CompileError(
+            "A Transform with a scale other than 1 1 1 cannot be used in a boundingObject (as in Webots); "
+            "scale the geometry's own fields instead.",
+            node.location_of("scale"),
+            node.path,
+        )
+    if node.type_name in ("Pose", "Transform"):
+        frame = frame @ Frame.from_webots(node["translation"], node["rotation"])  # type: ignore[arg-type]
+    for child in node.get("children", ()):  # type: ignore[union-attr]
+        _visit_bounding(child, frame, warnings, result)

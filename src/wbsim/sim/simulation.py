@@ -185,6 +185,11 @@ class Simulation:
     """
 
     def __init__(self, compiled: CompiledWorld, options: SimulationOptions | None = None) -> None:
+        with paused_collection():  # see wbsim.collector: its passes made large set-ups superlinear
+            self._set_up(compiled, options)
+
+    def _set_up(self, compiled: CompiledWorld, options: SimulationOptions | None) -> None:
+        """The whole of ``__init__`` (with the collector paused)."""
         self.options = options or SimulationOptions()
         self.compiled = compiled
         self.world: WorldModel = compiled.world

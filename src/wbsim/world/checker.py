@@ -456,9 +456,7 @@ class Checker:
             if value is not _INVALID:
                 fields[entry.name] = value
         given = frozenset(fields)
-        for name, spec in schema_fields.items():
-            if name not in fields:
-                fields[name] = spec.default
+        fields = schema.with_defaults(fields)
         node = WbNode(
             schema,
             fields,

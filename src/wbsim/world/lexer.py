@@ -193,16 +193,19 @@ def scan_tokens(text: str, file: str, *, proto: bool = False) -> tuple[list[Toke
     number_start, punct = _NUMBER_START, _PUNCT
     word_kind, number_kind, string_kind = TokenKind.WORD, TokenKind.NUMBER, TokenKind.STRING
     count, rfind = text.count, text.rfind
+    # Named tuples made with tuple.__new__ directly: their own __new__ is a Python function, a frame more per
+    # tuple (two per token). The tuples are the same.
+    new, token_type, location_type = tuple.__new__, Token, SourceLocation
     try:
         for match in _SKIP_TOKEN_RE.finditer(text):
             group = match.lastgroup
-            start = match.start(group)
+            start, end = match.span(group)  # the token ends the match
             if count("\n", previous_end, start):
                 line += count("\n", previous_end, start)
                 line_start = rfind("\n", previous_end, start) + 1
-            previous_end = match.end()
-            raw = match.group(group)
-            location = SourceLocation(file, line, start - line_start + 1)
+            previous_end = end
+            raw = text[start:end]
+            location = new(location_type, (file, line, start - line_start + 1))
             if group == "word":
                 if raw[0] in number_start:
                     if "_" in raw:  # Python's float() accepts digit separators, Webots does not
@@ -213,7 +216,7 @@ def scan_tokens(text: str, file: str, *, proto: bool = False) -> tuple[list[Toke
                         raise WorldSyntaxError(f"Invalid number {raw!r}.", location) from None
                     if not math.isfinite(number):  # float() also accepts "+inf", "-nan" and overflows to inf
                         raise WorldSyntaxError(f"Invalid number {raw!r}: numbers must be finite.", location)
-                    append(Token(number_kind, raw, number, location))
+                    append(new(token_type, (number_kind, raw, number, location)))
                 else:
                     if "%" in raw:
                         # A marker glued to a word (``x%<``, or ``x%{`` where the word stops before the brace).
@@ -221,9 +224,9 @@ def scan_tokens(text: str, file: str, *, proto: bool = False) -> tuple[list[Toke
                         if marker is not None:
                             raise template_error(marker.group(), SourceLocation(file, line,
                                                                                 marker.start() - line_start + 1))
-                    append(Token(word_kind, raw, raw, location))
+                    append(new(token_type, (word_kind, raw, raw, location)))
             elif group == "punct":
-                append(Token(punct[raw], raw, raw, location))
+                append(new(token_type, (punct[raw], raw, raw, location)))
             elif group == "string":
                 if proto:
                     marker = TEMPLATE_MARKER_RE.search(raw)

@@ -59,6 +59,9 @@ _IDENTIFIER_CHARS_RE = re.compile(r"[^\x00-\x20\"#',.\[\\\]{}]+")
 # Module constants: an enum member lookup costs a descriptor call.
 _EOF, _WORD, _NUMBER, _STRING = TokenKind.EOF, TokenKind.WORD, TokenKind.NUMBER, TokenKind.STRING
 _LBRACE, _RBRACE, _LBRACKET, _RBRACKET = TokenKind.LBRACE, TokenKind.RBRACE, TokenKind.LBRACKET, TokenKind.RBRACKET
+# Syntax records are named tuples; made with tuple.__new__ directly in the per-token paths (their own
+# __new__ is a Python function, a frame more per record). The records are the same.
+_new = tuple.__new__
 
 
 def is_identifier(text: str) -> bool:
@@ -175,8 +178,10 @@ class _Parser:
             self.expect(_LBRACE, f"'{{' after node type {type_token.text}")
         self.pos += 1
         node = NodeSyntax(type_name=type_token.text, location=type_token.location, def_name=def_name)
+        tokens = self.tokens
         while True:
-            token = self.peek()
+            pos = self.pos  # peek(), inline: the common case of a token in the list
+            token = tokens[pos] if pos < len(tokens) else self.peek()
             if token.kind is _RBRACE:
                 self.pos += 1
                 break
@@ -200,7 +205,11 @@ class _Parser:
 
     def field_entry(self, node_type: str, node: NodeSyntax) -> FieldSyntax | None:
         """One field entry; a ``hidden`` entry is added to ``node.hidden`` and gives None."""
-        token = self.next()
+        tokens = self.tokens
+        pos = self.pos  # next(), inline for the common case: a token in the list that is not the end of file
+        token = tokens[pos] if pos < len(tokens) else self.peek()
+        if token.kind is not _EOF:
+            self.pos = pos + 1
         if token.kind is not _WORD:
             raise self.error(f"Expected a field name or '}}' in node {node_type}, found {token.describe()}.", token)
         if token.text == "hidden":
@@ -214,7 +223,9 @@ class _Parser:
         if not is_identifier(token.text):
             raise self.error(f"Expected a field name or '}}' in node {node_type}, found {token.describe()}.", token)
         self.path.append(token.text)
-        if self.at_word("IS"):
+        pos = self.pos
+        after = tokens[pos] if pos < len(tokens) else self.peek()
+        if after.kind is _WORD and after.text == "IS":
             is_token = self.next()
             if not self.in_proto:
                 raise self.error("'IS' keyword is only allowed in .proto files.", is_token)
@@ -223,25 +234,26 @@ class _Parser:
         else:
             # What the value is for, named only in an error (formatting it for every field cost time).
             value = self.value(None, token.text, node_type)
-            entry = FieldSyntax(token.text, value, token.location)
+            entry = _new(FieldSyntax, (token.text, value, token.location))
         self.path.pop()
         return entry
 
     def item(self) -> Item | None:
         """One SF item: a literal, NULL, a node or a USE; None if the next token starts none of these."""
-        token = self.peek()
+        tokens, pos = self.tokens, self.pos
+        token = tokens[pos] if pos < len(tokens) else self.peek()
         kind = token.kind
         if kind is _NUMBER:
-            self.pos += 1
-            return Atom("number", token.value, token.location)
+            self.pos = pos + 1
+            return _new(Atom, ("number", token.value, token.location))
         if kind is _STRING:
-            self.pos += 1
-            return Atom("string", token.value, token.location)
+            self.pos = pos + 1
+            return _new(Atom, ("string", token.value, token.location))
         if kind is _WORD:
             text = token.text
             if text == "TRUE" or text == "FALSE":
-                self.pos += 1
-                return Atom("bool", text == "TRUE", token.location)
+                self.pos = pos + 1
+                return _new(Atom, ("bool", text == "TRUE", token.location))
             if text == "NULL":
                 self.pos += 1
                 return NullSyntax(token.location)
@@ -251,7 +263,8 @@ class _Parser:
 
     def value(self, what: str | None, field_name: str = "", node_type: str = "") -> ValueSyntax:
         """A field value; ``what`` names it in errors (None: ``field '<field_name>' of <node_type>``)."""
-        start = self.peek()
+        tokens, pos = self.tokens, self.pos
+        start = tokens[pos] if pos < len(tokens) else self.peek()
         if start.kind is _LBRACKET:
             self.pos += 1
             items: list[Item] = []
@@ -280,20 +293,26 @@ class _Parser:
             what = what if what is not None else f"field '{field_name}' of {node_type}"
             raise self.error(f"Expected a value for {what}, found {start.describe()}.", start)
         if not isinstance(first, Atom):
-            return ValueSyntax((first,), False, start.location)
+            return _new(ValueSyntax, ((first,), False, start.location))
         atoms: list[Item] = [first]
+        pos, end = self.pos, len(tokens)
         while True:  # a run of literals (what item() reads of them, inline: a large world has many)
-            token = self.peek()
+            if pos == end:  # past the tokens before a lexical error: peek() raises it
+                self.pos = pos
+                token = self.peek()
+            else:
+                token = tokens[pos]
             kind = token.kind
             if kind is _NUMBER:
-                atoms.append(Atom("number", token.value, token.location))
+                atoms.append(_new(Atom, ("number", token.value, token.location)))
             elif kind is _STRING:
-                atoms.append(Atom("string", token.value, token.location))
+                atoms.append(_new(Atom, ("string", token.value, token.location)))
             elif kind is _WORD and (token.text == "TRUE" or token.text == "FALSE"):
-                atoms.append(Atom("bool", token.text == "TRUE", token.location))
+                atoms.append(_new(Atom, ("bool", token.text == "TRUE", token.location)))
             else:
-                return ValueSyntax(tuple(atoms), False, start.location)
-            self.pos += 1
+                self.pos = pos
+                return _new(ValueSyntax, (tuple(atoms), False, start.location))
+            pos += 1
 
     def world(self) -> WorldSyntax:
         externs = self.externprotos()

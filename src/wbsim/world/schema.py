@@ -155,10 +155,12 @@ class NodeSchema:
     proto: bool = False
     _field_names: tuple[str, ...] = field(default=(), repr=False)
     _node_fields: tuple[tuple[str, bool], ...] = field(default=(), repr=False, compare=False)
+    _defaults: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fields", MappingProxyType(dict(self.fields)))
         object.__setattr__(self, "_field_names", tuple(self.fields))
+        object.__setattr__(self, "_defaults", {name: spec.default for name, spec in self.fields.items()})
         object.__setattr__(self, "_node_fields", tuple((name, spec.type.is_multiple) for name, spec in self.fields.items()
                                                        if spec.type.is_node))
         if not self.base:
@@ -168,6 +170,17 @@ class NodeSchema:
     def field_names(self) -> tuple[str, ...]:
         """Field names in declaration order."""
         return self._field_names
+
+    def with_defaults(self, given: dict[str, object]) -> dict[str, object]:
+        """A node's field values: ``given`` (in its order), then every other field's default, in declaration
+        order.
+
+        Three dict copies and updates in C: a Python loop over the fields cost a large world's check a tenth.
+        """
+        values = dict(given)
+        values.update(self._defaults)  # the given fields keep their place; the others follow in order
+        values.update(given)
+        return values
 
     @property
     def node_fields(self) -> tuple[tuple[str, bool], ...]:

@@ -90,6 +90,17 @@ def test_node_schema_lists_its_node_fields_in_order() -> None:
     assert schema.node_fields == (("children", True), ("physics", False))
 
 
+def test_with_defaults_keeps_the_given_fields_first_then_the_defaults_in_declaration_order() -> None:
+    fields = [FieldSpec("a", FieldType.SFFloat, 1.0), FieldSpec("b", FieldType.SFString, "x"),
+              FieldSpec("c", FieldType.MFFloat, ()), FieldSpec("d", FieldType.SFBool, False)]
+    schema = NodeSchema("Thing", {f.name: f for f in fields}, frozenset({"solid"}))
+    given: dict[str, object] = {"c": (2.0,), "a": 3.0}
+    values = schema.with_defaults(given)
+    assert list(values.items()) == [("c", (2.0,)), ("a", 3.0), ("b", "x"), ("d", False)]
+    assert given == {"c": (2.0,), "a": 3.0}  # not changed
+    assert list(schema.with_defaults({}).items()) == [("a", 1.0), ("b", "x"), ("c", ()), ("d", False)]
+
+
 def test_node_schema_with_base() -> None:
     schema = NodeSchema("MyRobot", {}, frozenset({"solid"}), base="Robot", proto=True)
     assert schema.base == "Robot" and schema.proto and schema.field_names == ()
