@@ -337,46 +337,54 @@ class BounceThreshold:
         return True
 
     def _plain_tables(self) -> tuple:
-        """The per-entry values of :meth:`_edit_few` as Python lists: each geom's class, the number of
-        classes, and per class pair whether it switches, its threshold, resting and bouncy solref, K, B and
-        contact dimension; for a world of one bouncy surface, one entry of the values :meth:`_edit_uniform`
-        writes."""
+        """The per-entry values of :meth:`_edit_few` as Python objects: each geom's class, the number of
+        classes, and per class pair None where contacts never switch, else one tuple of its threshold,
+        resting and bouncy solref (time constant, damping ratio), K, B and contact dimension; for a world of
+        one bouncy surface, one entry of the values :meth:`_edit_uniform` writes."""
         if self._uniform is not None:
             velocity, rest, stiffness, damping, bouncy = self._uniform
-            return ([0] * self._ngeom, 1, [True], [velocity], [rest.tolist()], [bouncy.tolist()], [stiffness],
-                    [damping], [self._friction_dims])
-        return (self._class.tolist(), self._nclass, self._switches.tolist(), self._velocity.tolist(),
-                self._rest.tolist(), self._bouncy.tolist(), self._stiffness.tolist(), self._damping.tolist(),
-                self._dims.tolist())
+            rest_time, rest_ratio = rest.tolist()
+            bouncy_time, bouncy_ratio = bouncy.tolist()
+            entry = (velocity, rest_time, rest_ratio, bouncy_time, bouncy_ratio, stiffness, damping,
+                     self._friction_dims)
+            return [0] * self._ngeom, 1, [entry]
+        columns = zip(self._switches.tolist(), self._velocity.tolist(), self._rest.tolist(),
+                      self._bouncy.tolist(), self._stiffness.tolist(), self._damping.tolist(),
+                      self._dims.tolist())
+        entries = [(threshold, rest_time, rest_ratio, bouncy_time, bouncy_ratio, stiffness, damping, dims)
+                   if switches else None
+                   for switches, threshold, (rest_time, rest_ratio), (bouncy_time, bouncy_ratio), stiffness,
+                   damping, dims in columns]
+        return self._class.tolist(), self._nclass, entries
 
     def _edit_few(self, contact: mujoco._structs._MjContactList, data: mujoco.MjData, n: int) -> bool:
         """:meth:`edit`'s numpy path (without explicit pairs) for a few contacts, element by element in plain
         Python: the same tests (``abs`` and ``<=`` on the same doubles; the sticking test as C's ``hypot``
-        decides it, :func:`_slides_at_most`) and the same values written, in the same places."""
-        geom_class, nclass, switches, velocity, rest, bouncy, stiffness, damping, dims = self._few
+        decides it, :func:`_slides_at_most`) and the same values written, in the same places (one double at a
+        time: numpy's assignment of a row from a list costs three times two scalar writes)."""
+        geom_class, nclass, entries = self._few
         efc_vel = data.efc_vel
-        geoms, addresses = contact.geom[:n].tolist(), contact.efc_address[:n].tolist()
         slow = []
-        for i in range(n):
-            g1, g2 = geoms[i]
-            entry = geom_class[g1] * nclass + geom_class[g2]
-            if switches[entry]:
-                address = addresses[i]
-                if address >= 0 and abs(efc_vel.item(address)) <= velocity[entry]:
-                    slow.append((i, address, entry))
+        # The contact list's fields have its ncon = n rows.
+        for i, (g1, g2), address in zip(range(n), contact.geom.tolist(), contact.efc_address.tolist()):
+            entry = entries[geom_class[g1] * nclass + geom_class[g2]]
+            if entry is not None and address >= 0 and abs(efc_vel.item(address)) <= entry[0]:
+                slow.append((i, address, entry))
         if not slow:
             return False
         solref, solreffriction, kbip = contact.solref, contact.solreffriction, data.efc_KBIP
         for i, row, entry in slow:
+            threshold, rest_time, rest_ratio, bouncy_time, bouncy_ratio, stiffness, damping, dim = entry
             # The friction rows keep the bouncy solref (as solreffriction: what MuJoCo would then compute).
-            solreffriction[i] = bouncy[entry]
-            solref[i] = rest[entry]
-            kbip[row, 0] = stiffness[entry]
-            b = kbip[row, 1] = damping[entry]
-            dim = dims[entry]
-            if dim >= 3 and _slides_at_most(efc_vel.item(row + 1), efc_vel.item(row + 2), velocity[entry]):
+            solreffriction[i, 0] = bouncy_time
+            solreffriction[i, 1] = bouncy_ratio
+            solref[i, 0] = rest_time
+            solref[i, 1] = rest_ratio
+            kbip[row, 0] = stiffness
+            kbip[row, 1] = damping
+            if dim >= 3 and _slides_at_most(efc_vel.item(row + 1), efc_vel.item(row + 2), threshold):
                 for k in range(1, dim):
-                    kbip[row + k, 1] = b
+                    kbip[row + k, 1] = damping
         return True
 
     def _stick(self, data: mujoco.MjData, rows: np.ndarray, dims: np.ndarray, damping: np.ndarray | float,

@@ -190,7 +190,7 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         else:
             return None
         if spec is not None:
-            process.loaded_names.add(fullname)
+            process.add_loaded_name(fullname)
         return spec
 
 
@@ -269,8 +269,8 @@ class ControllerProcess:
         self._working_directory = finder.working_directory
         self.private_names = importable_names(self.folder)
         self.loaded_names: set[str] = set()
+        # The names swapped in sys.modules around each turn: private_names | loaded_names (add_loaded_name).
         self._swap = set(self.private_names)
-        self._loaded_count = 0
         self.private_modules: dict[str, ModuleType] = {}
         self.finished = False
         self.crashed = False
@@ -396,11 +396,11 @@ class ControllerProcess:
                      "caught the SystemExit ending it and kept running after the end of the simulation).")
         self.abandon()
 
-    def _swapped_names(self) -> set[str]:
-        if len(self.loaded_names) != self._loaded_count:
-            self._swap = self.private_names | self.loaded_names
-            self._loaded_count = len(self.loaded_names)
-        return self._swap
+    def add_loaded_name(self, fullname: str) -> None:
+        """Record a module this controller imported from its own folder or path (private to it from now
+        on)."""
+        self.loaded_names.add(fullname)
+        self._swap = self.private_names | self.loaded_names
 
     def _enter(self) -> tuple[list[str], list[str], dict[str, ModuleType | None] | None,
                               ControllerProcess | None]:
@@ -419,17 +419,20 @@ class ControllerProcess:
             self._outside_environment = {name: os.environ.get(name) for name in self.runtime_ini.environment}
             os.environ.update(self.runtime_ini.environment)
         # Modules of the controller's own names: the host's (or another controller's) out, this one's in.
+        # Nothing to do (one set operation in C) while the controller has no module of its own and sys.modules
+        # has none of its names: the usual turn of a controller that imports nothing from its folder.
         outside: dict[str, ModuleType | None] | None = None
-        modules, private = sys.modules, self.private_modules
-        for name in self._swap if len(self.loaded_names) == self._loaded_count else self._swapped_names():
-            previous = modules.pop(name, None)
-            if previous is not None:
-                if outside is None:
-                    outside = {}
-                outside[name] = previous
-            mine = private.get(name)
-            if mine is not None:
-                modules[name] = mine
+        modules, private, swap = sys.modules, self.private_modules, self._swap
+        if private or not modules.keys().isdisjoint(swap):
+            for name in swap:
+                previous = modules.pop(name, None)
+                if previous is not None:
+                    if outside is None:
+                        outside = {}
+                    outside[name] = previous
+                mine = private.get(name)
+                if mine is not None:
+                    modules[name] = mine
         finder = self.finder
         active, finder.active = finder.active, self
         self._host_stdout, self._host_stderr = sys.stdout, sys.stderr
@@ -449,15 +452,16 @@ class ControllerProcess:
         self.finder.active = active  # None, or the controller whose turn this one ran in
         self.path = sys.path  # the controller may have replaced its list
         sys.path = saved_path
-        modules, private = sys.modules, self.private_modules
-        for name in self._swap if len(self.loaded_names) == self._loaded_count else self._swapped_names():
-            module = modules.pop(name, None)
-            if module is not None:
-                private[name] = module
-            if outside is not None:
-                previous = outside.get(name)
-                if previous is not None:
-                    modules[name] = previous
+        modules, private, swap = sys.modules, self.private_modules, self._swap  # with this turn's imports
+        if outside is not None or not modules.keys().isdisjoint(swap):  # else nothing to take out or put back
+            for name in swap:
+                module = modules.pop(name, None)
+                if module is not None:
+                    private[name] = module
+                if outside is not None:
+                    previous = outside.get(name)
+                    if previous is not None:
+                        modules[name] = previous
         if self.runtime_ini.environment:
             for name, value in self._outside_environment.items():
                 if value is None:

@@ -678,3 +678,55 @@ def test_inside_the_phase_bracket_but_between_controllers_os_exit_is_the_hosts(m
     assert (os.chdir, os.fchdir, os._exit) == swapped
     finder.end()
     assert host_exits == [7] and (os.chdir, os.fchdir, os._exit) == host_functions
+
+
+LAZY_IMPORTER = """
+import sys
+from controller import Robot
+
+robot = Robot()
+seen = []
+while robot.step(10) != -1:
+    seen.append("helper" in sys.modules and getattr(sys.modules["helper"], "origin", None))
+    if len(seen) == 3:
+        import helper  # its own helper.py, though the host has one of that name by now
+    if len(seen) >= 3:
+        seen.append(helper.origin if sys.modules.get("helper") is helper else "not its own")
+    with open("seen.txt", "w") as out:
+        out.write(repr(seen))
+"""
+
+
+def test_module_swap_skipped_only_while_neither_side_has_the_controllers_names(project, load, tmp_path):
+    """The turn skips the swap of the controller's module names only while it has no module of its own and
+    sys.modules holds none of its names: a module of such a name that the host imports between turns is still
+    taken out for the controller's turns (it imports its own, later), and put back for the host after each."""
+    import types
+
+    path = project("WorldInfo { basicTimeStep 10 }\nRobot { controller \"lazy\" }\n",
+                   controllers={"lazy": LAZY_IMPORTER},
+                   files={"controllers/lazy/helper.py": "origin = 'controller'\n"})
+    sim = load(path)
+    sys.modules.pop("helper", None)
+    host = types.ModuleType("helper")
+    host.origin = "host"  # type: ignore[attr-defined]
+    try:
+        sim.step()
+        sim.step()
+        assert "helper" not in sys.modules
+        sys.modules["helper"] = host  # the host imports a module of the controller's name between turns
+        for _ in range(4):
+            sim.step()
+            assert sys.modules["helper"] is host
+        del sys.modules["helper"]
+        sim.step()
+        assert "helper" not in sys.modules
+        sys.modules["helper"] = host
+        sim.step()
+        assert sys.modules["helper"] is host
+    finally:
+        sys.modules.pop("helper", None)
+    seen = eval((tmp_path / "controllers" / "lazy" / "seen.txt").read_text())  # noqa: S307 - its own file
+    # Before its import the controller sees no helper; from its import on, its own in every turn.
+    assert seen[:3] == [False, False, False] and len(seen) >= 10, seen
+    assert set(seen[3:]) == {"controller"}, seen

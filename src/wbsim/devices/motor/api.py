@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from wbsim.api.arguments import c_arguments
+from wbsim.api.arguments import as_c_double, c_arguments
 from wbsim.api.device import Device, print_error
 from wbsim.devices.motor.bank import Motor as CoreMotor
 
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 __all__ = ["Motor", "RotationalMotor", "LinearMotor", "make_api", "api_classes"]
 
 
-@c_arguments(2, setPosition="double", setVelocity="double", setAcceleration="double", setAvailableForce="double",
+# setVelocity converts its own argument (as_c_double, as the table would): it runs for every motor every step.
+@c_arguments(2, setPosition="double", setAcceleration="double", setAvailableForce="double",
              setAvailableTorque="double", setControlPID=("double", "double", "double"), setForce="double",
              setTorque="double", enableForceFeedback="int", enableTorqueFeedback="int")
 class Motor(Device):
@@ -84,9 +85,12 @@ class Motor(Device):
 
     def setVelocity(self, velocity: float) -> None:
         """Velocity (rad/s or m/s): the speed limit in position control, the set speed in velocity control."""
-        # ``velocity`` is a float (c_arguments converted it): NaN is the value unequal to itself. A controller
-        # sets velocities every step, so the cache check (_cache) is inline.
-        if velocity != velocity:
+        # A controller sets velocities every step: the argument's conversion (the binding's c_double, what the
+        # c_arguments table does for the other commands), the cache check (_cache) and the core motor's usual
+        # write are inline.
+        if type(velocity) is not float:
+            velocity = as_c_double(velocity, 2)
+        if velocity != velocity:  # NaN: the value unequal to itself
             print_error("wb_motor_set_velocity() called with an invalid 'velocity' argument (NaN).")
             return
         sim = self._sim_ref()
@@ -98,10 +102,19 @@ class Motor(Device):
             return
         self._velocity = velocity
         core = self._core
+        if core.coupled_rows is None:
+            # CoreMotor.set_velocity's own computation for a motor that is not coupled, when the velocity
+            # is within maxVelocity (motor_test pins the two to the same doubles); else its full path (warns).
+            bank, row = core.bank, core.index
+            v = velocity * bank.multiplier.item(row)
+            if abs(v) <= bank.max_velocity.item(row):
+                bank.target_velocity[row] = v
+                return
+            core.set_velocity(velocity)
+            return
         core.set_velocity(velocity)
-        if core.coupled_rows is not None:
-            for sibling in self._coupled():
-                sibling._cache()._velocity = velocity * sibling.getMultiplier()
+        for sibling in self._coupled():
+            sibling._cache()._velocity = velocity * sibling.getMultiplier()
 
     def setAcceleration(self, acceleration: float) -> None:
         """Acceleration limit (rad/s^2 or m/s^2), -1 for none."""

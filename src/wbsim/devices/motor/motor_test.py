@@ -515,3 +515,28 @@ def test_set_velocity_odd_values_types_reset_and_position_control_after_velocity
     wheel.setVelocity(-1.0)  # after the reset the motor is in position control again: refused
     assert "negative 'velocity' argument in position control mode" in capfd.readouterr().err
     assert wheel.getVelocity() == 10.0 and bank.target_velocity[row] == 10.0
+
+
+def test_set_velocity_inline_write_equals_the_core_motors_bit_for_bit(project, load, capfd):
+    """The API's setVelocity writes an uncoupled motor's target itself when it is within maxVelocity (the core
+    motor's computation, inline); for every value, type and multiplier it leaves exactly the target, and the
+    warnings, that the core motor's ``set_velocity`` leaves (over maxVelocity the core's own path runs)."""
+    sim = load(project(MULTIPLIED))
+    robot = sim.robot("r")
+    motor = robot.getDevice("m")
+    core = motor._core
+    bank, row = core.bank, core.index
+    assert core.coupled_rows is None and bank.multiplier[row] == -2.0
+    motor.setPosition(float("inf"))
+    values = [0.0, -0.0, 1e-300, 3.0, -4.999999999999999, 5.0, -5.0, 5.000000000000001, 7.5, -1e9,
+              float("inf"), float("-inf"), 1, True, np.float64(2.25), 0.1 + 0.2]
+    for multiplier in (-2.0, 1.0, 0.3, 1e-308):
+        bank.multiplier[row] = multiplier
+        for value in values:
+            bank.target_velocity[row] = 123.0
+            core.set_velocity(float(value))
+            expected, expected_out = bank.target_velocity[row].tobytes(), capfd.readouterr().err
+            bank.target_velocity[row] = 123.0
+            motor.setVelocity(value)
+            assert bank.target_velocity[row].tobytes() == expected, (multiplier, value)
+            assert capfd.readouterr().err == expected_out

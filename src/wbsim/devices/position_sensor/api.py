@@ -24,10 +24,11 @@ class PositionSensor(Sensor):
     def _bind(self) -> None:
         super()._bind()
         self._values = self._core.bank.value  # read directly: controllers read encoders every step
+        self._period_list = self._core.bank.schedule.period_list  # the periods as Python ints (in place too)
 
     def getValue(self) -> float:
         """The last sampled position (rad or m); NaN before the first sample."""
-        if self._periods.item(self._row) <= 0:
+        if self._period_list[self._row] <= 0:
             self._disabled_error("get_value")
         return self._values.item(self._row)
 
