@@ -16,8 +16,11 @@ Run: ``python benchmarks/sim_bench.py`` (``--quick`` for a short run, ``--robots
 ``--no-bounce-emulation`` drops wbsim's per-physics-step bounce-threshold edit (``sim/bounce.py``; the hand-written
 loop has no equivalent; the demo's default material bounces on itself by Webots' default ContactProperties) for a
 measurement of the rest of wbsim's layer only: the physics then differs slightly from a normal run.
-``--experimental-c-steps`` runs wbsim with the experimental one-call physics loop (``sim/c_steps.py``, off by
-default: same results, but a fatal MuJoCo error inside it exits the process).
+``--floor`` adds a row per world: the same controller work through a bare greenlet layer (a switch for
+``Robot.step``, list reads and writes for the devices; its speed in the first column) against the MuJoCo loop,
+the least any greenlet-based controller layer costs. ``--experimental-c-steps`` runs wbsim with the
+experimental one-call physics loop (``sim/c_steps.py``, off by default: same results, but a fatal MuJoCo error
+inside it exits the process).
 """
 
 from __future__ import annotations
@@ -150,6 +153,71 @@ def baseline_block(path: Path, steps: int) -> Callable[[], None]:
                 qvel[right_ref] = 6.0 + 0.3 * turn
             mujoco.mj_step(model, data, nstep=substeps)
 
+    run.model, run.data, run.substeps, run.robots = model, data, substeps, robots  # type: ignore[attr-defined]
+    return run
+
+
+def greenlet_floor_block(path: Path, steps: int) -> Callable[[], None]:
+    """A function running ``steps`` basic steps of the hand-written loop's work through a bare greenlet layer: one
+    greenlet per robot runs the benchmark controller's loop body against minimal ``Robot.step`` (a switch),
+    ``getValue`` (a list read) and ``setVelocity`` (a checked list write) objects; the host copies the targets
+    into MuJoCo, steps it and copies the encoders back. What any greenlet-based controller layer costs at least
+    (no bounce threshold, no sampling periods, no isolation, no Webots semantics)."""
+    import greenlet
+
+    run_baseline = baseline_block(path, steps)  # the same model, state and addresses
+    model, data, substeps, robots = run_baseline.model, run_baseline.data, run_baseline.substeps, run_baseline.robots
+    host = greenlet.getcurrent()
+    values = [[0.0, 0.0] for _ in robots]
+    targets = [[0.0, 0.0] for _ in robots]
+
+    class Sensor:
+        __slots__ = ("values", "index")
+
+        def __init__(self, values: list[float], index: int) -> None:
+            self.values, self.index = values, index
+
+        def getValue(self) -> float:  # noqa: N802
+            return self.values[self.index]
+
+    class Motor:
+        __slots__ = ("targets", "index")
+
+        def __init__(self, targets: list[float], index: int) -> None:
+            self.targets, self.index = targets, index
+
+        def setVelocity(self, velocity: float) -> None:  # noqa: N802
+            velocity = float(velocity)
+            if not abs(velocity) <= 1e3:
+                raise ValueError(velocity)
+            self.targets[self.index] = velocity
+
+    def controller(k: int) -> None:
+        ls, rs = Sensor(values[k], 0), Sensor(values[k], 1)
+        left, right = Motor(targets[k], 0), Motor(targets[k], 1)
+        while host.switch() != -1:  # Robot.step: back to the host until the next basic step
+            a, b = ls.getValue(), rs.getValue()
+            if a != a:
+                a = b = 0.0
+            turn = ((a - b) % 6.0) - 3.0
+            left.setVelocity(6.0 - 0.3 * turn)
+            right.setVelocity(6.0 + 0.3 * turn)
+
+    greenlets = [greenlet.greenlet(controller) for _ in robots]
+    for k, g in enumerate(greenlets):
+        g.switch(k)
+    qpos, qvel = data.qpos, data.qvel
+    rows = list(zip(greenlets, robots, values, targets))
+
+    def run() -> None:
+        for _ in range(steps):
+            for g, (left_q, right_q, left_ref, right_ref), value, target in rows:
+                value[0], value[1] = float(qpos[left_q]), float(qpos[right_q])
+                g.switch(0)
+                qvel[left_ref], qvel[right_ref] = target
+            mujoco.mj_step(model, data, nstep=substeps)
+
+    run.data = data  # type: ignore[attr-defined]
     return run
 
 
@@ -191,6 +259,9 @@ def main() -> int:
     parser.add_argument("--robots", type=int, nargs="+", default=[1, 20, 100])
     parser.add_argument("--no-bounce-emulation", action="store_true",
                         help="measure wbsim without its bounce-threshold contact edit (see the module docstring)")
+    parser.add_argument("--floor", action="store_true",
+                        help="also a bare greenlet layer doing the controller's work against the MuJoCo loop (the "
+                             "least any greenlet-based controller layer costs)")
     parser.add_argument("--experimental-c-steps", action="store_true",
                         help="wbsim with its experimental one-call physics loop (sim/c_steps.py, off by default)")
     args = parser.parse_args()
@@ -212,6 +283,9 @@ def main() -> int:
             print(_row(label, steps, loop, "MuJoCo loop"))
             raw = paired_ratios(ours, raw_block(path, steps), pairs)
             print(_row(label, steps, raw, "raw mj_step"))
+            if args.floor:  # the same loop through a bare greenlet layer, against the MuJoCo loop
+                floor = paired_ratios(greenlet_floor_block(path, steps), baseline_block(path, steps), pairs)
+                print(_row(f"floor, {robots} rob.", steps, floor, "MuJoCo loop"))
             sim.close()  # type: ignore[attr-defined]
         path = make_project(Path(tmp) / "p100", 100)
         times = [load_time(path) for _ in range(3 if args.quick else 5)]
