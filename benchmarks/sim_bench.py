@@ -158,15 +158,16 @@ def baseline_block(path: Path, steps: int) -> Callable[[], None]:
 
 
 def greenlet_floor_block(path: Path, steps: int) -> Callable[[], None]:
-    """A function running ``steps`` basic steps of the hand-written loop's work through a bare greenlet layer: one
-    greenlet per robot runs the benchmark controller's loop body against minimal ``Robot.step`` (a switch),
-    ``getValue`` (a list read) and ``setVelocity`` (a checked list write) objects; the host copies the targets
-    into MuJoCo, steps it and copies the encoders back. What any greenlet-based controller layer costs at least
-    (no bounce threshold, no sampling periods, no isolation, no Webots semantics)."""
+    """A function running ``steps`` basic steps of the benchmark controller (``CONTROLLER``, the same source)
+    through a bare greenlet layer: one greenlet per robot, ``Robot.step`` a switch back to the host, the devices'
+    reads and writes plain list accesses; the host copies the targets into MuJoCo, steps it and copies the encoders
+    back. What any greenlet-based controller layer costs at least (no bounce threshold, no sampling periods, no
+    isolation, no Webots semantics beyond the calls the controller makes)."""
     import greenlet
 
     run_baseline = baseline_block(path, steps)  # the same model, state and addresses
     model, data, substeps, robots = run_baseline.model, run_baseline.data, run_baseline.substeps, run_baseline.robots
+    basic_ms = round(model.opt.timestep * substeps * 1000)
     host = greenlet.getcurrent()
     values = [[0.0, 0.0] for _ in robots]
     targets = [[0.0, 0.0] for _ in robots]
@@ -177,6 +178,9 @@ def greenlet_floor_block(path: Path, steps: int) -> Callable[[], None]:
         def __init__(self, values: list[float], index: int) -> None:
             self.values, self.index = values, index
 
+        def enable(self, period_ms: int) -> None:
+            pass
+
         def getValue(self) -> float:  # noqa: N802
             return self.values[self.index]
 
@@ -186,26 +190,35 @@ def greenlet_floor_block(path: Path, steps: int) -> Callable[[], None]:
         def __init__(self, targets: list[float], index: int) -> None:
             self.targets, self.index = targets, index
 
+        def setPosition(self, position: float) -> None:  # noqa: N802
+            pass
+
         def setVelocity(self, velocity: float) -> None:  # noqa: N802
             velocity = float(velocity)
             if not abs(velocity) <= 1e3:
                 raise ValueError(velocity)
             self.targets[self.index] = velocity
 
-    def controller(k: int) -> None:
-        ls, rs = Sensor(values[k], 0), Sensor(values[k], 1)
-        left, right = Motor(targets[k], 0), Motor(targets[k], 1)
-        while host.switch() != -1:  # Robot.step: back to the host until the next basic step
-            a, b = ls.getValue(), rs.getValue()
-            if a != a:
-                a = b = 0.0
-            turn = ((a - b) % 6.0) - 3.0
-            left.setVelocity(6.0 - 0.3 * turn)
-            right.setVelocity(6.0 + 0.3 * turn)
+    def robot_class(k: int) -> type:
+        devices = {"left wheel sensor": Sensor(values[k], 0), "right wheel sensor": Sensor(values[k], 1),
+                   "left wheel motor": Motor(targets[k], 0), "right wheel motor": Motor(targets[k], 1)}
 
-    greenlets = [greenlet.greenlet(controller) for _ in robots]
-    for k, g in enumerate(greenlets):
-        g.switch(k)
+        class Robot:
+            def getBasicTimeStep(self) -> float:  # noqa: N802
+                return float(basic_ms)
+
+            def getDevice(self, name: str) -> object:  # noqa: N802
+                return devices[name]
+
+            def step(self, duration_ms: int) -> int:
+                return host.switch()
+
+        return Robot
+
+    code = compile(CONTROLLER.replace("from controller import Robot\n", ""), "bench_drive.py", "exec")
+    greenlets = [greenlet.greenlet(lambda k=k: exec(code, {"Robot": robot_class(k)})) for k in range(len(robots))]
+    for g in greenlets:
+        g.switch()  # to its first Robot.step
     qpos, qvel = data.qpos, data.qvel
     rows = list(zip(greenlets, robots, values, targets))
 
