@@ -180,14 +180,14 @@ def _cycle_of_lists(count: int) -> list[list]:
 
 
 def test_large_blocks_whose_survivors_are_dropped_in_a_loop_do_not_grow_without_bound(monkeypatch):
-    """A host loading worlds in a loop (each load a large block; the previous world, a reference cycle, dropped)
-    with nothing else between: what the collector tracks stays bounded (full passes run, about every 11 blocks
-    by the collector's rule). Survivors moved to the oldest generation by gc.freeze and gc.unfreeze never
-    counted toward the trigger of full passes, so the dropped worlds were never collected (40 blocks: 40 worlds
-    kept)."""
+    """A host loading worlds in a loop (each load a large block; the previous world, a reference cycle,
+    dropped) with nothing else between: what the collector tracks stays bounded (full passes run, about every
+    11 blocks by the collector's rule). Survivors moved to the oldest generation by gc.freeze and gc.unfreeze
+    never counted toward the trigger of full passes, so the dropped worlds were never collected (40 blocks: 40
+    worlds kept)."""
     from wbsim import collector
 
-    monkeypatch.setattr(collector, "PROMOTED_FROM", 5_000)  # smaller blocks: the rule counts passes, not sizes
+    monkeypatch.setattr(collector, "PROMOTED_FROM", 5_000)  # small blocks: the rule counts passes, not sizes
     gc.enable()
     gc.collect()
     baseline = len(gc.get_objects())

@@ -577,7 +577,8 @@ def test_set_velocity_refuses_what_the_bindings_c_double_refuses(project, load, 
     bank, row = motor._core.bank, motor._core.index
     motor.setPosition(float("inf"))
     motor.setVelocity(velocity=2)  # by keyword too, converted
-    assert motor.getVelocity() == 2.0 and type(motor.getVelocity()) is float and bank.target_velocity[row] == -4.0
+    assert motor.getVelocity() == 2.0 and type(motor.getVelocity()) is float
+    assert bank.target_velocity[row] == -4.0
     with pytest.raises(Exception) as binding:
         ctypes.c_double(value)
     with pytest.raises(binding.type) as ours:
