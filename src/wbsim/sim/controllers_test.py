@@ -730,3 +730,46 @@ def test_module_swap_skipped_only_while_neither_side_has_the_controllers_names(p
     # Before its import the controller sees no helper; from its import on, its own in every turn.
     assert seen[:3] == [False, False, False] and len(seen) >= 10, seen
     assert set(seen[3:]) == {"controller"}, seen
+
+
+STAGGERED = """
+from controller import Robot
+
+robot = Robot()
+first = 2 if robot.getName() == "early" else 5  # the step at which this robot imports its helper
+counts = []
+step = 0
+while robot.step(10) != -1:
+    step += 1
+    if step >= first:
+        import helper
+        helper.hits += 1
+        counts.append(helper.hits)
+    robot.setCustomData(" ".join(map(str, counts)))
+"""
+
+
+def test_controllers_importing_their_folders_module_at_different_steps_each_get_their_own(project, load):
+    """Two robots running the same controller import its helper.py at different steps, in two simulations of
+    the same world stepped in turn: while one has no module of its own yet its turns skip the swap, and each
+    still gets its own helper (its count starts at 1); the host never sees one."""
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot { name "early" controller "staggered" }
+    Robot { name "late" controller "staggered" }
+    """
+    path = project(world, controllers={"staggered": STAGGERED},
+                   files={"controllers/staggered/helper.py": "hits = 0\n"})
+    sys.modules.pop("helper", None)
+    first, second = load(path), load(path)
+    for _ in range(4):
+        first.step()
+    for _ in range(8):
+        second.step()
+        first.step()
+        assert "helper" not in sys.modules
+    # 12 and 8 basic steps: the controllers' step() returned 11 and 7 times.
+    assert first.robot("early").getCustomData() == " ".join(map(str, range(1, 11)))
+    assert first.robot("late").getCustomData() == " ".join(map(str, range(1, 8)))
+    assert second.robot("early").getCustomData() == " ".join(map(str, range(1, 7)))
+    assert second.robot("late").getCustomData() == " ".join(map(str, range(1, 4)))

@@ -540,3 +540,48 @@ def test_set_velocity_inline_write_equals_the_core_motors_bit_for_bit(project, l
             motor.setVelocity(value)
             assert bank.target_velocity[row].tobytes() == expected, (multiplier, value)
             assert capfd.readouterr().err == expected_out
+
+
+def test_set_velocity_inline_write_equals_the_core_motors_at_the_max_velocity_edges(project, load, capfd):
+    """The inline write against the core motor's ``set_velocity`` where maxVelocity is 0, tiny, or infinite
+    and where the multiplier is 0 (an infinite request then scales to NaN): the same doubles (NaN included)
+    and the same warnings."""
+    sim = load(project(MULTIPLIED))
+    motor = sim.robot("r").getDevice("m")
+    core = motor._core
+    bank, row = core.bank, core.index
+    motor.setPosition(float("inf"))
+    values = [0.0, -0.0, 5e-324, -5e-324, 1e-300, 2.0, -2.0, 1e308, float("inf"), float("-inf")]
+    for limit in (0.0, 5e-324, 1e-300, 10.0, float("inf")):
+        bank.max_velocity[row] = limit
+        for multiplier in (1.0, -2.0, 0.0, -0.0):
+            bank.multiplier[row] = multiplier
+            for value in values:
+                bank.target_velocity[row] = 123.0
+                core.set_velocity(value)
+                expected, expected_out = bank.target_velocity[row].tobytes(), capfd.readouterr().err
+                bank.target_velocity[row] = 123.0
+                motor.setVelocity(value)
+                assert bank.target_velocity[row].tobytes() == expected, (limit, multiplier, value)
+                assert capfd.readouterr().err == expected_out, (limit, multiplier, value)
+
+
+@pytest.mark.parametrize("value", ["1.5", None, b"2", 1j, [1.0], 10**400, object()])
+def test_set_velocity_refuses_what_the_bindings_c_double_refuses(project, load, value):
+    """setVelocity converts its own argument (no c_arguments entry): an argument ``ctypes.c_double`` refuses
+    raises the same exception with the same message, as Webots' binding would, and changes nothing."""
+    import ctypes
+
+    sim = load(project(MULTIPLIED))
+    motor = sim.robot("r").getDevice("m")
+    bank, row = motor._core.bank, motor._core.index
+    motor.setPosition(float("inf"))
+    motor.setVelocity(velocity=2)  # by keyword too, converted
+    assert motor.getVelocity() == 2.0 and type(motor.getVelocity()) is float
+    assert bank.target_velocity[row] == -4.0
+    with pytest.raises(Exception) as binding:
+        ctypes.c_double(value)
+    with pytest.raises(binding.type) as ours:
+        motor.setVelocity(value)
+    assert str(ours.value) == str(binding.value)
+    assert motor.getVelocity() == 2.0 and bank.target_velocity[row] == -4.0

@@ -143,3 +143,44 @@ def test_same_seed_same_noise_different_seed_different_noise(project, load):
 
     assert trace(3) == trace(3)
     assert trace(3) != trace(4)
+
+
+def test_get_value_refuses_exactly_the_disabled_sensors_on_every_path(project, load, capfd):
+    """getValue's enabled check (the schedule's period list) agrees with getSamplingPeriod after enable,
+    disable, a reset of the simulation and a rebuild that moves every sensor to another row (a supervisor
+    importing a joint with its own sensor in front of them)."""
+    path = project(WORLD.replace('name "r"', 'name "r" supervisor TRUE'))
+    sim = load(path)
+    robot = sim.robot("r")
+    names = ["exact", "noisy", "coarse", "linear"]
+
+    def check(label: str) -> None:
+        for name in names:
+            sensor = robot.getDevice(name)
+            capfd.readouterr()
+            sensor.getValue()
+            refused = "disabled device" in capfd.readouterr().err
+            assert refused == (sensor.getSamplingPeriod() == 0), (label, name)
+
+    check("loaded")
+    robot.getDevice("exact").enable(16)
+    robot.getDevice("coarse").enable(32)
+    robot.step(16)
+    check("enabled")
+    robot.getDevice("coarse").disable()
+    robot.getDevice("linear").enable(16)
+    check("disabled")
+    rows = robot.getDevice("exact")._row
+    robot.getSelf().getField("children").importMFNodeFromString(
+        0, 'HingeJoint { device [ PositionSensor { name "new" } ] endPoint Solid { translation 0 5 0 } }')
+    robot.step(16)
+    names.append("new")
+    assert robot.getDevice("exact")._row == rows + 1  # the rows moved
+    check("rebuilt")
+    robot.getDevice("new").enable(16)
+    robot.getDevice("exact").disable()
+    robot.step(16)
+    check("rebuilt, then enabled and disabled")
+    sim.reset()
+    robot.step(16)
+    check("reset")
