@@ -157,14 +157,7 @@ class MotionBatch:
         for other, version in zip(parts, memo[3]):
             if other.schedule.version != version or other.group.next_step > step:
                 return False
-        for other in parts:
-            other.schedule.advance_sole(other.group, step)
-            other.done_step = step
-        self._refresh()
-        loop, packed = memo[4]
-        loop(packed.table, step, *packed.scalars)
-        for other in parts:
-            other.publish()
+        self._fire(parts, step, memo[4], None)
         return True
 
     def run(self, part: BatchPart, step: int) -> bool:
@@ -196,14 +189,7 @@ class MotionBatch:
             call = self._calls[due] = self._prepare(due, data)
         if call is None:  # arrays that do not pack (wbsim.devices.packed): each bank samples on its own
             return False
-        for other in parts:
-            if other is not part:
-                other.schedule.advance_sole(other.group, step)  # its only group, due: as its bank's `due` would
-            other.done_step = step
-        self._refresh()
-        call[0](call[1].table, step, *call[1].scalars)
-        for other in parts:
-            other.publish()
+        self._fire(parts, step, call, part)  # the caller's schedule has advanced its group already
         # Kept for the steady call only if the caller's group is its kind's only one too (the others were checked
         # above): the steady call moves every group on as its schedule's only one and answers for the whole bank.
         if part.schedule.is_sole(part.group):
@@ -212,6 +198,20 @@ class MotionBatch:
         else:
             self._steady = None
         return True
+
+    def _fire(self, parts: tuple[BatchPart, ...] | list[BatchPart], step: int, call: tuple[Any, Packed],
+              advanced: BatchPart | None) -> None:
+        """Run the fused ``call`` for ``parts`` after basic step ``step``: each part's only group moves on (but
+        ``advanced``'s, already moved by its schedule), is marked done, computed and its lists published."""
+        for other in parts:
+            if other is not advanced:
+                other.schedule.advance_sole(other.group, step)  # its only group, due: as its bank's `due` would
+            other.done_step = step
+        self._refresh()
+        loop, packed = call
+        loop(packed.table, step, *packed.scalars)
+        for other in parts:
+            other.publish()
 
     def _prepare(self, due: tuple[str, ...], data: Any) -> tuple[Any, Packed] | None:
         """The fused call of the parts ``due`` (its loop and packed arguments), or None if an array does not
