@@ -50,6 +50,7 @@ import mujoco
 import numpy as np
 
 from wbsim.compile.contacts import BounceTable, find_pairs
+from wbsim.sim import c_steps
 
 __all__ = ["BounceThreshold", "NUMPY_EDITS", "PLAIN_PYTHON_CONTACTS"]
 
@@ -109,8 +110,9 @@ class BounceThreshold:
         # the data's address; tables None until a first compiled edit with contact rows checked the layout.
         self._raw: Callable[..., bool] | None = None
         self._raw_tables: tuple | None = None
-        self._functions: tuple | None = None  # (libmujoco's entry points,) for compiled_steps; () if not found
-        # The last data (and model) step_edit and compiled_steps bound their compiled calls to, the structs'
+        # The control callback of one_call_steps (sim/c_steps.py); () if it cannot be had; None: not tried yet.
+        self._control: c_steps.ControlCallback | tuple | None = None
+        # The last data (and model) step_edit and one_call_steps bound their compiled calls to, the structs'
         # addresses the calls hold, and the calls.
         self._bound: tuple | None = None
         self._bound_steps: tuple | None = None
@@ -217,27 +219,27 @@ class BounceThreshold:
             cached = self._bound = (data, address, bound)
         return cached[2]
 
-    def compiled_steps(self, model: mujoco.MjModel, data: mujoco.MjData) -> Callable[[int], None] | None:
-        """EXPERIMENTAL (:mod:`wbsim.sim.c_steps`, which says why it is off by default): ``count`` MuJoCo
-        steps of ``model`` and ``data`` with this edit, in one compiled call; None until the struct-reading
-        loop is loaded and checked (see :meth:`step_edit`), or if libmujoco's entry points are not found."""
+    def one_call_steps(self, model: mujoco.MjModel, data: mujoco.MjData) -> Callable[[int], bool] | None:
+        """``steps(count)``: ``count`` MuJoCo steps of ``model`` and ``data`` with this edit in one ``mj_step``
+        call, the edit as MuJoCo's control callback (:mod:`wbsim.sim.c_steps`; False, stepping nothing, while
+        another control callback is set). None until the struct-reading edit is loaded and checked (see
+        :meth:`step_edit`), or if the callback cannot be had (too few ``userdata`` words in the model, offsets
+        not verified, libmujoco's entry point not found): the caller then runs the split loop."""
         cached = self._bound_steps
         addresses = (model._address, data._address)  # noqa: SLF001  # as in step_edit: a deep copy's differ
         if cached is not None and cached[0] is data and cached[1] is model and cached[2] == addresses:
             return cached[3]
         if self._raw is None:
             return None
-        if self._functions is None:
-            from wbsim.sim.c_steps import mujoco_functions
-
-            functions = mujoco_functions()
-            self._functions = () if functions is None else (functions,)
-        if not self._functions:
+        if self._control is None:  # made once, when the compiled edit has loaded (numba is imported by then)
+            self._control = c_steps.control_callback(model, data) or ()
+        if not self._control or model.nuserdata < c_steps.BOUNCE_USERDATA_WORDS:
             return None
-        from wbsim.sim.bounce_kernel import bounce_steps
+        from wbsim.sim.bounce_kernel import control_block
 
-        steps = functools.partial(bounce_steps, *self._functions, *self._raw_tables,  # type: ignore[misc]
-                                  *addresses)
+        tables, entries = self._raw_tables  # type: ignore[misc]
+        steps = c_steps.one_call_steps(model, data, self._control,
+                                       control_block(tables, entries, self._control.reference))
         self._bound_steps = (data, model, addresses, steps)
         return steps
 
