@@ -11,7 +11,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from wbsim.compile.builder import CompileOptions, compile_world
+from wbsim.compile.builder import CompileOptions, compile_spec, compile_world
 from wbsim.compile.contacts import BOUNCE_USERDATA_WORDS
 from wbsim.errors import SimulationError
 from wbsim.sim import c_steps
@@ -259,7 +259,7 @@ def test_without_the_library_the_split_loop_runs(monkeypatch: pytest.MonkeyPatch
 def test_a_model_without_userdata_words_keeps_the_split_loop() -> None:
     compiled = compile_world(load_world_model_from_string(BOXES, "w.wbt"))
     compiled.spec.nuserdata = 0
-    compiled.model = compiled.spec.compile()
+    compiled.model = compile_spec(compiled.spec)
     sim = Simulation(compiled)
     sim._bounce = BounceThreshold(compiled.bounce, sim.model, compiled=True)  # type: ignore[arg-type]
     sim.run(0.2)
