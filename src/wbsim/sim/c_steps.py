@@ -19,7 +19,11 @@ interception and exited the process.) MuJoCo's warning handler, set around each 
 MuJoCo's callbacks are process-wide. :func:`one_call_steps` sets ``mjcb_control`` only around its own
 ``mj_step`` call and sets it back to None in ``finally`` (also after an error); if a callback is already set
 (a user's own), it steps nothing and returns False, and the caller runs the split loop, in which MuJoCo keeps
-calling the user's callback. The callback has no user pointer: it finds its tables through the data's
+calling the user's callback. It writes libmujoco's ``mjcb_control`` pointer itself (:func:`control_slot`,
+0.05 us per set and reset where the binding's ``set_mjcb_control`` pair costs 0.95 us, half of what the one
+call adds to ``mj_step`` on the 1-robot benchmark world), after checking once that the binding's own setter
+writes that very pointer; the binding's record stays None throughout, so ``mujoco.get_mjcb_control()`` says
+None inside the step too. The callback has no user pointer: it finds its tables through the data's
 ``userdata`` (the compiled model of a world with a bouncy surface has
 :data:`~wbsim.compile.contacts.BOUNCE_USERDATA_WORDS` words of it): a mark and the address of a small int64
 block (:func:`~wbsim.sim.bounce_kernel.control_block`: the tables' addresses, ``mj_referenceConstraint``'s),
@@ -75,6 +79,29 @@ def _library() -> ctypes.CDLL | None:
     return None
 
 
+def _probed_slot(library: ctypes.CDLL, name: str, setter: Callable[[object], None],
+                 getter: Callable[[], object], probe: object) -> ctypes.c_void_p | None:
+    """libmujoco's global callback pointer ``name`` if setting ``probe`` through the binding (``setter``)
+    shows in it (the library is the binding's own instance); the binding's previous value is restored."""
+    slot = ctypes.c_void_p.in_dll(library, name)
+    previous = getter()
+    try:
+        setter(None)
+        unset = slot.value
+        setter(probe)
+        probed = slot.value
+    finally:
+        setter(previous)
+    return slot if probed is not None and probed != unset else None
+
+
+def _no_control(model: int, data: int) -> None:  # noqa: ARG001
+    """A probe: never called."""
+
+
+_CONTROL_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+
+
 def reference_constraint_address() -> int | None:
     """The address of libmujoco's ``mj_referenceConstraint``, after checking that the library is the binding's
     own instance: a warning handler set through the binding shows in the library's ``mju_user_warning``.
@@ -86,58 +113,73 @@ def reference_constraint_address() -> int | None:
     if library is None:
         return None
     try:
-        slot = ctypes.c_void_p.in_dll(library, "mju_user_warning")
-        previous = mujoco.get_mju_user_warning()
-        try:
-            mujoco.set_mju_user_warning(None)
-            unset = slot.value
-            mujoco.set_mju_user_warning(lambda message: None)
-            probe = slot.value
-        finally:
-            mujoco.set_mju_user_warning(previous)
-        if unset == probe or probe is None:
+        slot = _probed_slot(library, "mju_user_warning", mujoco.set_mju_user_warning, mujoco.get_mju_user_warning,
+                            lambda message: None)
+        if slot is None:
             return None
         return ctypes.cast(library.mj_referenceConstraint, ctypes.c_void_p).value
     except (AttributeError, ValueError, TypeError):
         return None
 
 
+def control_slot() -> ctypes.c_void_p | None:
+    """libmujoco's ``mjcb_control`` pointer as a ctypes object (reading and writing it costs about 0.03 us,
+    where the binding's ``set_mjcb_control`` costs 0.45 us), after checking that a callback set through the
+    binding shows in it; None if the library is not found or not the binding's instance."""
+    library = _library()
+    if library is None:
+        return None
+    try:
+        return _probed_slot(library, "mjcb_control", mujoco.set_mjcb_control, mujoco.get_mjcb_control,
+                            _CONTROL_TYPE(_no_control))
+    except (AttributeError, ValueError, TypeError):
+        return None
+
+
 @dataclass(frozen=True)
 class ControlCallback:
-    """The compiled control callback of a ``userdata`` offset and the ``mj_referenceConstraint`` address its
-    blocks carry. Immutable code: a deep copy (of a bounce threshold) shares it.
+    """The compiled control callback of a pair of ``mjData`` offsets, where to install it, and the
+    ``mj_referenceConstraint`` address its blocks carry. Immutable: a deep copy (of a bounce threshold)
+    shares it.
 
     Attributes:
-        function: ``numba`` cfunc object (:func:`wbsim.sim.bounce_kernel.control_edit`); kept alive here.
-        pointer: its ctypes function pointer, what ``mujoco.set_mjcb_control`` is given.
+        function: the numba cfunc object (:func:`wbsim.sim.bounce_kernel.control_edit`); keeps the code alive.
+        pointer: its ctypes function pointer (what ``mujoco.set_mjcb_control`` would be given).
+        address: its address.
+        slot: libmujoco's ``mjcb_control`` pointer (:func:`control_slot`).
         reference: the address of ``mj_referenceConstraint``.
     """
 
     function: object
     pointer: object
+    address: int
+    slot: ctypes.c_void_p
     reference: int
 
     def __deepcopy__(self, memo: dict) -> ControlCallback:
-        """The same callback (compiled code holds no per-simulation state)."""
+        """The same callback (compiled code and library slots hold no per-simulation state)."""
         return self
 
 
 def control_callback(model: mujoco.MjModel, data: mujoco.MjData) -> ControlCallback | None:
     """The bounce edit as a control callback for ``model``'s data (imports numba; compiles or loads the
-    callback): None if the model has too few ``userdata`` words, the ``userdata`` offset does not check out
-    on ``data``, or libmujoco's ``mj_referenceConstraint`` is not found (the caller keeps the split loop)."""
+    callback): None if the model has too few ``userdata`` words, the offsets do not check out on ``data``, or
+    libmujoco's ``mj_referenceConstraint`` or ``mjcb_control`` is not found (the caller keeps the split
+    loop)."""
     if model.nuserdata < BOUNCE_USERDATA_WORDS:
         return None
     from wbsim.sim.mjlayout import control_offsets
 
     offsets = control_offsets(model, data)
     reference = reference_constraint_address() if offsets is not None else None
-    if offsets is None or reference is None:
+    slot = control_slot() if reference is not None else None
+    if offsets is None or reference is None or slot is None:
         return None
     from wbsim.sim.bounce_kernel import control_edit
 
     function = control_edit(*offsets)
-    return ControlCallback(function, function.ctypes, reference)
+    pointer = function.ctypes
+    return ControlCallback(function, pointer, ctypes.cast(pointer, ctypes.c_void_p).value, slot, reference)
 
 
 def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: ControlCallback,
@@ -156,24 +198,26 @@ def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: Control
 
     words = data.userdata.view(np.int64)  # userdata lies in mjData's fixed buffer: the view stays valid
     block_address = int(block.ctypes.data)
-    get, set_, step = mujoco.get_mjcb_control, mujoco.set_mjcb_control, mujoco.mj_step
-    pointer = callback.pointer
+    get, step = mujoco.get_mjcb_control, mujoco.mj_step
+    slot, address = callback.slot, callback.address
     options = model.opt  # the binding hands out the same object each time: read per call, in case it changes
     rk4, no_actuation = int(mujoco.mjtIntegrator.mjINT_RK4), int(mujoco.mjtDisableBit.mjDSBL_ACTUATION)
 
     def steps(count: int) -> bool:
-        # mj_step differs from mj_step1 + mj_step2 with RK4 (more forward passes), and skips the control
-        # callback when actuation is disabled: the split loop then.
-        if get() is not None or options.integrator == rk4 or options.disableflags & no_actuation:
+        # A user's callback (through the binding or not) keeps running in the split loop. mj_step differs
+        # from mj_step1 + mj_step2 with RK4 (more forward passes), and skips the control callback when
+        # actuation is disabled: the split loop then too.
+        if (get() is not None or slot.value is not None or options.integrator == rk4
+                or options.disableflags & no_actuation):
             return False
         words[0] = CONTROL_MARK
         words[1] = block_address
         words[2] = _NAN_BITS  # no edit yet at any time
-        set_(pointer)
+        slot.value = address
         try:
             step(model, data, nstep=count)
         finally:
-            set_(None)
+            slot.value = None
         return True
 
     steps.block = block  # type: ignore[attr-defined]  # kept alive with the call

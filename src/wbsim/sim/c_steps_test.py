@@ -118,19 +118,24 @@ def test_the_one_call_path_is_the_default_once_the_compiled_edit_is_loaded() -> 
 
 
 def test_the_control_callback_is_set_only_inside_the_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inside the one mj_step call libmujoco's mjcb_control is the compiled edit; before and after each step it
+    is unset, in the library and in the binding."""
+    slot = c_steps.control_slot()
+    assert slot is not None and slot.value is None
     seen = []
     real_step = mujoco.mj_step
 
     def watched(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        seen.append(mujoco.get_mjcb_control())
+        seen.append(slot.value)
         return real_step(*args, **kwargs)
 
     monkeypatch.setattr(mujoco, "mj_step", watched)  # bound by the one-call path when it is first made
     sim = simulation(BOXES)
     for _ in range(20):
         sim.step()
-        assert mujoco.get_mjcb_control() is None
-    assert _one_call_ran(sim) and seen and all(callback is not None for callback in seen)
+        assert slot.value is None and mujoco.get_mjcb_control() is None
+    assert _one_call_ran(sim) and seen
+    assert set(seen) == {sim._bounce._control.address}  # type: ignore[union-attr]
 
 
 def test_a_fatal_mujoco_error_in_the_one_call_step_is_a_simulation_error() -> None:
@@ -144,7 +149,7 @@ def test_a_fatal_mujoco_error_in_the_one_call_step_is_a_simulation_error() -> No
     with pytest.raises(SimulationError, match="MuJoCo failed in the step ending at t = 0\\.224 s .*invalid integrator"):
         sim.step()
     assert sim.ended and sim.exit_status == 1
-    assert mujoco.get_mjcb_control() is None
+    assert mujoco.get_mjcb_control() is None and c_steps.control_slot().value is None  # type: ignore[union-attr]
     again = simulation(BOXES)
     again.run(0.2)
     assert _one_call_ran(again)
@@ -249,7 +254,7 @@ def test_a_rebuilt_model_steps_in_one_call_as_the_split_loop(project, load, monk
 
 def test_without_the_library_the_split_loop_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(c_steps, "_library", lambda: None)
-    assert c_steps.reference_constraint_address() is None
+    assert c_steps.reference_constraint_address() is None and c_steps.control_slot() is None
     sim = simulation(MIXED_WORLD)
     sim.run(0.5)
     assert sim._bounce._control == () and not _one_call_ran(sim)  # type: ignore[union-attr]
@@ -309,6 +314,6 @@ def test_a_fatal_error_raised_inside_the_callback_is_intercepted_by_the_binding(
     sim.model.opt.integrator = mujoco.mjtIntegrator.mjINT_EULER
     with pytest.raises(mujoco.FatalError, match="integrator must be implicit"):
         steps(4)
-    assert mujoco.get_mjcb_control() is None
+    assert mujoco.get_mjcb_control() is None and c_steps.control_slot().value is None  # type: ignore[union-attr]
     again = simulation(THROWN)
     assert _run_digest(again, 30) == _run_digest(simulation(THROWN), 30)
