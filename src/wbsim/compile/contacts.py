@@ -53,8 +53,8 @@ from wbsim.world.model import WbNode
 
 __all__ = ["BounceTable", "ContactParams", "MaterialPlan", "SurfaceTable", "contact_params", "find_pairs",
            "ode_surface_params", "too_soft",
-           "INFINITE_FRICTION", "DEFAULT_WEBOTS_CONTACT", "CONE_IMPRATIO", "MAX_TIMECONST", "MAX_REST_TIMECONST",
-           "BOUNCE_USERDATA_WORDS"]
+           "INFINITE_FRICTION", "DEFAULT_WEBOTS_CONTACT", "CONE_IMPRATIO", "MAX_TIMECONST",
+           "MAX_REST_TIMECONST", "BOUNCE_USERDATA_WORDS"]
 
 BOUNCE_USERDATA_WORDS = 3
 """``nuserdata`` of a compiled model whose contacts may switch to their resting solref (a bounce table that

@@ -113,8 +113,8 @@ def reference_constraint_address() -> int | None:
     if library is None:
         return None
     try:
-        slot = _probed_slot(library, "mju_user_warning", mujoco.set_mju_user_warning, mujoco.get_mju_user_warning,
-                            lambda message: None)
+        slot = _probed_slot(library, "mju_user_warning", mujoco.set_mju_user_warning,
+                            mujoco.get_mju_user_warning, lambda message: None)
         if slot is None:
             return None
         return ctypes.cast(library.mj_referenceConstraint, ctypes.c_void_p).value
@@ -186,8 +186,9 @@ def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: Control
                    block: np.ndarray) -> Callable[[int], bool]:
     """``steps(count)``: ``count`` MuJoCo steps of ``model`` and ``data`` with the callback's edit, in one
     ``mj_step`` call; False, stepping nothing, if another ``mjcb_control`` is set, the integrator is RK4 or
-    actuation is disabled (the caller then runs the split loop). ``block`` (:func:`~wbsim.sim.bounce_kernel.control_block`) must live as long as ``steps``;
-    ``model.nuserdata`` must be at least :data:`BOUNCE_USERDATA_WORDS`.
+    actuation is disabled (the caller then runs the split loop). ``block``
+    (:func:`~wbsim.sim.bounce_kernel.control_block`) is kept alive with ``steps``; ``model.nuserdata`` must be
+    at least :data:`BOUNCE_USERDATA_WORDS`.
 
     Raises (from ``steps``):
         mujoco.FatalError: MuJoCo's fatal error in the step (the callback is unset first).

@@ -35,11 +35,12 @@ THROWN = BOXES.replace('name "a" physics', 'name "a" linearVelocity 1.5 0.3 0 ph
     "translation 0.2 0 0.05", "translation 0 0 0.16")
 
 
-# Trees fall asleep while their contacts still move faster than the bounce velocity (a loose sleep threshold, a
-# tiny bounce velocity): MuJoCo's recomputation after putting them to sleep calls the control callback again.
+# Trees fall asleep while their contacts still move faster than the bounce velocity (a loose sleep threshold,
+# a tiny bounce velocity): MuJoCo's recomputation after putting them to sleep calls the control callback
+# again.
 # One MuJoCo step per basic step, so that the constraint rows of a step where trees fell asleep are compared.
-SLEEPY = THROWN.replace("basicTimeStep 16", "basicTimeStep 4 physicsDisableTime 0.05 physicsDisableLinearThreshold 1 "
-                        "physicsDisableAngularThreshold 1 "
+SLEEPY = THROWN.replace("basicTimeStep 16", "basicTimeStep 4 physicsDisableTime 0.05 "
+                        "physicsDisableLinearThreshold 1 physicsDisableAngularThreshold 1 "
                         "contactProperties [ ContactProperties { bounce 0.5 bounceVelocity 0.0001 } ]")
 
 
@@ -79,7 +80,8 @@ def test_a_bouncy_world_gets_userdata_words_and_others_none() -> None:
     assert bouncy.model.nuserdata == BOUNCE_USERDATA_WORDS
     off = compile_world(load_world_model_from_string(BOXES, "w.wbt"), CompileOptions(bounce_threshold=False))
     assert off.model.nuserdata == 0
-    still = BOXES.replace("basicTimeStep 16", "basicTimeStep 16 contactProperties [ ContactProperties { bounce 0 } ]")
+    still = BOXES.replace("basicTimeStep 16",
+                          "basicTimeStep 16 contactProperties [ ContactProperties { bounce 0 } ]")
     flat = compile_world(load_world_model_from_string(still, "w.wbt"))
     assert flat.bounce is None or not flat.bounce.active
     assert flat.model.nuserdata == 0
@@ -87,7 +89,8 @@ def test_a_bouncy_world_gets_userdata_words_and_others_none() -> None:
 
 @pytest.mark.parametrize("text", [MIXED_WORLD, UNIFORM_WORLD, BOXES, THROWN, SLEEPY],
                          ids=["material-pairs", "uniform", "resting", "sliding-sticking", "falling-asleep"])
-def test_one_call_steps_give_the_split_loops_run_bit_for_bit(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_call_steps_give_the_split_loops_run_bit_for_bit(text: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """Bouncing, resting, sliding, sticking and rolling contacts, with material pairs, and trees falling
     asleep: the same state, constraint rows and accelerations after every basic step as the split loop
     (mj_step1, edit, mj_step2)."""
@@ -108,18 +111,19 @@ def test_the_one_call_path_is_the_default_once_the_compiled_edit_is_loaded() -> 
     bounce = sim._bounce
     assert bounce is not None
     bounce._numpy_left = 3.0  # as if numba were not imported yet: a few numpy edits first
-    monkeypatch_free = bounce._raw is None
-    assert monkeypatch_free
-    sim.step()  # four MuJoCo steps: the numpy path, then the kernel loads during the step
-    sim.step()
-    assert bounce._raw is not None
+    assert bounce._raw is None and bounce.one_call_steps(sim.model, sim.data) is None
+    for _ in range(10):  # the split loop: numpy edits, then the compiled edit loads within a step
+        sim.step()
+        if bounce._raw is not None:
+            break
+    assert bounce._raw is not None and not _one_call_ran(sim)
     sim.step()
     assert _one_call_ran(sim)
 
 
 def test_the_control_callback_is_set_only_inside_the_step(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Inside the one mj_step call libmujoco's mjcb_control is the compiled edit; before and after each step it
-    is unset, in the library and in the binding."""
+    """Inside the one mj_step call libmujoco's mjcb_control is the compiled edit; before and after each step
+    it is unset, in the library and in the binding."""
     slot = c_steps.control_slot()
     assert slot is not None and slot.value is None
     seen = []
@@ -146,10 +150,12 @@ def test_a_fatal_mujoco_error_in_the_one_call_step_is_a_simulation_error() -> No
     sim.run(0.2)
     assert _one_call_ran(sim)
     sim.model.opt.integrator = 99
-    with pytest.raises(SimulationError, match="MuJoCo failed in the step ending at t = 0\\.224 s .*invalid integrator"):
+    with pytest.raises(SimulationError,
+                       match="MuJoCo failed in the step ending at t = 0\\.224 s .*invalid integrator"):
         sim.step()
     assert sim.ended and sim.exit_status == 1
-    assert mujoco.get_mjcb_control() is None and c_steps.control_slot().value is None  # type: ignore[union-attr]
+    assert mujoco.get_mjcb_control() is None
+    assert c_steps.control_slot().value is None  # type: ignore[union-attr]
     again = simulation(BOXES)
     again.run(0.2)
     assert _one_call_ran(again)
@@ -207,7 +213,8 @@ def test_two_simulations_alternating_steps_each_give_their_run_alone(monkeypatch
     process, each finding its own tables through its own data: each ends as the same world run alone with
     the split loop."""
     surface = "contactProperties [ ContactProperties { bounce 0.3 bounceVelocity 0.05 } ]"
-    falling = BOXES.replace("0.1 0 0.05", "0.1 0 0.3").replace("basicTimeStep 16", f"basicTimeStep 16 {surface}")
+    falling = BOXES.replace("0.1 0 0.05", "0.1 0 0.3")
+    falling = falling.replace("basicTimeStep 16", f"basicTimeStep 16 {surface}")
     texts = (MIXED_WORLD, falling)
     together = [simulation(text) for text in texts]
     digests = [hashlib.sha256() for _ in texts]
@@ -222,7 +229,8 @@ def test_two_simulations_alternating_steps_each_give_their_run_alone(monkeypatch
         reference = hashlib.sha256()
         for _ in range(250):
             alone.step()
-            reference.update(alone.data.qpos.tobytes() + alone.data.qvel.tobytes() + alone.data.efc_KBIP.tobytes())
+            data = alone.data
+            reference.update(data.qpos.tobytes() + data.qvel.tobytes() + data.efc_KBIP.tobytes())
         assert reference.hexdigest() == digest.hexdigest()
 
 
@@ -236,7 +244,8 @@ def test_a_reset_keeps_the_one_call_runs_bit_identical() -> None:
     assert _one_call_ran(sim)
 
 
-def test_a_rebuilt_model_steps_in_one_call_as_the_split_loop(project, load, monkeypatch) -> None:  # noqa: ANN001
+def test_a_rebuilt_model_steps_in_one_call_as_the_split_loop(project, load,  # noqa: ANN001
+                                                             monkeypatch) -> None:  # noqa: ANN001
     """A supervisor's import recompiles the world (a new model and data, a new threshold): the one-call path
     binds to them and the run equals the split loop's."""
     from wbsim.sim.rebuild_test import WORLD, run
@@ -299,7 +308,8 @@ def test_the_callback_leaves_data_without_its_mark_alone() -> None:
 def test_a_fatal_error_raised_inside_the_callback_is_intercepted_by_the_binding() -> None:
     """MuJoCo's fatal error raised from inside the compiled callback (here its block names libmujoco's
     ``mj_implicit`` instead of ``mj_referenceConstraint``, which fails with the Euler integrator) leaves
-    through the binding's interception of ``mj_step``: ``FatalError``, the callback unset, the process alive."""
+    through the binding's interception of ``mj_step``: ``FatalError``, the callback unset, the process
+    alive."""
     from wbsim.sim.bounce_kernel import control_block
 
     sim = simulation(THROWN)
@@ -310,10 +320,12 @@ def test_a_fatal_error_raised_inside_the_callback_is_intercepted_by_the_binding(
     implicit = ctypes.cast(library.mj_implicit, ctypes.c_void_p).value
     tables, entries = sim._bounce._raw_tables  # type: ignore[union-attr,misc]
     block = control_block(tables, entries, implicit)
-    steps = c_steps.one_call_steps(sim.model, sim.data, sim._bounce._control, block)  # type: ignore[union-attr,arg-type]
+    control = sim._bounce._control  # type: ignore[union-attr]
+    steps = c_steps.one_call_steps(sim.model, sim.data, control, block)  # type: ignore[arg-type]
     sim.model.opt.integrator = mujoco.mjtIntegrator.mjINT_EULER
     with pytest.raises(mujoco.FatalError, match="integrator must be implicit"):
         steps(4)
-    assert mujoco.get_mjcb_control() is None and c_steps.control_slot().value is None  # type: ignore[union-attr]
+    assert mujoco.get_mjcb_control() is None
+    assert c_steps.control_slot().value is None  # type: ignore[union-attr]
     again = simulation(THROWN)
     assert _run_digest(again, 30) == _run_digest(simulation(THROWN), 30)

@@ -588,9 +588,9 @@ class Simulation:
                     for bank in substepping:
                         bank.substep(data)
             elif bounce is not None and not substepping and not editing:
-                # The bounce threshold alone (the usual world with a bouncy surface): once its compiled edit is
-                # loaded, one mj_step call with the edit as MuJoCo's control callback (sim/c_steps.py); before
-                # that, or while another control callback is set, _edited_steps' own loop.
+                # The bounce threshold alone (the usual world with a bouncy surface): once its compiled edit
+                # is loaded, one mj_step call with the edit as MuJoCo's control callback (sim/c_steps.py);
+                # before that, or while another control callback is set, _edited_steps' own loop.
                 steps = bounce.one_call_steps(self.model, data)
                 if steps is None or not steps(self.substeps):
                     _bounced_steps(self.model, data, self.substeps, bounce.step_edit(self.model, data))
