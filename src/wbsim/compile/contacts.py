@@ -56,7 +56,7 @@ __all__ = ["BounceTable", "ContactParams", "MaterialPlan", "SurfaceTable", "cont
            "INFINITE_FRICTION", "DEFAULT_WEBOTS_CONTACT", "CONE_IMPRATIO", "MAX_TIMECONST",
            "MAX_REST_TIMECONST", "BOUNCE_USERDATA_WORDS"]
 
-BOUNCE_USERDATA_WORDS = 3
+BOUNCE_USERDATA_WORDS = 4
 """``nuserdata`` of a compiled model whose contacts may switch to their resting solref (a bounce table that
 will be active): the bounce threshold's control callback finds its tables through these ``mjData.userdata``
 words (:mod:`wbsim.sim.c_steps`); no physics reads them."""

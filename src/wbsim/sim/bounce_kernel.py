@@ -190,7 +190,7 @@ def _address(typingctx, pointer_):  # noqa: ANN001, ANN202, ARG001
 CONTROL_MARK = 0x7762_7369_6D62_6F75
 """The first ``userdata`` word (as int64 bits) of an ``mjData`` whose second word is a :func:`control_block`
 address: the control callback edits only data that carries it. The third word is the ``time`` of the data's
-last edit (a double; NaN before the first)."""
+last edit (a double; NaN before the first), the fourth the number of edits (int64)."""
 
 BLOCK_TABLES, BLOCK_NTABLES, BLOCK_ENTRIES, BLOCK_NENTRIES, BLOCK_REFERENCE = range(5)
 """Slots of a :func:`control_block`."""
@@ -217,9 +217,10 @@ def control_edit(userdata_offset: int, time_offset: int) -> CFunc:
     ``userdata_offset`` in ``mjData``, :func:`wbsim.sim.mjlayout.control_offsets`): word 0
     :data:`CONTROL_MARK` (any other data, e.g. another program's model stepped while the callback is set, is
     left alone), word 1 a :func:`control_block`'s address, word 2 the ``time`` (at byte ``time_offset``) of
-    the last edit. A second call at the same time is MuJoCo's recomputation after putting trees to sleep
-    (``mj_advance`` runs the velocity and acceleration stages again, with the control callback, before the
-    time advances), where the split loop's edit does not run: it returns without editing.
+    the last edit, word 3 the number of edits (the caller checks that every MuJoCo step had its edit). A
+    second call at the same time is MuJoCo's recomputation after putting trees to sleep (``mj_advance`` runs
+    the velocity and acceleration stages again, with the control callback, before the time advances), where
+    the split loop's edit does not run: it returns without editing.
 
     The offsets are closure variables, not globals: numba keys its disk cache on the closure's values (a
     global would stay frozen in the cached code if another MuJoCo moved the fields), so each pair of offsets
@@ -238,6 +239,8 @@ def control_edit(userdata_offset: int, time_offset: int) -> CFunc:
         if last[0] == now:  # the recomputation after trees fell asleep, within the same step
             return
         last[0] = now
+        edits = numba.carray(pointer(userdata + 24), 1, np.int64)
+        edits[0] += 1
         block = numba.carray(pointer(word(userdata + 8)), 5, np.int64)
         tables = numba.carray(pointer(block[BLOCK_TABLES]), block[BLOCK_NTABLES], np.int64)
         entries = numba.carray(pointer(block[BLOCK_ENTRIES]), (block[BLOCK_NENTRIES], 7), np.float64)

@@ -29,7 +29,12 @@ None inside the step too. The callback has no user pointer: it finds its tables 
 block (:func:`~wbsim.sim.bounce_kernel.control_block`: the tables' addresses, ``mj_referenceConstraint``'s),
 written before every call (about 0.1 us; a reset or ``mj_copyData`` may have replaced them). Data without the
 mark (another program's model stepped in another thread while the callback is set) is not edited. Several
-simulations in one process each write their own data's words, so they may step in turn.
+simulations in one process each write their own data's words, so they may step in turn. The binding releases
+the GIL inside ``mj_step``, so another thread may run meanwhile: a wbsim simulation there finds the callback
+set and runs its split loop (the callback, called in its ``mj_step1`` too, makes the same edit its loop then
+repeats: same results); but a thread that unsets or replaces the callback meanwhile would leave MuJoCo steps
+unedited: the callback counts its edits (the fourth word) and a step with fewer edits than MuJoCo steps raises
+:class:`CallbackLost` rather than going on with a silently different run.
 
 MuJoCo also calls the control callback when it recomputes a step's velocity and acceleration stages after
 putting trees to sleep (in ``mj_step2``'s integration, before the time advances), where the split loop does
@@ -58,8 +63,10 @@ import mujoco
 import numpy as np
 
 from wbsim.compile.contacts import BOUNCE_USERDATA_WORDS
+from wbsim.errors import SimulationError
 
-__all__ = ["ControlCallback", "control_callback", "one_call_steps", "reference_constraint_address"]
+__all__ = ["CallbackLost", "ControlCallback", "control_callback", "control_slot", "one_call_steps",
+           "reference_constraint_address"]
 
 _NAN_BITS = 0x7FF8_0000_0000_0000
 """A quiet NaN's bits: the last-edit time of data not edited yet (equal to no time)."""
@@ -77,6 +84,12 @@ def _library() -> ctypes.CDLL | None:
         except OSError:
             continue
     return None
+
+
+class CallbackLost(SimulationError):
+    """Some MuJoCo step of a one-call step ran without the edit: the control callback was unset or replaced
+    while ``mj_step`` ran (the binding releases the GIL there: another thread setting or resetting MuJoCo's
+    process-wide callbacks). The state has advanced without the edit, so the run cannot go on."""
 
 
 def _probed_slot(library: ctypes.CDLL, name: str, setter: Callable[[object], None],
@@ -125,7 +138,8 @@ def reference_constraint_address() -> int | None:
 def control_slot() -> ctypes.c_void_p | None:
     """libmujoco's ``mjcb_control`` pointer as a ctypes object (reading and writing it costs about 0.03 us,
     where the binding's ``set_mjcb_control`` costs 0.45 us), after checking that a callback set through the
-    binding shows in it; None if the library is not found or not the binding's instance."""
+    binding shows in it (the probe briefly resets the callback: called when a threshold makes its callback,
+    outside any step); None if the library is not found or not the binding's instance."""
     library = _library()
     if library is None:
         return None
@@ -192,6 +206,7 @@ def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: Control
 
     Raises (from ``steps``):
         mujoco.FatalError: MuJoCo's fatal error in the step (the callback is unset first).
+        CallbackLost: a MuJoCo step ran without the edit (another thread changed the callback meanwhile).
     """
     if model.nuserdata < BOUNCE_USERDATA_WORDS:
         raise ValueError(f"the model needs {BOUNCE_USERDATA_WORDS} userdata words for the control callback")
@@ -214,11 +229,17 @@ def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: Control
         words[0] = CONTROL_MARK
         words[1] = block_address
         words[2] = _NAN_BITS  # no edit yet at any time
+        words[3] = 0
         slot.value = address
         try:
             step(model, data, nstep=count)
         finally:
             slot.value = None
+        if words[3] != count:
+            raise CallbackLost(f"{int(words[3])} of the {count} MuJoCo steps ran with the bounce threshold's "
+                               "edit: MuJoCo's control callback was unset or replaced during the step (by "
+                               "another thread?). Step simulations with bouncy surfaces in one thread at a "
+                               "time, or in processes (wbsim.batch).")
         return True
 
     steps.block = block  # type: ignore[attr-defined]  # kept alive with the call

@@ -329,3 +329,26 @@ def test_a_fatal_error_raised_inside_the_callback_is_intercepted_by_the_binding(
     assert c_steps.control_slot().value is None  # type: ignore[union-attr]
     again = simulation(THROWN)
     assert _run_digest(again, 30) == _run_digest(simulation(THROWN), 30)
+
+
+def test_a_step_left_unedited_by_another_threads_change_of_the_callback_stops_the_run(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The binding releases the GIL inside mj_step: another thread may reset MuJoCo's control callback while
+    the step runs. The callback counts its edits, and a step with fewer edits than MuJoCo steps raises
+    CallbackLost (a SimulationError) instead of going on with a silently different run."""
+    real_step = mujoco.mj_step
+    slot = c_steps.control_slot()
+
+    def meddled(model, data, nstep=1):  # noqa: ANN001, ANN202
+        real_step(model, data, nstep=1)  # one MuJoCo step with the edit, then "another thread" unsets it
+        slot.value = None  # type: ignore[union-attr]
+        real_step(model, data, nstep=nstep - 1)
+
+    sim = simulation(THROWN)
+    sim.run(0.2)
+    assert _one_call_ran(sim)
+    sim._bounce._bound_steps = None  # type: ignore[union-attr]  # bind again, to the meddling mj_step
+    monkeypatch.setattr(mujoco, "mj_step", meddled)
+    with pytest.raises(c_steps.CallbackLost, match="1 of the 4 MuJoCo steps ran with the bounce threshold"):
+        sim.step()
+    assert sim.ended and sim.exit_status == 1 and isinstance(c_steps.CallbackLost("x"), SimulationError)

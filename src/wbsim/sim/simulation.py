@@ -40,6 +40,7 @@ from wbsim.sim.supervision import Supervision
 from wbsim.world.loader import load_world_model
 from wbsim.sim.battery import Batteries
 from wbsim.sim.bounce import BounceThreshold
+from wbsim.sim.c_steps import CallbackLost
 from wbsim.sim.light_rows import LIGHT_SOLVER_TOLERANCE, LightContacts
 from wbsim.world.model import WbNode, WorldModel, WorldWarning
 
@@ -604,6 +605,10 @@ class Simulation:
                 mujoco.mj_step(self.model, data, nstep=self.substeps)
         except mujoco.FatalError as error:
             self._fatal(error)
+        except CallbackLost:
+            self.ended = True
+            self.exit_status = 1
+            raise
         finally:
             mujoco.set_mju_user_warning(previous_handler)
         if plugin is not None:
