@@ -242,7 +242,8 @@ class BounceThreshold:
         from wbsim.sim.bounce_kernel import control_block
 
         tables, entries = self._raw_tables  # type: ignore[misc]
-        steps = c_steps.one_call_steps(model, data, control, control_block(tables, entries, control.reference))
+        block = control_block(tables, entries, control.reference)
+        steps = c_steps.one_call_steps(model, data, control, block, (tables, entries))
         self._bound_steps = (data, model, addresses, steps)
         return steps
 

@@ -3,8 +3,9 @@ MuJoCo's control callback.
 
 The physics loop of a world with the bounce threshold (:mod:`wbsim.sim.bounce`) otherwise splits every MuJoCo
 step into ``mj_step1``, the edit, ``mj_referenceConstraint`` and ``mj_step2``: three or four Python calls per
-MuJoCo step (about 3.6 us each on the 1-robot benchmark world) where a world without the edit makes one call
-per basic step. MuJoCo calls ``mjcb_control(m, d)`` at the end of ``mj_step1`` (in ``mj_step``: after the
+MuJoCo step where a world without the edit makes one call per basic step (on the 1-robot benchmark world, four
+MuJoCo steps per basic step, the split loop took 31.8-32.9 us per basic step, this one call 29.0-30.2 us,
+``mj_step`` without the edit 28.0-29.0 us; paired blocks, 2026-11-27). MuJoCo calls ``mjcb_control(m, d)`` at the end of ``mj_step1`` (in ``mj_step``: after the
 velocity stage of ``mj_forward``), exactly where the split loop edits, and ``mj_step`` is ``mj_step1`` then
 ``mj_step2`` for the Euler and implicit integrators (wbsim compiles implicitfast; not RK4): so the edit,
 compiled as a C callback (:func:`wbsim.sim.bounce_kernel.control_edit`, which calls ``mj_referenceConstraint``
@@ -44,10 +45,9 @@ called again at the same time, so the two loops stay bit-identical in sleeping w
 Where the offsets of ``userdata`` and ``time`` come from: :func:`wbsim.sim.mjlayout.control_offsets` (checked
 against the binding's views). They are closure constants of the compiled callback, not globals: numba keys
 its disk cache on closure values, while a global would stay frozen in cached code if another MuJoCo moved the
-fields. The
-callback is made when the compiled edit loads (never at import): a cache load takes about 2 ms once numba has
-loaded one (0.1 s for the first of a process, about 0.25 s to compile without a cache), so each threshold
-makes its own and nothing is kept at module level.
+fields. The callback is made at the first basic step after the compiled edit has loaded (never at import):
+loading it from numba's disk cache then takes about 3 ms (compiling it without a cache about 0.4 s), so each
+threshold makes its own and nothing is kept at module level.
 """
 
 from __future__ import annotations
@@ -196,13 +196,13 @@ def control_callback(model: mujoco.MjModel, data: mujoco.MjData) -> ControlCallb
     return ControlCallback(function, pointer, ctypes.cast(pointer, ctypes.c_void_p).value, slot, reference)
 
 
-def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: ControlCallback,
-                   block: np.ndarray) -> Callable[[int], bool]:
+def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: ControlCallback, block: np.ndarray,
+                   owners: tuple = ()) -> Callable[[int], bool]:
     """``steps(count)``: ``count`` MuJoCo steps of ``model`` and ``data`` with the callback's edit, in one
     ``mj_step`` call; False, stepping nothing, if another ``mjcb_control`` is set, the integrator is RK4 or
     actuation is disabled (the caller then runs the split loop). ``block``
-    (:func:`~wbsim.sim.bounce_kernel.control_block`) is kept alive with ``steps``; ``model.nuserdata`` must be
-    at least :data:`BOUNCE_USERDATA_WORDS`.
+    (:func:`~wbsim.sim.bounce_kernel.control_block`) and ``owners`` (the arrays its addresses point into) are
+    kept alive with ``steps``; ``model.nuserdata`` must be at least :data:`BOUNCE_USERDATA_WORDS`.
 
     Raises (from ``steps``):
         mujoco.FatalError: MuJoCo's fatal error in the step (the callback is unset first).
@@ -242,5 +242,5 @@ def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: Control
                                "time, or in processes (wbsim.batch).")
         return True
 
-    steps.block = block  # type: ignore[attr-defined]  # kept alive with the call
+    steps.keep = (block, owners)  # type: ignore[attr-defined]  # what the callback reads, alive with the call
     return steps
