@@ -5,11 +5,12 @@ The physics loop of a world with the bounce threshold (:mod:`wbsim.sim.bounce`) 
 step into ``mj_step1``, the edit, ``mj_referenceConstraint`` and ``mj_step2``: three or four Python calls per
 MuJoCo step where a world without the edit makes one call per basic step (on the 1-robot benchmark world, four
 MuJoCo steps per basic step, the split loop took 31.8-32.9 us per basic step, this one call 29.0-30.2 us,
-``mj_step`` without the edit 28.0-29.0 us; paired blocks, 2026-11-27). MuJoCo calls ``mjcb_control(m, d)`` at the end of ``mj_step1`` (in ``mj_step``: after the
-velocity stage of ``mj_forward``), exactly where the split loop edits, and ``mj_step`` is ``mj_step1`` then
-``mj_step2`` for the Euler and implicit integrators (wbsim compiles implicitfast; not RK4): so the edit,
-compiled as a C callback (:func:`wbsim.sim.bounce_kernel.control_edit`, which calls ``mj_referenceConstraint``
-itself when it changed a row), gives the same doubles in one ``mj_step`` call (tested bit for bit).
+``mj_step`` without the edit 28.0-29.0 us; paired blocks, 2026-11-27). MuJoCo calls ``mjcb_control(m, d)``
+at the end of ``mj_step1`` (in ``mj_step``: after the velocity stage of ``mj_forward``), exactly where the
+split loop edits, and ``mj_step`` is ``mj_step1`` then ``mj_step2`` for the Euler and implicit integrators
+(wbsim compiles implicitfast; not RK4): so the edit, compiled as a C callback
+(:func:`wbsim.sim.bounce_kernel.control_edit`, which calls ``mj_referenceConstraint`` itself when it changed a
+row), gives the same doubles in one ``mj_step`` call (tested bit for bit).
 
 Safety. ``mj_step`` is a binding call: the binding intercepts MuJoCo's fatal errors around it (setjmp/longjmp
 in its error handler), also those raised while the callback runs, and raises ``mujoco.FatalError``, which the
