@@ -18,9 +18,9 @@ loop has no equivalent; the demo's default material bounces on itself by Webots'
 measurement of the rest of wbsim's layer only: the physics then differs slightly from a normal run.
 ``--floor`` adds a row per world: the same controller work through a bare greenlet layer (a switch for
 ``Robot.step``, list reads and writes for the devices; its speed in the first column) against the MuJoCo loop,
-the least any greenlet-based controller layer costs. ``--experimental-c-steps`` runs wbsim with the
-experimental one-call physics loop (``sim/c_steps.py``, off by default: same results, but a fatal MuJoCo error
-inside it exits the process).
+the least any greenlet-based controller layer costs. wbsim's physics loop of a bouncy world becomes one
+``mj_step`` call per basic step once the bounce edit's compiled code is loaded (``sim/c_steps.py``): at once
+when numba is already imported in the process, else after the rent-or-buy count of ``sim/bounce.py``.
 """
 
 from __future__ import annotations
@@ -103,15 +103,12 @@ def _load(path: Path):
         return load_world(path)
 
 
-def wbsim_block(path: Path, steps: int, bounce_emulation: bool = True,
-                c_steps: bool = False) -> tuple[object, Callable[[], None]]:
+def wbsim_block(path: Path, steps: int, bounce_emulation: bool = True) -> tuple[object, Callable[[], None]]:
     """A warmed-up simulation and a function running ``steps`` basic steps of it (controllers included);
-    ``bounce_emulation=False`` switches off the bounce-threshold contact edit (a measurement aid only);
-    ``c_steps`` turns on the experimental one-call physics loop (``sim/c_steps.py``)."""
+    ``bounce_emulation=False`` switches off the bounce-threshold contact edit (a measurement aid only)."""
     sim = _load(path)
     if not bounce_emulation:
         sim._bounce = None  # noqa: SLF001  # the per-physics-step edit of sim/bounce.py
-    sim.experimental_c_steps = c_steps  # type: ignore[attr-defined]
     sim.run(0.1)  # warm up: controllers started, sensors enabled
 
     def run() -> None:
@@ -275,22 +272,18 @@ def main() -> int:
     parser.add_argument("--floor", action="store_true",
                         help="also a bare greenlet layer doing the controller's work against the MuJoCo loop (the "
                              "least any greenlet-based controller layer costs)")
-    parser.add_argument("--experimental-c-steps", action="store_true",
-                        help="wbsim with its experimental one-call physics loop (sim/c_steps.py, off by default)")
     args = parser.parse_args()
     pairs = args.pairs or (30 if args.quick else 150)
     print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {pairs} pairs of alternating blocks of "
           "about 20 ms; ratio = wbsim speed / other speed, median of the paired ratios (p10-p90)"
-          + ("; wbsim without its bounce-threshold edit" if args.no_bounce_emulation else "")
-          + ("; wbsim with its experimental one-call physics loop" if args.experimental_c_steps else ""))
+          + ("; wbsim without its bounce-threshold edit" if args.no_bounce_emulation else ""))
     print(f"{'scenario':<16}{'wbsim st/s':>12}{'other st/s':>14} {'other':<10}{'ratio (p10-p90)':>22}")
     with tempfile.TemporaryDirectory() as tmp:
         for robots in args.robots:
             path = make_project(Path(tmp) / f"p{robots}", robots)
             # Blocks of about 20 ms: short enough that load spikes hit both sides of a pair alike.
             steps = max(3, 600 // (robots + 1))
-            sim, ours = wbsim_block(path, steps, bounce_emulation=not args.no_bounce_emulation,
-                                    c_steps=args.experimental_c_steps)
+            sim, ours = wbsim_block(path, steps, bounce_emulation=not args.no_bounce_emulation)
             label = "demo robot" if robots == 1 else f"{robots} robots"
             loop = paired_ratios(ours, baseline_block(path, steps), pairs)
             print(_row(label, steps, loop, "MuJoCo loop"))

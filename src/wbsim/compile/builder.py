@@ -47,9 +47,8 @@ import numpy as np
 from wbsim.compile import inertia
 from wbsim.collector import paused_collection
 from wbsim.compile.bindings import Bindings, JointBinding, RobotBinding, RobotDevice, SolidBinding
-from wbsim.compile.contacts import (CONE_IMPRATIO, MAX_TIMECONST, BounceTable, ContactParams, MaterialPlan,
-                                    SurfaceTable,
-                                    too_soft)
+from wbsim.compile.contacts import (BOUNCE_USERDATA_WORDS, CONE_IMPRATIO, MAX_TIMECONST, BounceTable,
+                                    ContactParams, MaterialPlan, SurfaceTable, too_soft)
 from wbsim.compile.context import CompileContext
 from wbsim.compile.damping import DampedBody, add_damping_actuators, allow_sleep_of_damped_trees
 from wbsim.compile.frames import Frame, quat_from_axis_angle, quat_to_matrix
@@ -1241,6 +1240,12 @@ class _Builder:
                 self._add_device(device_kind, device, slot, robot)
 
     # -- contacts -----------------------------------------------------------------------------------
+    def switches_contacts(self) -> bool:
+        """Some geom or explicit pair has a resting solref of its own (the compiled model's
+        :class:`BounceTable` will be active)."""
+        return (any(params.rest_solref is not None for _, params in self.geom_contacts)
+                or any(params.rest_solref is not None for _, _, params in self.pair_contacts))
+
     def contacts(self) -> None:
         """Exclusions for same-robot pairs without selfCollision and for pairs of Solids Webots gives no body
         (static or kinematic, see :meth:`_kinematic_exclusions`), and explicit pairs for material pairs."""
@@ -1506,6 +1511,9 @@ def _compile_world(world: WorldModel, options: CompileOptions | None) -> Compile
     for compiler in builder.compilers.values():
         compiler.finish_spec(builder.context)
     builder.attach_groups()
+    if builder.options.bounce_threshold and builder.switches_contacts():
+        # Room for the bounce threshold's control callback to find its tables (sim/c_steps.py).
+        builder.spec.nuserdata = max(builder.spec.nuserdata, BOUNCE_USERDATA_WORDS)
     model = _compile_spec(builder)
     bindings = builder.finish(model)
     return CompiledWorld(

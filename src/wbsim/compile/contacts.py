@@ -53,7 +53,13 @@ from wbsim.world.model import WbNode
 
 __all__ = ["BounceTable", "ContactParams", "MaterialPlan", "SurfaceTable", "contact_params", "find_pairs",
            "ode_surface_params", "too_soft",
-           "INFINITE_FRICTION", "DEFAULT_WEBOTS_CONTACT", "CONE_IMPRATIO", "MAX_TIMECONST", "MAX_REST_TIMECONST"]
+           "INFINITE_FRICTION", "DEFAULT_WEBOTS_CONTACT", "CONE_IMPRATIO", "MAX_TIMECONST",
+           "MAX_REST_TIMECONST", "BOUNCE_USERDATA_WORDS"]
+
+BOUNCE_USERDATA_WORDS = 4
+"""``nuserdata`` of a compiled model whose contacts may switch to their resting solref (a bounce table that
+will be active): the bounce threshold's control callback finds its tables through these ``mjData.userdata``
+words (:mod:`wbsim.sim.c_steps`); no physics reads them."""
 
 INFINITE_FRICTION = 1.0e6
 """Friction coefficient standing for Webots' infinite friction (-1); stable in MuJoCo's solver."""

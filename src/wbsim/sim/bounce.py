@@ -25,9 +25,11 @@ us; best of repeated calls on a loaded machine, ``benchmarks/bounce_bench.py``),
 same edit compiled as one loop (:mod:`wbsim.sim.bounce_kernel`, numba, reading MuJoCo's structs in place
 (:mod:`wbsim.sim.mjlayout`): 1.1 us with its call, 11.5 us for 200 contacts where numpy takes 72 us; with the
 binding's views as arguments it took 5 and 17.5 us). In the physics loop, the split step (``mj_step1``, the
-edit bound once per basic step by :meth:`BounceThreshold.step_edit`, ``mj_step2``) costs about 3.6 us per
-MuJoCo step more than ``mj_step`` with ``nstep`` on the 1-robot benchmark world (11.5 us with the views and
-three Python frames per step; 2026-11-27, paired blocks on a shared machine). The compiled edit starts at once
+edit bound once per basic step by :meth:`BounceThreshold.step_edit`, ``mj_step2``) costs about 3 us per basic
+step (four MuJoCo steps) more than ``mj_step`` with ``nstep`` on the 1-robot benchmark world; once the
+compiled edit is loaded, :meth:`BounceThreshold.one_call_steps` runs the basic step as one ``mj_step`` call
+with the edit as MuJoCo's control callback (:mod:`wbsim.sim.c_steps`), about 1 us more than ``mj_step``
+without the edit (2026-11-27, paired blocks on a shared machine). The compiled edit starts at once
 when numba is already imported in the process, else after :data:`NUMPY_EDITS` edits (importing numba and
 loading its compiled code take 0.5 to 0.9 s, which the numpy path's overhead reaches after about that many
 steps). Loading the compiled code stays costly even when numba's on-disk cache holds it: on 2026-11-27 (loaded
@@ -50,6 +52,7 @@ import mujoco
 import numpy as np
 
 from wbsim.compile.contacts import BounceTable, find_pairs
+from wbsim.sim import c_steps
 
 __all__ = ["BounceThreshold", "NUMPY_EDITS", "PLAIN_PYTHON_CONTACTS"]
 
@@ -109,8 +112,9 @@ class BounceThreshold:
         # the data's address; tables None until a first compiled edit with contact rows checked the layout.
         self._raw: Callable[..., bool] | None = None
         self._raw_tables: tuple | None = None
-        self._functions: tuple | None = None  # (libmujoco's entry points,) for compiled_steps; () if not found
-        # The last data (and model) step_edit and compiled_steps bound their compiled calls to, the structs'
+        # The control callback of one_call_steps (sim/c_steps.py); (): cannot be had; None: not tried yet.
+        self._control: c_steps.ControlCallback | tuple | None = None
+        # The last data (and model) step_edit and one_call_steps bound their compiled calls to, the structs'
         # addresses the calls hold, and the calls.
         self._bound: tuple | None = None
         self._bound_steps: tuple | None = None
@@ -217,27 +221,29 @@ class BounceThreshold:
             cached = self._bound = (data, address, bound)
         return cached[2]
 
-    def compiled_steps(self, model: mujoco.MjModel, data: mujoco.MjData) -> Callable[[int], None] | None:
-        """EXPERIMENTAL (:mod:`wbsim.sim.c_steps`, which says why it is off by default): ``count`` MuJoCo
-        steps of ``model`` and ``data`` with this edit, in one compiled call; None until the struct-reading
-        loop is loaded and checked (see :meth:`step_edit`), or if libmujoco's entry points are not found."""
+    def one_call_steps(self, model: mujoco.MjModel, data: mujoco.MjData) -> Callable[[int], bool] | None:
+        """``steps(count)``: ``count`` MuJoCo steps of ``model`` and ``data`` with this edit in one
+        ``mj_step`` call, the edit as MuJoCo's control callback (:mod:`wbsim.sim.c_steps`; False, stepping
+        nothing, while another control callback is set). None until the struct-reading edit is loaded and
+        checked (see :meth:`step_edit`), or if the callback cannot be had (too few ``userdata`` words in the
+        model, offsets not verified, libmujoco's entry points not found): the caller then runs the split
+        loop."""
         cached = self._bound_steps
         addresses = (model._address, data._address)  # noqa: SLF001  # as in step_edit: a deep copy's differ
         if cached is not None and cached[0] is data and cached[1] is model and cached[2] == addresses:
             return cached[3]
         if self._raw is None:
             return None
-        if self._functions is None:
-            from wbsim.sim.c_steps import mujoco_functions
-
-            functions = mujoco_functions()
-            self._functions = () if functions is None else (functions,)
-        if not self._functions:
+        if self._control is None:  # made once, when the compiled edit has loaded (numba is imported by then)
+            self._control = c_steps.control_callback(model, data) or ()
+        control = self._control
+        if not isinstance(control, c_steps.ControlCallback) or model.nuserdata < c_steps.BOUNCE_USERDATA_WORDS:
             return None
-        from wbsim.sim.bounce_kernel import bounce_steps
+        from wbsim.sim.bounce_kernel import control_block
 
-        steps = functools.partial(bounce_steps, *self._functions, *self._raw_tables,  # type: ignore[misc]
-                                  *addresses)
+        tables, entries = self._raw_tables  # type: ignore[misc]
+        block = control_block(tables, entries, control.reference)
+        steps = c_steps.one_call_steps(model, data, control, block, (tables, entries))
         self._bound_steps = (data, model, addresses, steps)
         return steps
 

@@ -11,8 +11,9 @@ tests compare the two).
 
 :func:`rest_slow_contacts_at` is the same loop reading the ``mjData`` struct in place (the counts and the
 arrays' current addresses, at offsets :mod:`wbsim.sim.mjlayout` found and checked): the views and the
-unboxing of a dozen arguments cost more than the work on a few contacts. :func:`bounce_steps` (experimental,
-off by default, :mod:`wbsim.sim.c_steps`) runs a basic step's MuJoCo steps with it in one call.
+unboxing of a dozen arguments cost more than the work on a few contacts. :func:`control_edit` makes it
+MuJoCo's control callback, so that a basic step's MuJoCo steps run in one ``mj_step`` call
+(:mod:`wbsim.sim.c_steps`).
 
 Compiled with ``cache=True`` (the machine code is stored in ``__pycache__`` next to this file, or numba's user
 cache). This module imports numba (about half a second): :mod:`wbsim.sim.bounce` imports it only once a
@@ -27,12 +28,13 @@ import numba
 import numpy as np
 from numba import types
 from numba.core import cgutils
+from numba.core.ccallback import CFunc
 from numba.extending import intrinsic
 
 from wbsim.devices.packed_kernel import pointer, word
 
-__all__ = ["rest_slow_contacts", "rest_slow_contacts_at", "pack_tables", "bounce_steps", "THRESHOLD", "REST",
-           "BOUNCY", "STIFFNESS", "DAMPING"]
+__all__ = ["rest_slow_contacts", "rest_slow_contacts_at", "pack_tables", "control_edit", "control_block",
+           "CONTROL_MARK", "THRESHOLD", "REST", "BOUNCY", "STIFFNESS", "DAMPING"]
 
 
 THRESHOLD, REST, BOUNCY, STIFFNESS, DAMPING = 0, 1, 3, 5, 6
@@ -175,23 +177,74 @@ def _call(typingctx, function, model, data):  # noqa: ANN001, ANN202, ARG001
     return types.void(types.int64, types.int64, types.int64), codegen
 
 
-@numba.njit(cache=True, error_model="numpy")
-def bounce_steps(functions: np.ndarray, tables: np.ndarray, entries: np.ndarray, model: int, data: int,
-                 count: int) -> None:
-    """EXPERIMENTAL (:mod:`wbsim.sim.c_steps`): ``count`` MuJoCo steps with the bounce edit, in one call:
-    ``mj_step1``, :func:`rest_slow_contacts_at`, ``mj_referenceConstraint`` if a row changed, ``mj_step2``,
-    called through libmujoco's C entry points (the GIL stays held: MuJoCo's warning handler, a Python
-    callback, runs from C as from the binding's calls).
+@intrinsic
+def _address(typingctx, pointer_):  # noqa: ANN001, ANN202, ARG001
+    """The ``void*`` ``pointer_`` as an int64 address."""
 
-    Args:
-        functions: (3,) int64 addresses of ``mj_step1``, ``mj_step2``, ``mj_referenceConstraint``.
-        tables, entries: as :func:`rest_slow_contacts_at`.
-        model, data: the ``mjModel`` and ``mjData`` structs' addresses.
-        count: MuJoCo steps.
+    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202, ARG001
+        return builder.ptrtoint(args[0], cgutils.intp_t)
+
+    return types.int64(types.voidptr), codegen
+
+
+CONTROL_MARK = 0x7762_7369_6D62_6F75
+"""The first ``userdata`` word (as int64 bits) of an ``mjData`` whose second word is a :func:`control_block`
+address: the control callback edits only data that carries it. The third word is the ``time`` of the data's
+last edit (a double; NaN before the first), the fourth the number of edits (int64)."""
+
+BLOCK_TABLES, BLOCK_NTABLES, BLOCK_ENTRIES, BLOCK_NENTRIES, BLOCK_REFERENCE = range(5)
+"""Slots of a :func:`control_block`."""
+
+
+def control_block(tables: np.ndarray, entries: np.ndarray, reference: int) -> np.ndarray:
+    """What the control callback of :func:`control_edit` needs besides the structs, as one int64 array (its
+    address goes into the data's ``userdata``): the addresses and sizes of :func:`rest_slow_contacts_at`'s
+    ``tables`` and ``entries`` (C-contiguous, kept alive by the caller as long as the block is used) and the
+    address of libmujoco's ``mj_referenceConstraint``."""
+    if not (tables.flags.c_contiguous and entries.flags.c_contiguous and tables.dtype == np.int64
+            and entries.dtype == np.float64 and entries.ndim == 2 and entries.shape[1] == 7):
+        raise ValueError("the control block needs C-contiguous int64 tables and (n, 7) float64 entries")
+    return np.array([tables.ctypes.data, tables.shape[0], entries.ctypes.data, entries.shape[0], reference],
+                    dtype=np.int64)
+
+
+def control_edit(userdata_offset: int, time_offset: int) -> CFunc:
+    """The bounce edit as MuJoCo's control callback (``mjcb_control``, ``void(const mjModel*, mjData*)``,
+    installed by :mod:`wbsim.sim.c_steps`): MuJoCo calls it after the velocity stage of each step, where the
+    split loop runs the edit, and it calls ``mj_referenceConstraint`` if a row changed.
+
+    The callback has no user pointer: it finds its tables through the data's ``userdata`` (its pointer at byte
+    ``userdata_offset`` in ``mjData``, :func:`wbsim.sim.mjlayout.control_offsets`): word 0
+    :data:`CONTROL_MARK` (any other data, e.g. another program's model stepped while the callback is set, is
+    left alone), word 1 a :func:`control_block`'s address, word 2 the ``time`` (at byte ``time_offset``) of
+    the last edit, word 3 the number of edits (the caller checks that every MuJoCo step had its edit). A
+    second call at the same time is MuJoCo's recomputation after putting trees to sleep (``mj_advance`` runs
+    the velocity and acceleration stages again, with the control callback, before the time advances), where
+    the split loop's edit does not run: it returns without editing.
+
+    The offsets are closure variables, not globals: numba keys its disk cache on the closure's values (a
+    global would stay frozen in the cached code if another MuJoCo moved the fields), so each pair of offsets
+    gets its own cached machine code (loaded in about 3 ms once numba has loaded the struct-reading edit).
     """
-    step1, step2, reference = functions[0], functions[1], functions[2]
-    for _ in range(count):
-        _call(step1, model, data)
-        if rest_slow_contacts_at(data, tables, entries):
-            _call(reference, model, data)
-        _call(step2, model, data)
+    at_userdata, at_time = int(userdata_offset), int(time_offset)
+
+    @numba.cfunc(types.void(types.voidptr, types.voidptr), cache=True, error_model="numpy", nogil=True)
+    def edit(model, data):  # noqa: ANN001, ANN202
+        at = _address(data)
+        userdata = word(at + at_userdata)
+        if word(userdata) != CONTROL_MARK:
+            return
+        now = numba.carray(pointer(at + at_time), 1, np.float64)[0]
+        last = numba.carray(pointer(userdata + 16), 1, np.float64)
+        if last[0] == now:  # the recomputation after trees fell asleep, within the same step
+            return
+        last[0] = now
+        edits = numba.carray(pointer(userdata + 24), 1, np.int64)
+        edits[0] += 1
+        block = numba.carray(pointer(word(userdata + 8)), 5, np.int64)
+        tables = numba.carray(pointer(block[BLOCK_TABLES]), block[BLOCK_NTABLES], np.int64)
+        entries = numba.carray(pointer(block[BLOCK_ENTRIES]), (block[BLOCK_NENTRIES], 7), np.float64)
+        if rest_slow_contacts_at(at, tables, entries):
+            _call(block[BLOCK_REFERENCE], _address(model), at)
+
+    return edit

@@ -310,8 +310,9 @@ def test_a_switch_to_the_compiled_loop_mid_run_and_a_reset_keep_runs_bit_identic
 
 def test_a_copied_threshold_edits_the_data_it_is_given_never_the_originals() -> None:
     """``copy.deepcopy`` of a threshold whose compiled calls are bound (to a data's struct address, for the
-    experimental loop to the model's too) copies the data they were bound to: the copy's calls must follow
-    the data and model they are given, never write into or step the original's structs."""
+    one-call steps to the model's too, with a block of its tables' addresses) copies the data they were bound
+    to: the copy's calls must follow the data and model they are given and its own tables, never write into
+    or step the original's structs."""
     import copy
 
     sim = mixed_sim(compiled=True)
@@ -319,8 +320,9 @@ def test_a_copied_threshold_edits_the_data_it_is_given_never_the_originals() -> 
     bounce = sim._bounce
     assert bounce is not None and bounce._raw is not None
     bounce.step_edit(sim.model, sim.data)
-    assert bounce.compiled_steps(sim.model, sim.data) is not None
+    assert bounce.one_call_steps(sim.model, sim.data) is not None
     twin = copy.deepcopy(bounce)
+    assert twin._control is bounce._control  # the compiled callback is shared, not copied
     data, model = twin._bound[0], twin._bound_steps[1]  # type: ignore[index]  # the copied data and model
     assert data is not sim.data and model is not sim.model
     original = sim.data.qpos.copy(), sim.data.qvel.copy(), sim.data.time
@@ -329,11 +331,15 @@ def test_a_copied_threshold_edits_the_data_it_is_given_never_the_originals() -> 
     mujoco.mj_step1(sim.model, reference)
     assert twin.step_edit(model, data)() == bounce.step_edit(sim.model, reference)()
     np.testing.assert_array_equal(data.efc_KBIP, reference.efc_KBIP)
-    twin.compiled_steps(model, data)(10)  # type: ignore[misc]
+    steps = twin.one_call_steps(model, data)
+    assert steps is not None and steps is not bounce.one_call_steps(sim.model, sim.data)
+    assert steps(10)
     assert data.time > reference.time
     np.testing.assert_array_equal(sim.data.qpos, original[0])
     np.testing.assert_array_equal(sim.data.qvel, original[1])
     assert sim.data.time == original[2]
+    del bounce, sim  # the copy's block names the copy's tables: it steps on alone
+    assert steps(10)
 
 
 # One bouncy surface (the default material everywhere, Webots' default bounce 0.5): the uniform edit. A ball

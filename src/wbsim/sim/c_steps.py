@@ -1,17 +1,54 @@
-"""EXPERIMENTAL, off by default: a basic step's MuJoCo steps and their bounce edits in one compiled call.
+"""A basic step's MuJoCo steps with the bounce edit in ONE binding call: ``mj_step(nstep)`` with the edit as
+MuJoCo's control callback.
 
-The physics loop of a world with the bounce threshold (:mod:`wbsim.sim.bounce`) splits every MuJoCo step into
-``mj_step1``, the edit and ``mj_step2``: three Python calls per MuJoCo step where a world without the edit makes
-one call per basic step (``mj_step`` with ``nstep``). :func:`mujoco_functions` finds libmujoco's C entry points
-(the library the binding already loaded, next to ``mujoco/__init__.py``) so that
-:func:`wbsim.sim.bounce_kernel.bounce_steps` runs all of a basic step's MuJoCo steps in one call. Same
-functions, same order, same data: bit-identical to the Python loop (tested).
+The physics loop of a world with the bounce threshold (:mod:`wbsim.sim.bounce`) otherwise splits every MuJoCo
+step into ``mj_step1``, the edit, ``mj_referenceConstraint`` and ``mj_step2``: three or four Python calls per
+MuJoCo step where a world without the edit makes one call per basic step (on the 1-robot benchmark world, four
+MuJoCo steps per basic step, the split loop took 31.8-32.9 us per basic step, this one call 29.0-30.2 us,
+``mj_step`` without the edit 28.0-29.0 us; paired blocks, 2026-11-27). MuJoCo calls ``mjcb_control(m, d)``
+at the end of ``mj_step1`` (in ``mj_step``: after the velocity stage of ``mj_forward``), exactly where the
+split loop edits, and ``mj_step`` is ``mj_step1`` then ``mj_step2`` for the Euler and implicit integrators
+(wbsim compiles implicitfast; not RK4): so the edit, compiled as a C callback
+(:func:`wbsim.sim.bounce_kernel.control_edit`, which calls ``mj_referenceConstraint`` itself when it changed a
+row), gives the same doubles in one ``mj_step`` call (tested bit for bit).
 
-Why it is off (``Simulation.experimental_c_steps``): the binding turns MuJoCo's fatal errors (e.g. its arena
-running out in a step) into ``mujoco.FatalError`` by intercepting them around each of its calls. Called from
-compiled code, a fatal error meets no interception and MuJoCo's default handler **exits the process** (after
-writing ``MUJOCO_LOG.TXT``), where the Python loop raises ``SimulationError``. Warnings (divergence) do reach
-the simulation's handler (tested).
+Safety. ``mj_step`` is a binding call: the binding intercepts MuJoCo's fatal errors around it (setjmp/longjmp
+in its error handler), also those raised while the callback runs, and raises ``mujoco.FatalError``, which the
+simulation turns into :class:`~wbsim.errors.SimulationError` as for the split loop; the process lives. (The
+earlier experimental loop called ``mj_step1``/``mj_step2`` from compiled code, where a fatal error met no
+interception and exited the process.) MuJoCo's warning handler, set around each physics phase, still runs.
+
+MuJoCo's callbacks are process-wide. :func:`one_call_steps` sets ``mjcb_control`` only around its own
+``mj_step`` call and sets it back to None in ``finally`` (also after an error); if a callback is already set
+(a user's own), it steps nothing and returns False, and the caller runs the split loop, in which MuJoCo keeps
+calling the user's callback. It writes libmujoco's ``mjcb_control`` pointer itself (:func:`control_slot`,
+0.05 us per set and reset where the binding's ``set_mjcb_control`` pair costs 0.95 us, half of what the one
+call adds to ``mj_step`` on the 1-robot benchmark world), after checking once that the binding's own setter
+writes that very pointer; the binding's record stays None throughout, so ``mujoco.get_mjcb_control()`` says
+None inside the step too. The callback has no user pointer: it finds its tables through the data's
+``userdata`` (the compiled model of a world with a bouncy surface has
+:data:`~wbsim.compile.contacts.BOUNCE_USERDATA_WORDS` words of it): a mark and the address of a small int64
+block (:func:`~wbsim.sim.bounce_kernel.control_block`: the tables' addresses, ``mj_referenceConstraint``'s),
+written before every call (about 0.1 us; a reset or ``mj_copyData`` may have replaced them). Data without the
+mark (another program's model stepped in another thread while the callback is set) is not edited. Several
+simulations in one process each write their own data's words, so they may step in turn. The binding releases
+the GIL inside ``mj_step``, so another thread may run meanwhile: a wbsim simulation there finds the callback
+set and runs its split loop (the callback, called in its ``mj_step1`` too, makes the same edit its loop then
+repeats: same results); but a thread that unsets or replaces the callback meanwhile would leave MuJoCo steps
+unedited: the callback counts its edits (the fourth word) and a step with fewer edits than MuJoCo steps raises
+:class:`CallbackLost` rather than going on with a silently different run.
+
+MuJoCo also calls the control callback when it recomputes a step's velocity and acceleration stages after
+putting trees to sleep (in ``mj_step2``'s integration, before the time advances), where the split loop does
+not edit: the callback keeps the time of its last edit (the third ``userdata`` word) and does nothing when
+called again at the same time, so the two loops stay bit-identical in sleeping worlds too (tested).
+
+Where the offsets of ``userdata`` and ``time`` come from: :func:`wbsim.sim.mjlayout.control_offsets` (checked
+against the binding's views). They are closure constants of the compiled callback, not globals: numba keys
+its disk cache on closure values, while a global would stay frozen in cached code if another MuJoCo moved the
+fields. The callback is made at the first basic step after the compiled edit has loaded (never at import):
+loading it from numba's disk cache then takes about 3 ms (compiling it without a cache about 0.4 s), so each
+threshold makes its own and nothing is kept at module level.
 """
 
 from __future__ import annotations
@@ -19,12 +56,21 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import mujoco
 import numpy as np
 
-__all__ = ["mujoco_functions"]
+from wbsim.compile.contacts import BOUNCE_USERDATA_WORDS
+from wbsim.errors import SimulationError
+
+__all__ = ["CallbackLost", "ControlCallback", "control_callback", "control_slot", "one_call_steps",
+           "reference_constraint_address"]
+
+_NAN_BITS = 0x7FF8_0000_0000_0000
+"""A quiet NaN's bits: the last-edit time of data not edited yet (equal to no time)."""
 
 
 def _library() -> ctypes.CDLL | None:
@@ -33,8 +79,7 @@ def _library() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
         return None
     folder = Path(mujoco.__file__).parent
-    candidates = sorted(folder.glob("libmujoco.so*"))
-    for path in candidates:
+    for path in sorted(folder.glob("libmujoco.so*")):
         try:
             return ctypes.CDLL(str(path), mode=os.RTLD_NOLOAD)
         except OSError:
@@ -42,30 +87,161 @@ def _library() -> ctypes.CDLL | None:
     return None
 
 
-def mujoco_functions() -> np.ndarray | None:
-    """Addresses of ``mj_step1``, ``mj_step2`` and ``mj_referenceConstraint`` (int64, the ``functions``
-    argument of :func:`~wbsim.sim.bounce_kernel.bounce_steps`), after checking that the library is the
-    binding's own: a warning handler set through the binding shows in the library's ``mju_user_warning``.
+class CallbackLost(SimulationError):
+    """Some MuJoCo step of a one-call step ran without the edit: the control callback was unset or replaced
+    while ``mj_step`` ran (the binding releases the GIL there: another thread setting or resetting MuJoCo's
+    process-wide callbacks). The state has advanced without the edit, so the run cannot go on."""
+
+
+def _probed_slot(library: ctypes.CDLL, name: str, setter: Callable[[object], None],
+                 getter: Callable[[], object], probe: object) -> ctypes.c_void_p | None:
+    """libmujoco's global callback pointer ``name`` if setting ``probe`` through the binding (``setter``)
+    shows in it (the library is the binding's own instance); the binding's previous value is restored."""
+    slot = ctypes.c_void_p.in_dll(library, name)
+    previous = getter()
+    try:
+        setter(None)
+        unset = slot.value
+        setter(probe)
+        probed = slot.value
+    finally:
+        setter(previous)
+    return slot if probed is not None and probed != unset else None
+
+
+def _no_control(model: int, data: int) -> None:  # noqa: ARG001
+    """A probe: never called."""
+
+
+_CONTROL_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+
+
+def reference_constraint_address() -> int | None:
+    """The address of libmujoco's ``mj_referenceConstraint``, after checking that the library is the binding's
+    own instance: a warning handler set through the binding shows in the library's ``mju_user_warning``.
 
     Returns:
-        The addresses, or None (other platform, library not found, or not the binding's instance).
+        The address, or None (another platform, library not found, or not the binding's instance).
     """
     library = _library()
     if library is None:
         return None
     try:
-        slot = ctypes.c_void_p.in_dll(library, "mju_user_warning")
-        previous = mujoco.get_mju_user_warning()
-        try:
-            mujoco.set_mju_user_warning(None)
-            unset = slot.value
-            mujoco.set_mju_user_warning(lambda message: None)
-            probe = slot.value
-        finally:
-            mujoco.set_mju_user_warning(previous)
-        if unset == probe or probe is None:
+        slot = _probed_slot(library, "mju_user_warning", mujoco.set_mju_user_warning,
+                            mujoco.get_mju_user_warning, lambda message: None)
+        if slot is None:
             return None
-        return np.array([ctypes.cast(getattr(library, name), ctypes.c_void_p).value
-                         for name in ("mj_step1", "mj_step2", "mj_referenceConstraint")], dtype=np.int64)
+        return ctypes.cast(library.mj_referenceConstraint, ctypes.c_void_p).value
     except (AttributeError, ValueError, TypeError):
         return None
+
+
+def control_slot() -> ctypes.c_void_p | None:
+    """libmujoco's ``mjcb_control`` pointer as a ctypes object (reading and writing it costs about 0.03 us,
+    where the binding's ``set_mjcb_control`` costs 0.45 us), after checking that a callback set through the
+    binding shows in it (the probe briefly resets the callback: called when a threshold makes its callback,
+    outside any step); None if the library is not found or not the binding's instance."""
+    library = _library()
+    if library is None:
+        return None
+    try:
+        return _probed_slot(library, "mjcb_control", mujoco.set_mjcb_control, mujoco.get_mjcb_control,
+                            _CONTROL_TYPE(_no_control))
+    except (AttributeError, ValueError, TypeError):
+        return None
+
+
+@dataclass(frozen=True)
+class ControlCallback:
+    """The compiled control callback of a pair of ``mjData`` offsets, where to install it, and the
+    ``mj_referenceConstraint`` address its blocks carry. Immutable: a deep copy (of a bounce threshold)
+    shares it.
+
+    Attributes:
+        function: the numba cfunc object (:func:`wbsim.sim.bounce_kernel.control_edit`); keeps the code alive.
+        pointer: its ctypes function pointer (what ``mujoco.set_mjcb_control`` would be given).
+        address: its address.
+        slot: libmujoco's ``mjcb_control`` pointer (:func:`control_slot`).
+        reference: the address of ``mj_referenceConstraint``.
+    """
+
+    function: object
+    pointer: object
+    address: int
+    slot: ctypes.c_void_p
+    reference: int
+
+    def __deepcopy__(self, memo: dict) -> ControlCallback:
+        """The same callback (compiled code and library slots hold no per-simulation state)."""
+        return self
+
+
+def control_callback(model: mujoco.MjModel, data: mujoco.MjData) -> ControlCallback | None:
+    """The bounce edit as a control callback for ``model``'s data (imports numba; compiles or loads the
+    callback): None if the model has too few ``userdata`` words, the offsets do not check out on ``data``, or
+    libmujoco's ``mj_referenceConstraint`` or ``mjcb_control`` is not found (the caller keeps the split
+    loop)."""
+    if model.nuserdata < BOUNCE_USERDATA_WORDS:
+        return None
+    from wbsim.sim.mjlayout import control_offsets
+
+    offsets = control_offsets(model, data)
+    reference = reference_constraint_address() if offsets is not None else None
+    slot = control_slot() if reference is not None else None
+    if offsets is None or reference is None or slot is None:
+        return None
+    from wbsim.sim.bounce_kernel import control_edit
+
+    function = control_edit(*offsets)
+    pointer = function.ctypes
+    return ControlCallback(function, pointer, ctypes.cast(pointer, ctypes.c_void_p).value, slot, reference)
+
+
+def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: ControlCallback, block: np.ndarray,
+                   owners: tuple = ()) -> Callable[[int], bool]:
+    """``steps(count)``: ``count`` MuJoCo steps of ``model`` and ``data`` with the callback's edit, in one
+    ``mj_step`` call; False, stepping nothing, if another ``mjcb_control`` is set, the integrator is RK4 or
+    actuation is disabled (the caller then runs the split loop). ``block``
+    (:func:`~wbsim.sim.bounce_kernel.control_block`) and ``owners`` (the arrays its addresses point into) are
+    kept alive with ``steps``; ``model.nuserdata`` must be at least :data:`BOUNCE_USERDATA_WORDS`.
+
+    Raises (from ``steps``):
+        mujoco.FatalError: MuJoCo's fatal error in the step (the callback is unset first).
+        CallbackLost: a MuJoCo step ran without the edit (another thread changed the callback meanwhile).
+    """
+    if model.nuserdata < BOUNCE_USERDATA_WORDS:
+        raise ValueError(f"the model needs {BOUNCE_USERDATA_WORDS} userdata words for the control callback")
+    from wbsim.sim.bounce_kernel import CONTROL_MARK
+
+    words = data.userdata.view(np.int64)  # userdata lies in mjData's fixed buffer: the view stays valid
+    block_address = int(block.ctypes.data)
+    get, step = mujoco.get_mjcb_control, mujoco.mj_step
+    slot, address = callback.slot, callback.address
+    options = model.opt  # the binding hands out the same object each time: read per call, in case it changes
+    rk4, no_actuation = int(mujoco.mjtIntegrator.mjINT_RK4), int(mujoco.mjtDisableBit.mjDSBL_ACTUATION)
+
+    def steps(count: int) -> bool:
+        # A user's callback (through the binding or not) keeps running in the split loop. mj_step differs
+        # from mj_step1 + mj_step2 with RK4 (more forward passes), and skips the control callback when
+        # actuation is disabled: the split loop then too.
+        if (get() is not None or slot.value is not None or options.integrator == rk4
+                or options.disableflags & no_actuation):
+            return False
+        words[0] = CONTROL_MARK
+        words[1] = block_address
+        words[2] = _NAN_BITS  # no edit yet at any time
+        words[3] = 0
+        slot.value = address
+        try:
+            step(model, data, nstep=count)
+        finally:
+            slot.value = None
+        if words[3] != count:
+            raise CallbackLost(f"{int(words[3])} of the {count} MuJoCo steps ran with the bounce threshold's "
+                               "edit: MuJoCo's control callback was unset or replaced during the step (by "
+                               "another thread?). Step simulations with bouncy surfaces in one thread at a "
+                               "time, or in processes (wbsim.batch).")
+        return True
+
+    steps.keep = (block, owners)  # type: ignore[attr-defined]  # what the callback reads, alive with the call
+    return steps

@@ -1,19 +1,26 @@
-"""Tests for wbsim.sim.c_steps (EXPERIMENTAL, off by default): a basic step's MuJoCo steps and bounce edits in
-one compiled call, bit-identical to the Python loop, MuJoCo's warnings still reaching the simulation."""
+"""Tests for wbsim.sim.c_steps: a basic step's MuJoCo steps with the bounce edit in one ``mj_step`` call (the
+edit as MuJoCo's control callback), bit-identical to the split loop, safe for MuJoCo's fatal errors, and
+leaving MuJoCo's process-wide callbacks as it found them."""
 
 from __future__ import annotations
+
+import ctypes
+import hashlib
 
 import mujoco
 import numpy as np
 import pytest
 
-from wbsim.compile.builder import compile_world
+from wbsim.compile.builder import CompileOptions, compile_spec, compile_world
+from wbsim.compile.contacts import BOUNCE_USERDATA_WORDS
 from wbsim.errors import SimulationError
 from wbsim.sim import c_steps
 from wbsim.sim.bounce import BounceThreshold
-from wbsim.sim.bounce_test import MIXED_WORLD
+from wbsim.sim.bounce_test import MIXED_WORLD, UNIFORM_WORLD
 from wbsim.sim.simulation import Simulation
 from wbsim.world.loader import load_world_model_from_string
+
+pytest.importorskip("numba")
 
 BOXES = """#VRML_SIM R2023b utf8
 WorldInfo { basicTimeStep 16 }
@@ -23,88 +30,325 @@ DEF B Solid { translation 0.1 0 0.05 name "b" physics Physics { } boundingObject
 DEF C Solid { translation 0.2 0 0.05 name "c" physics Physics { } boundingObject Box { size 0.1 0.1 0.1 } }
 """
 
+# Sliding and sticking: a box thrown along the floor slides, slows and stops; another rests on it.
+THROWN = BOXES.replace('name "a" physics', 'name "a" linearVelocity 1.5 0.3 0 physics').replace(
+    "translation 0.2 0 0.05", "translation 0 0 0.16")
 
-def simulation(text: str, c_loop: bool) -> Simulation:
-    """The world with its bounce threshold's compiled edit loaded at once, stepped in one compiled call per
-    basic step (``c_loop``) or by the Python loop."""
+
+# Trees fall asleep while their contacts still move faster than the bounce velocity (a loose sleep threshold,
+# a tiny bounce velocity): MuJoCo's recomputation after putting them to sleep calls the control callback
+# again.
+# One MuJoCo step per basic step, so that the constraint rows of a step where trees fell asleep are compared.
+SLEEPY = THROWN.replace("basicTimeStep 16", "basicTimeStep 4 physicsDisableTime 0.05 "
+                        "physicsDisableLinearThreshold 1 physicsDisableAngularThreshold 1 "
+                        "contactProperties [ ContactProperties { bounce 0.5 bounceVelocity 0.0001 } ]")
+
+
+def _split_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every simulation made after this runs the split loop (the reference)."""
+    monkeypatch.setattr(BounceThreshold, "one_call_steps", lambda self, model, data: None)
+
+
+def simulation(text: str) -> Simulation:
+    """The world with its bounce threshold's compiled edit loaded at once (the default once numba is
+    imported; set explicitly so the test does not depend on what imported numba)."""
     sim = Simulation(compile_world(load_world_model_from_string(text, "w.wbt")))
     assert sim.compiled.bounce is not None
     sim._bounce = BounceThreshold(sim.compiled.bounce, sim.model, compiled=True)
-    sim.experimental_c_steps = c_loop
     return sim
 
 
-def test_the_libraries_entry_points_are_the_bindings() -> None:
-    functions = c_steps.mujoco_functions()
-    assert functions is not None and functions.dtype == np.int64 and len(set(functions.tolist())) == 3
+def _run_digest(sim: Simulation, steps: int) -> str:
+    """sha256 of qpos, qvel, ctrl, efc_KBIP, qacc and qacc_warmstart after each of ``steps`` basic steps (the
+    accelerations also show an edit in MuJoCo's recomputation after trees fall asleep)."""
+    digest = hashlib.sha256()
+    for _ in range(steps):
+        sim.step()
+        data = sim.data
+        for values in (data.qpos, data.qvel, data.ctrl, data.efc_KBIP, data.qacc, data.qacc_warmstart):
+            digest.update(values.tobytes())
+    return digest.hexdigest()
 
 
-def test_compiled_steps_give_the_python_loops_run_bit_for_bit() -> None:
-    """Bouncing, resting, sliding and rolling contacts with material pairs: the same states after 3 s."""
-    runs = [simulation(MIXED_WORLD, c_loop) for c_loop in (False, True)]
-    for sim in runs:
-        sim.run(3.0)
-    assert runs[1]._bounce._bound_steps is not None  # the compiled call ran  # type: ignore[union-attr]
-    assert runs[0]._bounce._bound_steps is None  # type: ignore[union-attr]
-    np.testing.assert_array_equal(runs[0].data.qpos, runs[1].data.qpos)
-    np.testing.assert_array_equal(runs[0].data.qvel, runs[1].data.qvel)
-    np.testing.assert_array_equal(runs[0].data.efc_KBIP, runs[1].data.efc_KBIP)
+def _one_call_ran(sim: Simulation) -> bool:
+    return sim._bounce is not None and sim._bounce._bound_steps is not None
 
 
-def test_without_the_library_the_python_loop_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(c_steps, "_library", lambda: None)
-    assert c_steps.mujoco_functions() is None
-    sim = simulation(MIXED_WORLD, True)
-    sim.run(0.5)
-    assert sim._bounce._functions == () and sim._bounce._bound_steps is None  # type: ignore[union-attr]
+def test_a_bouncy_world_gets_userdata_words_and_others_none() -> None:
+    bouncy = compile_world(load_world_model_from_string(BOXES, "w.wbt"))
+    assert bouncy.bounce is not None and bouncy.bounce.active
+    assert bouncy.model.nuserdata == BOUNCE_USERDATA_WORDS
+    off = compile_world(load_world_model_from_string(BOXES, "w.wbt"), CompileOptions(bounce_threshold=False))
+    assert off.model.nuserdata == 0
+    still = BOXES.replace("basicTimeStep 16",
+                          "basicTimeStep 16 contactProperties [ ContactProperties { bounce 0 } ]")
+    flat = compile_world(load_world_model_from_string(still, "w.wbt"))
+    assert flat.bounce is None or not flat.bounce.active
+    assert flat.model.nuserdata == 0
 
 
-@pytest.mark.parametrize("c_loop", [False, True])
-def test_divergence_inside_the_compiled_steps_reaches_the_warning_handler(c_loop: bool) -> None:
-    """MuJoCo's warning handler is a Python callback: called from C inside the compiled loop it still names
-    the diverging body (the handler's own finding, not MuJoCo's index) and the run stops."""
-    sim = simulation(BOXES, c_loop)
-    sim.run(0.2)  # resting: the compiled edit is loaded and checked
+@pytest.mark.parametrize("text", [MIXED_WORLD, UNIFORM_WORLD, BOXES, THROWN, SLEEPY],
+                         ids=["material-pairs", "uniform", "resting", "sliding-sticking", "falling-asleep"])
+def test_one_call_steps_give_the_split_loops_run_bit_for_bit(text: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bouncing, resting, sliding, sticking and rolling contacts, with material pairs, and trees falling
+    asleep: the same state, constraint rows and accelerations after every basic step as the split loop
+    (mj_step1, edit, mj_step2)."""
+    fast = simulation(text)
+    fast_digest = _run_digest(fast, 400)
+    assert _one_call_ran(fast)
+    assert mujoco.get_mjcb_control() is None
+    _split_only(monkeypatch)
+    split = simulation(text)
+    assert _run_digest(split, 400) == fast_digest
+    assert not _one_call_ran(split)
+
+
+def test_the_one_call_path_is_the_default_once_the_compiled_edit_is_loaded() -> None:
+    """A default threshold runs the split loop (numpy or plain edits) until the compiled edit has loaded, then
+    one call per basic step."""
+    sim = Simulation(compile_world(load_world_model_from_string(BOXES, "w.wbt")))
+    bounce = sim._bounce
+    assert bounce is not None
+    bounce._numpy_left = 3.0  # as if numba were not imported yet: a few numpy edits first
+    assert bounce._raw is None and bounce.one_call_steps(sim.model, sim.data) is None
+    for _ in range(10):  # the split loop: numpy edits, then the compiled edit loads within a step
+        sim.step()
+        if bounce._raw is not None:
+            break
+    assert bounce._raw is not None and not _one_call_ran(sim)
+    sim.step()
+    assert _one_call_ran(sim)
+
+
+def test_the_control_callback_is_set_only_inside_the_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inside the one mj_step call libmujoco's mjcb_control is the compiled edit; before and after each step
+    it is unset, in the library and in the binding."""
+    slot = c_steps.control_slot()
+    assert slot is not None and slot.value is None
+    seen = []
+    real_step = mujoco.mj_step
+
+    def watched(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        seen.append(slot.value)
+        return real_step(*args, **kwargs)
+
+    monkeypatch.setattr(mujoco, "mj_step", watched)  # bound by the one-call path when it is first made
+    sim = simulation(BOXES)
+    for _ in range(20):
+        sim.step()
+        assert slot.value is None and mujoco.get_mjcb_control() is None
+    assert _one_call_ran(sim) and seen
+    assert set(seen) == {sim._bounce._control.address}  # type: ignore[union-attr]
+
+
+def test_a_fatal_mujoco_error_in_the_one_call_step_is_a_simulation_error() -> None:
+    """MuJoCo's fatal error inside the one ``mj_step`` call (here after the edit ran in it: an invalid
+    integrator) is intercepted by the binding: SimulationError, the callback unset, the process alive, and a
+    fresh simulation still steps."""
+    sim = simulation(BOXES)
+    sim.run(0.2)
+    assert _one_call_ran(sim)
+    sim.model.opt.integrator = 99
+    with pytest.raises(SimulationError,
+                       match="MuJoCo failed in the step ending at t = 0\\.224 s .*invalid integrator"):
+        sim.step()
+    assert sim.ended and sim.exit_status == 1
+    assert mujoco.get_mjcb_control() is None
+    assert c_steps.control_slot().value is None  # type: ignore[union-attr]
+    again = simulation(BOXES)
+    again.run(0.2)
+    assert _one_call_ran(again)
+
+
+@pytest.mark.parametrize("one_call", [False, True])
+def test_divergence_inside_the_one_call_step_reaches_the_warning_handler(
+        one_call: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MuJoCo's warning handler (a Python callback) runs inside the one call: it names the diverging body (the
+    handler's own finding, not MuJoCo's index) and the run stops."""
+    if not one_call:
+        _split_only(monkeypatch)
+    sim = simulation(BOXES)
+    sim.run(0.2)
     body = sim.bindings.solid(sim.node("B")).body_id
     dofs = set(range(sim.model.body_dofadr[body], sim.model.body_dofadr[body] + sim.model.body_dofnum[body]))
     sim.data.xfrc_applied[body, 0] = -1e300
     with pytest.raises(SimulationError, match="unstable"):
         sim.step()
     assert sim._diverged_dof in dofs
-    assert (sim._bounce._bound_steps is not None) == c_loop  # type: ignore[union-attr]
-    assert mujoco.get_mju_user_warning() is None or mujoco.get_mju_user_warning() != sim._on_mujoco_warning
+    assert _one_call_ran(sim) == one_call
+    assert mujoco.get_mjcb_control() is None
 
 
-def test_the_experimental_loop_is_off_unless_asked() -> None:
-    """A default simulation never binds the one-call loop nor looks for libmujoco's entry points (which
-    briefly swaps MuJoCo's process-wide warning handler): its bounce edit runs in the Python loop."""
-    sim = Simulation(compile_world(load_world_model_from_string(MIXED_WORLD, "w.wbt")))
-    assert sim.experimental_c_steps is False
-    sim._bounce = BounceThreshold(sim.compiled.bounce, sim.model, compiled=True)  # type: ignore[arg-type]
-    sim.run(0.5)
-    bounce = sim._bounce
-    assert bounce._raw is not None and bounce._bound is not None  # the struct-reading edit ran
-    assert bounce._functions is None and bounce._bound_steps is None
+def test_a_users_control_callback_keeps_the_split_loop_and_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a control callback of the user's set, the one-call path steps nothing: the split loop runs, in
+    which MuJoCo calls the user's callback once per MuJoCo step, and the callback is still set after."""
+    calls = []
+
+    def users(model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        calls.append(data.time)
+
+    sim = simulation(THROWN)
+    sim.run(0.2)
+    assert _one_call_ran(sim)
+    reference = simulation(THROWN)
+    reference.run(0.2)
+    mujoco.set_mjcb_control(users)
+    try:
+        for _ in range(30):
+            sim.step()
+        assert mujoco.get_mjcb_control() is users
+    finally:
+        mujoco.set_mjcb_control(None)
+    # Once per MuJoCo step (again after trees fall asleep in a step, at the same time).
+    assert len(set(calls)) == 30 * sim.substeps <= len(calls)
+    for _ in range(30):
+        reference.step()
+    np.testing.assert_array_equal(sim.data.qpos, reference.data.qpos)
+    np.testing.assert_array_equal(sim.data.qvel, reference.data.qvel)
 
 
-@pytest.mark.parametrize("c_loop", [False, True])
-def test_two_simulations_of_different_models_each_keep_their_own_tables(c_loop: bool) -> None:
-    """Two worlds with bouncy surfaces stepped in turn in one process (each edit reading its own mjData with
-    its own geom classes and pairs): each ends bit-identical to the same world run alone with numpy edits."""
+def test_two_simulations_alternating_steps_each_give_their_run_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two worlds with bouncy surfaces (different geom classes, pairs and time steps) stepped in turn in one
+    process, each finding its own tables through its own data: each ends as the same world run alone with
+    the split loop."""
     surface = "contactProperties [ ContactProperties { bounce 0.3 bounceVelocity 0.05 } ]"
     falling = BOXES.replace("0.1 0 0.05", "0.1 0 0.3")
     falling = falling.replace("basicTimeStep 16", f"basicTimeStep 16 {surface}")
-    together = [simulation(MIXED_WORLD, c_loop), simulation(falling, c_loop)]
+    texts = (MIXED_WORLD, falling)
+    together = [simulation(text) for text in texts]
+    digests = [hashlib.sha256() for _ in texts]
     for _ in range(250):
-        for sim in together:
+        for sim, digest in zip(together, digests, strict=True):
             sim.step()
-    for text, sim in zip((MIXED_WORLD, falling), together, strict=True):
-        assert sim._bounce._raw is not None  # type: ignore[union-attr]
-        assert (sim._bounce._bound_steps is not None) == c_loop  # type: ignore[union-attr]
-        alone = simulation(text, False)  # the reference: run alone with the numpy edit (no shared state)
-        alone._bounce = BounceThreshold(alone.compiled.bounce, alone.model,  # type: ignore[arg-type]
-                                        compiled=False)
+            digest.update(sim.data.qpos.tobytes() + sim.data.qvel.tobytes() + sim.data.efc_KBIP.tobytes())
+    assert all(_one_call_ran(sim) for sim in together)
+    _split_only(monkeypatch)
+    for text, digest in zip(texts, digests, strict=True):
+        alone = simulation(text)
+        reference = hashlib.sha256()
         for _ in range(250):
             alone.step()
-        np.testing.assert_array_equal(alone.data.qpos, sim.data.qpos)
-        np.testing.assert_array_equal(alone.data.qvel, sim.data.qvel)
+            data = alone.data
+            reference.update(data.qpos.tobytes() + data.qvel.tobytes() + data.efc_KBIP.tobytes())
+        assert reference.hexdigest() == digest.hexdigest()
+
+
+def test_a_reset_keeps_the_one_call_runs_bit_identical() -> None:
+    """A reset copies the initial data over the live data (its userdata words too): the next step writes them
+    again and the run repeats bit for bit."""
+    sim = simulation(THROWN)
+    first = _run_digest(sim, 200)
+    sim.reset()
+    assert _run_digest(sim, 200) == first
+    assert _one_call_ran(sim)
+
+
+def test_a_rebuilt_model_steps_in_one_call_as_the_split_loop(project, load,  # noqa: ANN001
+                                                             monkeypatch) -> None:  # noqa: ANN001
+    """A supervisor's import recompiles the world (a new model and data, a new threshold): the one-call path
+    binds to them and the run equals the split loop's."""
+    from wbsim.sim.rebuild_test import WORLD, run
+
+    path = project(WORLD)
+    sim = load(path, start_controllers=False)
+    fast = run(sim, 150, import_at=20)
+    assert _one_call_ran(sim) and sim._bounce._bound_steps[1] is sim.model  # the rebuilt model
+    assert sim.model.nuserdata == BOUNCE_USERDATA_WORDS
+    _split_only(monkeypatch)
+    split_sim = load(path, start_controllers=False)
+    np.testing.assert_array_equal(run(split_sim, 150, import_at=20), fast)
+    assert not _one_call_ran(split_sim)
+
+
+def test_without_the_library_the_split_loop_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(c_steps, "_library", lambda: None)
+    assert c_steps.reference_constraint_address() is None and c_steps.control_slot() is None
+    sim = simulation(MIXED_WORLD)
+    sim.run(0.5)
+    assert sim._bounce._control == () and not _one_call_ran(sim)  # type: ignore[union-attr]
+    assert sim._bounce._bound is not None  # the struct-reading edit in the split loop
+
+
+def test_a_model_without_userdata_words_keeps_the_split_loop() -> None:
+    compiled = compile_world(load_world_model_from_string(BOXES, "w.wbt"))
+    compiled.spec.nuserdata = 0
+    compiled.model = compile_spec(compiled.spec)
+    sim = Simulation(compiled)
+    sim._bounce = BounceThreshold(compiled.bounce, sim.model, compiled=True)  # type: ignore[arg-type]
+    sim.run(0.2)
+    assert sim._bounce._control == () and not _one_call_ran(sim)
+    assert mujoco.get_mjcb_control() is None
+
+
+def test_the_callback_leaves_data_without_its_mark_alone() -> None:
+    """Set as the control callback while another model is stepped (e.g. from another thread), it edits
+    nothing there: that data's userdata words do not carry its mark."""
+    sim = simulation(THROWN)
+    sim.run(0.2)
+    assert _one_call_ran(sim)
+    other = simulation(THROWN)
+    other.run(0.2)
+    copy = mujoco.MjData(other.model)
+    mujoco.mj_copyData(copy, other.model, other.data)
+    copy.userdata[:] = 0.0
+    control = sim._bounce._control  # type: ignore[union-attr]
+    mujoco.set_mjcb_control(control.pointer)  # type: ignore[union-attr]
+    try:
+        mujoco.mj_step1(other.model, copy)
+    finally:
+        mujoco.set_mjcb_control(None)
+    reference = mujoco.MjData(other.model)
+    mujoco.mj_copyData(reference, other.model, other.data)
+    mujoco.mj_step1(other.model, reference)
+    np.testing.assert_array_equal(copy.efc_KBIP, reference.efc_KBIP)  # unedited
+    assert other._bounce.edit(other.model, reference)  # type: ignore[union-attr]  # an edit would change rows
+
+
+def test_a_fatal_error_raised_inside_the_callback_is_intercepted_by_the_binding() -> None:
+    """MuJoCo's fatal error raised from inside the compiled callback (here its block names libmujoco's
+    ``mj_implicit`` instead of ``mj_referenceConstraint``, which fails with the Euler integrator) leaves
+    through the binding's interception of ``mj_step``: ``FatalError``, the callback unset, the process
+    alive."""
+    from wbsim.sim.bounce_kernel import control_block
+
+    sim = simulation(THROWN)
+    sim.run(0.2)
+    assert _one_call_ran(sim)
+    library = c_steps._library()
+    assert library is not None
+    implicit = ctypes.cast(library.mj_implicit, ctypes.c_void_p).value
+    tables, entries = sim._bounce._raw_tables  # type: ignore[union-attr,misc]
+    block = control_block(tables, entries, implicit)
+    control = sim._bounce._control  # type: ignore[union-attr]
+    steps = c_steps.one_call_steps(sim.model, sim.data, control, block)  # type: ignore[arg-type]
+    sim.model.opt.integrator = mujoco.mjtIntegrator.mjINT_EULER
+    with pytest.raises(mujoco.FatalError, match="integrator must be implicit"):
+        steps(4)
+    assert mujoco.get_mjcb_control() is None
+    assert c_steps.control_slot().value is None  # type: ignore[union-attr]
+    again = simulation(THROWN)
+    assert _run_digest(again, 30) == _run_digest(simulation(THROWN), 30)
+
+
+def test_a_step_left_unedited_by_another_threads_change_of_the_callback_stops_the_run(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The binding releases the GIL inside mj_step: another thread may reset MuJoCo's control callback while
+    the step runs. The callback counts its edits, and a step with fewer edits than MuJoCo steps raises
+    CallbackLost (a SimulationError) instead of going on with a silently different run."""
+    real_step = mujoco.mj_step
+    slot = c_steps.control_slot()
+
+    def meddled(model, data, nstep=1):  # noqa: ANN001, ANN202
+        real_step(model, data, nstep=1)  # one MuJoCo step with the edit, then "another thread" unsets it
+        slot.value = None  # type: ignore[union-attr]
+        real_step(model, data, nstep=nstep - 1)
+
+    sim = simulation(THROWN)
+    sim.run(0.2)
+    assert _one_call_ran(sim)
+    sim._bounce._bound_steps = None  # type: ignore[union-attr]  # bind again, to the meddling mj_step
+    monkeypatch.setattr(mujoco, "mj_step", meddled)
+    with pytest.raises(c_steps.CallbackLost, match="1 of the 4 MuJoCo steps ran with the bounce threshold"):
+        sim.step()
+    assert sim.ended and sim.exit_status == 1 and isinstance(c_steps.CallbackLost("x"), SimulationError)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-__all__ = ["DataLayout", "data_layout"]
+__all__ = ["DataLayout", "control_offsets", "data_layout"]
 
 # Sizes of the scalar types in MuJoCo's struct declarations (LP64, double-precision mjtNum).
 _SCALARS = {"int": 4, "mjtBool": 1, "mjtByte": 1, "mjtNum": 8, "mjtSize": 8, "size_t": 8, "uintptr_t": 8,
@@ -150,3 +150,33 @@ def data_layout(data: mujoco.MjData) -> DataLayout | None:
     return DataLayout(offsets["ncon"], offsets["nefc"], offsets["contact"], offsets["efc_vel"],
                       offsets["efc_KBIP"], size, fields["geom"], fields["efc_address"], fields["solref"],
                       fields["solreffriction"])
+
+
+def control_offsets(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[int, int] | None:
+    """The byte offsets of the ``userdata`` pointer and of ``time`` in ``mjData``, checked on ``data`` (of
+    ``model``, which must have ``nuserdata > 0``): the pointer there is the binding's ``data.userdata`` view's
+    address, and the double there follows ``data.time`` (read back after setting two values; restored).
+    None if a check fails."""
+    if model.nuserdata <= 0 or data.userdata.shape != (model.nuserdata,):
+        return None
+    try:
+        from mujoco.introspect import structs
+
+        found = _offsets(structs.STRUCTS["mjData"])
+    except (ImportError, KeyError, AttributeError, ValueError):
+        return None
+    if found is None or "userdata" not in found[0] or "time" not in found[0]:
+        return None
+    base = int(data._address)  # noqa: SLF001
+    userdata, time = found[0]["userdata"], found[0]["time"]
+    if _pointer(base + userdata) != data.userdata.ctypes.data:
+        return None
+    saved = data.time
+    try:
+        for probe in (1.25, -3.5):
+            data.time = probe
+            if ctypes.c_double.from_address(base + time).value != probe:
+                return None
+    finally:
+        data.time = saved
+    return userdata, time

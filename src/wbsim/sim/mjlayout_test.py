@@ -68,3 +68,27 @@ def test_an_unknown_field_type_is_refused(monkeypatch: pytest.MonkeyPatch) -> No
     _, data = settled()
     monkeypatch.delitem(mjlayout._SCALARS, "uint64_t")
     assert data_layout(data) is None
+
+
+def with_userdata() -> tuple[mujoco.MjModel, mujoco.MjData]:
+    model = mujoco.MjModel.from_xml_string(BOXES.replace("<worldbody>", '<size nuserdata="3"/><worldbody>'))
+    return model, mujoco.MjData(model)
+
+
+def test_control_offsets_read_the_userdata_pointer_and_the_time() -> None:
+    model, data = with_userdata()
+    offsets = mjlayout.control_offsets(model, data)
+    assert offsets is not None
+    userdata, time = offsets
+    assert ctypes.c_uint64.from_address(data._address + userdata).value == data.userdata.ctypes.data
+    data.time = 0.375
+    assert ctypes.c_double.from_address(data._address + time).value == 0.375
+    assert data.time == 0.375  # the check restored what it changed
+
+
+def test_control_offsets_need_userdata_and_refuse_a_wrong_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    model = mujoco.MjModel.from_xml_string(BOXES)
+    assert mjlayout.control_offsets(model, mujoco.MjData(model)) is None  # nuserdata 0
+    model, data = with_userdata()
+    monkeypatch.setitem(mjlayout._SCALARS, "mjtNum", 16)
+    assert mjlayout.control_offsets(model, data) is None

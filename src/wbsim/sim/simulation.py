@@ -40,6 +40,7 @@ from wbsim.sim.supervision import Supervision
 from wbsim.world.loader import load_world_model
 from wbsim.sim.battery import Batteries
 from wbsim.sim.bounce import BounceThreshold
+from wbsim.sim.c_steps import CallbackLost
 from wbsim.sim.light_rows import LIGHT_SOLVER_TOLERANCE, LightContacts
 from wbsim.world.model import WbNode, WorldModel, WorldWarning
 
@@ -178,10 +179,6 @@ class Simulation:
             had ``Node`` objects of (those answer as Webots' for an invalid node), held weakly.
         banks: the runtime bank of every registered device kind, by kind name (registry order).
         device_rows: each device node's bank and row.
-        experimental_c_steps: EXPERIMENTAL, False by default: in a world with the bounce threshold and no
-            contact-editing or substep-watching bank, run each basic step's MuJoCo steps and edits in one
-            compiled call (:mod:`wbsim.sim.c_steps`: same results, but a fatal MuJoCo error inside it exits
-            the process instead of raising :class:`~wbsim.errors.SimulationError`).
     """
 
     def __init__(self, compiled: CompiledWorld, options: SimulationOptions | None = None) -> None:
@@ -217,9 +214,6 @@ class Simulation:
         # Per warning kind, read as ints (cheaper than numpy's item or indexing).
         self._warning_counts = memoryview(self.data.warning.number)
         self._diverged_dof: int | None = None  # set by _on_mujoco_warning when the state diverges
-        # EXPERIMENTAL, off: a basic step's MuJoCo steps and bounce edits in one compiled call (sim/c_steps.py:
-        # bit-identical, but a fatal MuJoCo error there exits the process instead of raising SimulationError).
-        self.experimental_c_steps = False
         self._reset_requested = False
         self._load_requested: Path | None = None  # worldLoad / worldReload, applied at the end of the step
         self.recorder: Recorder | None = None  # the recording in progress (start_recording)
@@ -594,25 +588,27 @@ class Simulation:
                     plugin.physics_step(self.model, data, edit, bounce)  # type: ignore[union-attr]
                     for bank in substepping:
                         bank.substep(data)
-            elif bounce is not None and not substepping and not editing and not self.experimental_c_steps:
-                # The bounce threshold alone (the usual world with a bouncy surface): _edited_steps' own loop.
-                _bounced_steps(self.model, data, self.substeps, bounce.step_edit(self.model, data))
+            elif bounce is not None and not substepping and not editing:
+                # The bounce threshold alone (the usual world with a bouncy surface): once its compiled edit
+                # is loaded, one mj_step call with the edit as MuJoCo's control callback (sim/c_steps.py);
+                # before that, or while another control callback is set, _edited_steps' own loop.
+                steps = bounce.one_call_steps(self.model, data)
+                if steps is None or not steps(self.substeps):
+                    _bounced_steps(self.model, data, self.substeps, bounce.step_edit(self.model, data))
             elif substepping or editing or bounce is not None:  # contacts are edited, or a bank must see
                 # every physics step. The edits, in order: the bounce threshold, then the banks'.
-                steps = (bounce.compiled_steps(self.model, data)
-                         if self.experimental_c_steps and bounce is not None and not editing and not substepping
-                         else None)
-                if steps is not None:  # EXPERIMENTAL, off by default (sim/c_steps.py says why)
-                    steps(self.substeps)
-                else:
-                    edits = [functools.partial(bank.edit_contacts, self.model, data) for bank in editing]
-                    if bounce is not None:
-                        edits.insert(0, bounce.step_edit(self.model, data))
-                    _edited_steps(self.model, data, self.substeps, edits, substepping)
+                edits = [functools.partial(bank.edit_contacts, self.model, data) for bank in editing]
+                if bounce is not None:
+                    edits.insert(0, bounce.step_edit(self.model, data))
+                _edited_steps(self.model, data, self.substeps, edits, substepping)
             else:
                 mujoco.mj_step(self.model, data, nstep=self.substeps)
         except mujoco.FatalError as error:
             self._fatal(error)
+        except CallbackLost:
+            self.ended = True
+            self.exit_status = 1
+            raise
         finally:
             mujoco.set_mju_user_warning(previous_handler)
         if plugin is not None:
