@@ -45,7 +45,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import TYPE_CHECKING
 
 import greenlet
@@ -161,6 +161,7 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         # A view of sys.modules' names (the interpreter's one dict for the process's life): a turn checks it
         # against a controller's own module names without making a view each time.
         self.module_names = sys.modules.keys()
+        self._code: dict[tuple[str, str], CodeType] = {}  # compiled controller scripts (see compiled)
 
     def begin(self) -> None:
         """Open a bracket in which controllers run (the controllers phase opens one for all its controllers):
@@ -181,6 +182,16 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
                 os.chdir, os.fchdir, os._exit = self._host_os  # type: ignore[assignment]
                 self._host_os = None
             self.working_directory.end()
+
+    def compiled(self, filename: str, source: str) -> CodeType:
+        """The code object of a controller script with this source: compiled once and shared by the robots that
+        run it (code objects are immutable; each run has its own namespace). Robots of one controller then step
+        through one copy of the bytecode, its specialised instructions warm for all, instead of one each."""
+        key = (filename, source)
+        code = self._code.get(key)
+        if code is None:
+            code = self._code[key] = compile(source, filename, "exec")
+        return code
 
     def _exit(self, status: int) -> None:
         """``os._exit`` inside a bracket: ends the running controller (:meth:`ControllerProcess._os_exit`),
@@ -354,8 +365,7 @@ class ControllerProcess:
         }
         try:
             source = self.script.read_text(encoding="utf-8")
-            code = compile(source, str(self.script), "exec")
-            exec(code, namespace)
+            exec(self.finder.compiled(str(self.script), source), namespace)
             self.exit_status = 0
         except (_Terminate, greenlet.GreenletExit):
             self.exit_status = 0
