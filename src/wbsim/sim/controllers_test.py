@@ -451,6 +451,30 @@ def test_each_controller_steps_in_its_own_folder_and_the_host_keeps_its_director
         assert (tmp_path / "controllers" / folder / f"seen_{name}.txt").read_text() == " ".join([folder] * 4)
 
 
+def test_robots_of_one_script_share_its_code_and_a_changed_file_runs_its_new_text(project, load, tmp_path):
+    """The script is compiled once per simulation and text: its robots run one code object (each in its own
+    namespace); a controller started again after its file changed runs the new text."""
+    source = """
+    import sys
+    from controller import Robot
+    robot = Robot()
+    robot.setCustomData(f"{VERSION} {id(sys._getframe().f_code)} {id(globals())}")
+    while robot.step(10) != -1:
+        pass
+    """
+    world = 'WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "shared" }\nRobot { name "b" controller "shared" }'
+    sim = load(project(world, controllers={"shared": source.replace("VERSION", "1")}))
+    sim.run(0.02)
+    a, b = (robot.custom_data.split() for robot in sim.robots)
+    assert a[0] == b[0] == "1" and a[1] == b[1] and a[2] != b[2]
+    script = tmp_path / "controllers" / "shared" / "shared.py"
+    script.write_text(script.read_text().replace("{1}", "{2}").replace('f"1 ', 'f"2 '))
+    assert sim.restart_controller(sim.robots[0])
+    sim.run(0.02)
+    again = sim.robots[0].custom_data.split()
+    assert again[0] == "2" and again[1] != a[1]
+
+
 def test_run_keeps_the_controllers_folder_from_step_to_step_and_gives_the_host_its_directory_back(
         project, load, tmp_path, monkeypatch):
     """run() with nothing of the caller's between steps leaves the controllers' bracket open: controllers of one
