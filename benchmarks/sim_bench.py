@@ -12,6 +12,11 @@ ratios wbsim / baseline with its 10th-90th percentile range, for 1, 20 and 100 r
 Also against raw C stepping: the same model advanced by ``mj_step`` with all the block's steps in one call
 (no Python, no controller), the cost floor of the physics alone; and loading a world with 100 robots.
 
+wbsim's blocks are ``Simulation.run`` calls on a warmed-up simulation (its bounce threshold on its compiled edit, as
+in any run longer than a second or so); ``--step-loop`` adds a row per world with ``Simulation.step`` called from
+a Python loop instead (a script with its own code between steps: the working directory then goes back to the
+script's after every step).
+
 Run: ``python benchmarks/sim_bench.py`` (``--quick`` for a short run, ``--robots 1 20`` to choose).
 ``--no-bounce-emulation`` drops wbsim's per-physics-step bounce-threshold edit (``sim/bounce.py``; the hand-written
 loop has no equivalent; the demo's default material bounces on itself by Webots' default ContactProperties) for a
@@ -103,19 +108,33 @@ def _load(path: Path):
         return load_world(path)
 
 
-def wbsim_block(path: Path, steps: int, bounce_emulation: bool = True) -> tuple[object, Callable[[], None]]:
-    """A warmed-up simulation and a function running ``steps`` basic steps of it (controllers included);
-    ``bounce_emulation=False`` switches off the bounce-threshold contact edit (a measurement aid only)."""
+def wbsim_block(path: Path, steps: int, bounce_emulation: bool = True,
+                step_loop: bool = False) -> tuple[object, Callable[[], None]]:
+    """A warmed-up simulation and a function running ``steps`` basic steps of it (controllers included) with
+    ``Simulation.run`` (``step_loop``: ``Simulation.step`` called from a Python loop, as a script interleaving its
+    own code between steps would). ``bounce_emulation=False`` switches off the bounce-threshold contact edit (a
+    measurement aid only).
+
+    Warm-up: the controllers started and their sensors enabled, and the run's steady state: the bounce threshold
+    edits with its compiled loop (in one ``mj_step`` call per basic step, ``sim/c_steps.py``), as every run longer
+    than ``bounce.NUMPY_EDITS`` edits does (a second or so of simulated time for these worlds; importing numba and
+    loading the loop are not measured)."""
     sim = _load(path)
     if not bounce_emulation:
         sim._bounce = None  # noqa: SLF001  # the per-physics-step edit of sim/bounce.py
-    sim.run(0.1)  # warm up: controllers started, sensors enabled
+    sim.run(0.1)
+    while sim._bounce is not None and sim._bounce._raw is None:  # noqa: SLF001
+        sim.run(0.5)
+    duration_s = steps * sim.basic_time_step_ms / 1000.0  # type: ignore[attr-defined]
 
     def run() -> None:
-        for _ in range(steps):
-            sim.step()
+        sim.run(duration_s)  # type: ignore[attr-defined]
 
-    return sim, run
+    def loop() -> None:
+        for _ in range(steps):
+            sim.step()  # type: ignore[attr-defined]
+
+    return sim, loop if step_loop else run
 
 
 def baseline_block(path: Path, steps: int) -> Callable[[], None]:
@@ -272,6 +291,9 @@ def main() -> int:
     parser.add_argument("--floor", action="store_true",
                         help="also a bare greenlet layer doing the controller's work against the MuJoCo loop (the "
                              "least any greenlet-based controller layer costs)")
+    parser.add_argument("--step-loop", action="store_true",
+                        help="also wbsim stepped by Simulation.step from a Python loop (the first rows use "
+                             "Simulation.run, which keeps the controllers' working directory between steps)")
     args = parser.parse_args()
     pairs = args.pairs or (30 if args.quick else 150)
     print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {pairs} pairs of alternating blocks of "
@@ -287,6 +309,12 @@ def main() -> int:
             label = "demo robot" if robots == 1 else f"{robots} robots"
             loop = paired_ratios(ours, baseline_block(path, steps), pairs)
             print(_row(label, steps, loop, "MuJoCo loop"))
+            if args.step_loop:  # wbsim stepped from a Python loop (Simulation.step), against the same loop
+                stepped, ours_stepped = wbsim_block(path, steps, bounce_emulation=not args.no_bounce_emulation,
+                                                    step_loop=True)
+                loop = paired_ratios(ours_stepped, baseline_block(path, steps), pairs)
+                print(_row(f"{label[:10]}, step()", steps, loop, "MuJoCo loop"))
+                stepped.close()  # type: ignore[attr-defined]
             raw = paired_ratios(ours, raw_block(path, steps), pairs)
             print(_row(label, steps, raw, "raw mj_step"))
             if args.floor:  # the same loop through a bare greenlet layer, against the MuJoCo loop

@@ -39,12 +39,18 @@ def test_sim_bench_worlds_and_blocks_run(tmp_path):
     text = path.read_text()
     assert "TouchSensor {" not in text and "WALL" not in text  # motors and encoders only, open floor
     sim, wbsim_run = sim_bench.wbsim_block(path, 3)
+    assert sim._bounce._raw is not None  # warmed up to a long run's steady state: the compiled bounce edit
     baseline_run = sim_bench.baseline_block(path, 3)
     before = sim.time_s
     wbsim_run()
     baseline_run()
     assert sim.time_s == pytest.approx(before + 3 * sim.basic_time_step_ms / 1000)
     sim.close()
+    stepped, stepped_run = sim_bench.wbsim_block(path, 3, step_loop=True)
+    before = stepped.step_count
+    stepped_run()
+    assert stepped.step_count == before + 3
+    stepped.close()
     assert sim._bounce is not None  # the demo's default surfaces bounce: the edit runs normally
     off, off_run = sim_bench.wbsim_block(path, 3, bounce_emulation=False)
     off_run()

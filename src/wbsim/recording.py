@@ -309,7 +309,7 @@ class Recorder:
     """
 
     def __init__(self, sim: Simulation, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
+        self.path = Path(os.path.abspath(path))  # written at the stop, whatever the working directory is then
         try:
             self.path.open("wb").close()
         except OSError as error:

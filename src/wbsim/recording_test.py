@@ -47,6 +47,20 @@ def test_frames_follow_webots_animation_rate(project, load, tmp_path):
     assert recording.frame_steps(32, 60) == 1 and recording.frame_steps(1, 60) == 17
 
 
+def test_a_relative_recording_path_is_the_working_directorys_at_the_start(project, load, tmp_path, monkeypatch):
+    """The file is written where the relative name pointed when the recording started, wherever the working
+    directory is when it stops (a controller's folder while a run holds it, or a host that moved on)."""
+    sim = load(project(FALLING))
+    (tmp_path / "here").mkdir()
+    (tmp_path / "there").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    sim.start_recording("rec.npz")
+    sim.run(0.1)
+    monkeypatch.chdir(tmp_path / "there")
+    assert sim.stop_recording() == tmp_path / "here" / "rec.npz"
+    assert recording.load(tmp_path / "here" / "rec.npz").step[-1] == 7 and not (tmp_path / "there" / "rec.npz").exists()
+
+
 def test_falling_box_poses_match_the_simulation_and_free_fall(project, load, tmp_path):
     world = project(FALLING)
     sim = load(world)

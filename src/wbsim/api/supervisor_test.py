@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
 
 import numpy as np
 import pytest
@@ -866,6 +867,28 @@ def test_world_reload_and_load_replace_the_world(project, load, tmp_path) -> Non
     sim.robot("boss").worldLoad(str(tmp_path / "missing.wbt"))  # Webots' error; nothing changes
     sim.step()
     assert sim.node("BALL") is not None
+
+
+def test_a_relative_world_load_is_relative_to_the_controllers_folder(project, load, tmp_path) -> None:
+    """worldLoad checks a relative name from the controller's folder (its working directory): the world loaded is
+    that file, whatever the working directory is when the step ends (the host's, or a held run's)."""
+    loader = """
+        from controller import Supervisor
+        boss = Supervisor()
+        boss.step(8)
+        boss.worldLoad("../../worlds/other.wbt")
+        while boss.step(8) != -1:
+            pass
+    """
+    path = project('WorldInfo { basicTimeStep 8 }\nDEF BOSS Robot { name "boss" controller "loader" supervisor TRUE }',
+                   controllers={"loader": loader})
+    other = tmp_path / "worlds" / "other.wbt"
+    other.write_text('#VRML_SIM R2023b utf8\nWorldInfo { basicTimeStep 8 }\nDEF BALL Solid { name "ball" }\n')
+    assert os.getcwd() != str(tmp_path / "controllers" / "loader")
+    for run in (lambda sim: sim.run(0.04), lambda sim: [sim.step() for _ in range(5)]):
+        sim = load(path)
+        run(sim)
+        assert sim.world.file == str(other) and sim.node("BALL") is not None
 
 
 def test_world_reload_restarts_the_calling_controller(project, load) -> None:

@@ -45,7 +45,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import TYPE_CHECKING
 
 import greenlet
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from wbsim.sim.robot import RobotRuntime
 
 __all__ = ["ControllerProcess", "WorkingDirectory", "current_robot", "ControllerFinder", "find_controller",
-           "importable_names", "NO_CONTROLLER", "exit_status_message"]
+           "importable_names", "NO_CONTROLLER", "exit_status_message", "RUNNING"]
 
 _OS_CHDIR = os.chdir
 _OS_FCHDIR = os.fchdir
@@ -72,6 +72,20 @@ _CURRENT_ROBOT: contextvars.ContextVar[RobotRuntime | None] = contextvars.Contex
 def current_robot() -> RobotRuntime | None:
     """The robot whose controller is running in the current greenlet, or None outside controllers."""
     return _CURRENT_ROBOT.get()
+
+
+class _Running:
+    """The type of :data:`RUNNING`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "RUNNING"
+
+
+RUNNING = _Running()
+"""What the controllers phase resumes a controller waiting in ``step`` with (:meth:`ControllerProcess.take_turn`):
+the simulation runs on, so ``step`` returns 0 at once. A unique constant, compared by identity."""
 
 
 class _Terminate(BaseException):
@@ -144,6 +158,10 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         self._os_functions = (self.working_directory.chdir, self.working_directory.fchdir, self._exit)
         self._host_os: tuple[object, object, object] | None = None
         self._depth = 0
+        # A view of sys.modules' names (the interpreter's one dict for the process's life): a turn checks it
+        # against a controller's own module names without making a view each time.
+        self.module_names = sys.modules.keys()
+        self._code: dict[tuple[str, str], CodeType] = {}  # compiled controller scripts (see compiled)
 
     def begin(self) -> None:
         """Open a bracket in which controllers run (the controllers phase opens one for all its controllers):
@@ -164,6 +182,16 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
                 os.chdir, os.fchdir, os._exit = self._host_os  # type: ignore[assignment]
                 self._host_os = None
             self.working_directory.end()
+
+    def compiled(self, filename: str, source: str) -> CodeType:
+        """The code object of a controller script with this source: compiled once and shared by the robots that
+        run it (code objects are immutable; each run has its own namespace). Robots of one controller then step
+        through one copy of the bytecode, its specialised instructions warm for all, instead of one each."""
+        key = (filename, source)
+        code = self._code.get(key)
+        if code is None:
+            code = self._code[key] = compile(source, filename, "exec")
+        return code
 
     def _exit(self, status: int) -> None:
         """``os._exit`` inside a bracket: ends the running controller (:meth:`ControllerProcess._os_exit`),
@@ -200,7 +228,8 @@ class WorkingDirectory:
 
     ``os.chdir`` is called only when the next controller's folder differs from the current directory
     (controllers of one folder run one after another without any), and the host's directory is restored once
-    per :meth:`begin` / :meth:`end` bracket (the controllers phase of a step), not after each controller.
+    per :meth:`begin` / :meth:`end` bracket (the controllers phase of a step, or a whole ``Simulation.run``
+    with nothing of the caller's between steps), not after each controller.
     While controllers run (:meth:`ControllerFinder.begin`), ``os.chdir`` and ``os.fchdir`` are :meth:`chdir` /
     :meth:`fchdir`, which mark the current directory unknown: a controller that changes directory still starts
     its next step in its own folder, and one that does not costs no ``os.getcwd`` system call after each step
@@ -282,12 +311,17 @@ class ControllerProcess:
         self._host_stderr: object = sys.stderr
         self._host_stdout: object = sys.stdout
         self.greenlet: greenlet.greenlet | None = None
-        self._resumer: greenlet.greenlet | None = None
+        # The greenlet that resumed the controller last (its step() switches back to it).
+        self.resumer: greenlet.greenlet | None = None
         self._terminating = False
         # The controller's own sys.path, made on first entry: its folder, then the host's entries.
         self.path: list[str] | None = None
         self.host_entries: frozenset[str] = frozenset()
         self.runtime_ini = read_runtime_ini(self.folder)  # its PYTHONPATH and environment variables
+        self._environment = bool(self.runtime_ini.environment)
+        # True once the usual turn applies (take_turn): a first turn made its sys.path, the host's streams, no
+        # module of its own, no runtime.ini variables; _leave keeps it current.
+        self._plain = False
         self._outside_environment: dict[str, str | None] = {}
 
     def _raising_line(self, error: BaseException) -> str:
@@ -331,8 +365,7 @@ class ControllerProcess:
         }
         try:
             source = self.script.read_text(encoding="utf-8")
-            code = compile(source, str(self.script), "exec")
-            exec(code, namespace)
+            exec(self.finder.compiled(str(self.script), source), namespace)
             self.exit_status = 0
         except (_Terminate, greenlet.GreenletExit):
             self.exit_status = 0
@@ -387,7 +420,7 @@ class ControllerProcess:
         if self.exit_status is None:
             self.exit_status = 0
         while True:  # switched back into only when the garbage collector kills the greenlet
-            target = self._resumer if self._resumer is not None and not self._resumer.dead else None
+            target = self.resumer if self.resumer is not None and not self.resumer.dead else None
             (target or greenlet.getcurrent().parent).switch()  # type: ignore[union-attr]
 
     def force_end(self) -> None:
@@ -462,6 +495,7 @@ class ControllerProcess:
                     previous = outside.get(name)
                     if previous is not None:
                         modules[name] = previous
+        self._plain = self.own_streams is None and not private and not self._environment and self.path is not None
         if self.runtime_ini.environment:
             for name, value in self._outside_environment.items():
                 if value is None:
@@ -482,9 +516,14 @@ class ControllerProcess:
         finally:
             finder.end()
 
-    def take_turn(self) -> None:
+    def take_turn(self, running: bool = False) -> None:
         """:meth:`resume` inside a bracket the caller opened (:meth:`ControllerFinder.begin`): the controllers
-        phase opens one for all the controllers it runs."""
+        phase opens one for all the controllers it runs.
+
+        Args:
+            running: the caller checked that the simulation runs on (the controllers phase): a controller
+                waiting in ``step`` in the usual turn is resumed with :data:`RUNNING`, and ``robot.step``
+                returns 0 without looking at the simulation again. Other resumptions pass nothing."""
         if self.finished:
             return
         own = self.greenlet
@@ -493,15 +532,39 @@ class ControllerProcess:
         current = _getcurrent()
         if own.parent is not current:  # setting it checks for cycles: only when it changes
             own.parent = current
-        self._resumer = current
-        if self.finder.active is not None:  # a turn inside another controller's (see _nested_turn)
+        self.resumer = current
+        finder = self.finder
+        if finder.active is not None:  # a turn inside another controller's (see _nested_turn)
             self._nested_turn(own)
             return
-        saved = self._enter()
+        names = finder.module_names
+        if not self._plain or not names.isdisjoint(self._swap):
+            saved = self._enter()
+            try:
+                own.switch()
+            finally:
+                self._leave(saved)
+            return
+        # The usual turn: _enter and _leave inline for a controller with nothing of its own to swap in (no module
+        # of its folder loaded, the host's streams, no runtime.ini variables), only its folder, argv and sys.path.
+        working_directory = self._working_directory
+        if working_directory.current != self._folder_str:
+            working_directory.enter(self._folder_str)
+        saved_argv, saved_path = sys.argv, sys.path
+        sys.argv = list(self.argv)
+        sys.path = self.path
+        finder.active = self
+        host_out, host_err = self._host_stdout, self._host_stderr = sys.stdout, sys.stderr
         try:
-            own.switch()
+            own.switch(RUNNING if running else None)
         finally:
-            self._leave(saved)
+            if sys.stdout is host_out and sys.stderr is host_err and names.isdisjoint(self._swap):
+                finder.active = None
+                self.path = sys.path  # the controller may have replaced its list
+                sys.path = saved_path
+                sys.argv = saved_argv
+            else:  # it replaced a stream or imported a module of its own during the turn
+                self._leave((saved_argv, saved_path, None, None))
 
     def _nested_turn(self, own: greenlet.greenlet) -> None:
         """A turn inside another controller's: a supervisor restarting or removing a robot whose controller
@@ -527,12 +590,16 @@ class ControllerProcess:
                 _OS_CHDIR(outer)
                 working_directory.current = outer
 
-    def yield_to_simulation(self) -> None:
-        """Called from the controller's greenlet by ``robot.step``: give control back to the simulation."""
-        assert self._resumer is not None
-        self._resumer.switch()
+    def yield_to_simulation(self) -> object:
+        """Called from the controller's greenlet by ``robot.step``: give control back to the simulation.
+
+        Returns:
+            What the greenlet was resumed with: :data:`RUNNING` from a turn of the controllers phase."""
+        assert self.resumer is not None
+        resumed = self.resumer.switch()
         if self._terminating:
             raise _Terminate()
+        return resumed
 
     def terminate(self) -> None:
         """End the controller now (it gets no further chance to run code except ``finally`` blocks)."""

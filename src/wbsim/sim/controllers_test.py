@@ -451,6 +451,91 @@ def test_each_controller_steps_in_its_own_folder_and_the_host_keeps_its_director
         assert (tmp_path / "controllers" / folder / f"seen_{name}.txt").read_text() == " ".join([folder] * 4)
 
 
+def test_robots_of_one_script_share_its_code_and_a_changed_file_runs_its_new_text(project, load, tmp_path):
+    """The script is compiled once per simulation and text: its robots run one code object (each in its own
+    namespace); a controller started again after its file changed runs the new text."""
+    source = """
+    import sys
+    from controller import Robot
+    robot = Robot()
+    robot.setCustomData(f"{VERSION} {id(sys._getframe().f_code)} {id(globals())}")
+    while robot.step(10) != -1:
+        pass
+    """
+    world = 'WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "shared" }\nRobot { name "b" controller "shared" }'
+    sim = load(project(world, controllers={"shared": source.replace("VERSION", "1")}))
+    sim.run(0.02)
+    a, b = (robot.custom_data.split() for robot in sim.robots)
+    assert a[0] == b[0] == "1" and a[1] == b[1] and a[2] != b[2]
+    script = tmp_path / "controllers" / "shared" / "shared.py"
+    script.write_text(script.read_text().replace("{1}", "{2}").replace('f"1 ', 'f"2 '))
+    assert sim.restart_controller(sim.robots[0])
+    sim.run(0.02)
+    again = sim.robots[0].custom_data.split()
+    assert again[0] == "2" and again[1] != a[1]
+
+
+def test_run_keeps_the_controllers_folder_from_step_to_step_and_gives_the_host_its_directory_back(
+        project, load, tmp_path, monkeypatch):
+    """run() with nothing of the caller's between steps leaves the controllers' bracket open: controllers of one
+    folder cost no directory change per step (two in all: into their folder, back to the host's at the end); each
+    still starts every step in its own folder (they wander off with chdir); with on_step, the host's directory is
+    back at every on_step call."""
+    from wbsim.sim import controllers
+
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot { name "a" controller "wanderer" }
+    Robot { name "b" controller "wanderer" }
+    """
+    sim = load(project(world, controllers={"wanderer": WANDERER.replace("len(seen) < 4", "len(seen) < 30")}))
+    host = os.getcwd()
+    changes: list[str] = []
+    real = controllers._OS_CHDIR
+
+    def counting(path: object) -> None:
+        changes.append(os.fspath(path))  # type: ignore[arg-type]
+        real(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(controllers, "_OS_CHDIR", counting)
+    sim.run(0.4)  # 40 steps; each wanderer wanders 30 times, then writes what it saw and ends
+    assert os.getcwd() == host and os.chdir.__module__ in ("posix", "nt", "os")
+    folder = str(tmp_path / "controllers" / "wanderer")
+    # The wanderers' own chdir("..") go through os.chdir (counted below it). The bracket's changes: into their
+    # folder at each of their 31 turns that follows the host's directory or a wandering (all but b's last, after
+    # a ended in the folder), back to the host's once.
+    assert changes.count("..") == 60 and changes.count(folder) == 61 and changes.count(host) == 1
+    assert changes[-1] == host and len(changes) == 122
+    for name in ("a", "b"):
+        assert (tmp_path / "controllers" / "wanderer" / f"seen_{name}.txt").read_text() == " ".join(["wanderer"] * 30)
+    seen_by_host: list[str] = []
+    sim.run(0.05, on_step=lambda s: seen_by_host.append(os.getcwd()))
+    assert seen_by_host == [host] * 5
+
+
+def test_run_with_a_quiet_controller_changes_directory_twice(project, load, tmp_path, monkeypatch):
+    """A controller that stays in its folder: run() changes directory into it once and back once, however many
+    steps (a step() loop pays the two changes per step)."""
+    from wbsim.sim import controllers
+
+    quiet = """
+    from controller import Robot
+    robot = Robot()
+    while robot.step(10) != -1:
+        pass
+    """
+    sim = load(project('WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "quiet" }',
+                       controllers={"quiet": quiet}))
+    changes: list[object] = []
+    real = controllers._OS_CHDIR
+    monkeypatch.setattr(controllers, "_OS_CHDIR", lambda path: (changes.append(path), real(path)))
+    sim.run(0.5)
+    assert len(changes) == 2 and sim.step_count == 50
+    sim.step()
+    sim.step()
+    assert len(changes) == 6
+
+
 def test_a_controller_changing_directory_with_fchdir_still_steps_in_its_own_folder(project, load, tmp_path):
     fchdir = WANDERER.replace('os.chdir("..")', 'fd = os.open("..", os.O_RDONLY); os.fchdir(fd); os.close(fd)')
     path = project('WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "wanderer" }',

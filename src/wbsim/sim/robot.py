@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from greenlet import getcurrent as _getcurrent
 
 from wbsim.compile.bindings import RobotBinding
+from wbsim.sim.controllers import RUNNING
 from wbsim.devices.kind import CoreDevice
 from wbsim.errors import ControllerError, SimulationError
 
@@ -118,9 +119,17 @@ class RobotRuntime:
                 and self._last_steps and not self.removed and _getcurrent() is process.greenlet):
             sim = self._sim_ref()
             if sim is not None and not sim.ended:
-                step_count = sim.step_count
+                # _wait inline (the same statements): one frame less in every step of every controller.
+                steps = self.last_duration_steps = self._last_steps
+                self.wake_step = sim.step_count + steps
                 del sim  # no strong reference in the suspended frame (see _wait)
-                return self._wait(process, self._last_steps, step_count)
+                if process.yield_to_simulation() is RUNNING:  # a turn of the controllers phase: it runs on
+                    return 0
+                sim = self._sim_ref()
+                if (sim if sim is not None else self.sim).ended:
+                    self.saw_end = True
+                    return -1
+                return 0
         return self._step(duration_ms)
 
     def _wait(self, process: ControllerProcess, steps: int, step_count: int) -> int:

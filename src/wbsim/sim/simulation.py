@@ -537,7 +537,7 @@ class Simulation:
                     if finder is None:
                         finder = self._finder
                         finder.begin()
-                    process.take_turn()
+                    process.take_turn(True)
                     if self.ended:
                         break
         finally:
@@ -744,26 +744,46 @@ class Simulation:
 
         Raises:
             SimulationError: for a negative or NaN duration.
+
+        While it runs with nothing of the caller's between steps (no ``on_step``, no phase hook, no physics
+        plugin), the controllers' bracket (:meth:`ControllerFinder.begin`) stays open from step to step: the
+        working directory stays the last controller's folder (changed only when the next controller's differs)
+        and the caller's comes back when ``run`` returns, instead of after every step.
         """
+        remaining = None
         if duration_s is not None:
             if not isinstance(duration_s, Real) or not duration_s >= 0:  # also refuses NaN
                 raise SimulationError(f"duration must be a number of seconds >= 0, got {duration_s!r}.")
             # Counted in steps done here, so a world reset (time back to 0) does not extend the run.
             remaining = math.inf if math.isinf(duration_s) else math.ceil(
                 duration_s * 1000.0 / self.basic_time_step_ms - 1e-9)
-            while remaining > 0 and self.step():
-                remaining -= 1
+        held = self._finder if on_step is None and self.plugin is None and not any(self._hook_lists) else None
+        if held is not None:
+            held.begin()
+        try:
+            if remaining is not None:
+                while remaining > 0 and self.step():
+                    remaining -= 1
+                    if on_step is not None:
+                        on_step(self)
+                    elif held is not None and (held is not self._finder or self.plugin is not None):
+                        held.end()  # a supervisor loaded another world (with a plugin, perhaps): per step again
+                        held = None
+                return self.exit_status
+            while not self.ended and self.controllers_running():
+                self._controllers_phase()
+                if self.ended or not self.controllers_running():
+                    break
+                self._physics_phases()
                 if on_step is not None:
                     on_step(self)
+                elif held is not None and (held is not self._finder or self.plugin is not None):
+                    held.end()
+                    held = None
             return self.exit_status
-        while not self.ended and self.controllers_running():
-            self._controllers_phase()
-            if self.ended or not self.controllers_running():
-                break
-            self._physics_phases()
-            if on_step is not None:
-                on_step(self)
-        return self.exit_status
+        finally:
+            if held is not None:
+                held.end()
 
     @property
     def failed(self) -> bool:
@@ -849,7 +869,9 @@ class Simulation:
     def request_world_load(self, path: str | os.PathLike[str]) -> None:
         """Webots' ``worldLoad`` (and ``worldReload`` with the world's own file): at the end of the current step,
         replace the world by the one in ``path``, read and compiled afresh; every controller restarts."""
-        self._load_requested = Path(path)
+        # Resolved now: a supervisor's relative name is relative to its controller's folder (where worldLoad checked
+        # that the file exists), whatever the working directory is when the step ends.
+        self._load_requested = Path(os.path.abspath(path))
 
     def _replace_world(self, path: Path) -> None:
         """Load ``path`` in place of the current world: the controllers, the plugin and a recording in progress

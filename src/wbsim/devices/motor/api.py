@@ -46,6 +46,12 @@ class Motor(Device):
     def _bind(self) -> None:
         super()._bind()
         self.__dict__.pop("_sibling_apis", None)  # coupled siblings are looked up again (the devices may change)
+        # What setVelocity's usual write needs, read once per bank (multiplier and maxVelocity are fixed at
+        # load; a recompiled world binds again): the target array, the row, the two as Python floats.
+        core = self._core
+        bank = core.bank
+        self._velocity_write = None if core.coupled_rows is not None else (
+            bank.target_velocity, core.index, bank.multiplier.item(core.index), bank.max_velocity.item(core.index))
 
     def _configure(self) -> None:
         # The controller library's cache, filled from the simulator as by Webots' configure message.
@@ -101,17 +107,18 @@ class Motor(Device):
                         f"mode ({velocity:g}).")
             return
         self._velocity = velocity
-        core = self._core
-        if core.coupled_rows is None:
+        write = self._velocity_write
+        if write is not None:
             # CoreMotor.set_velocity's own computation for a motor that is not coupled, when the velocity
             # is within maxVelocity (motor_test pins the two to the same doubles); else its full path (warns).
-            bank, row = core.bank, core.index
-            v = velocity * bank.multiplier.item(row)
-            if abs(v) <= bank.max_velocity.item(row):
-                bank.target_velocity[row] = v
+            targets, row, multiplier, limit = write
+            v = velocity * multiplier
+            if abs(v) <= limit:
+                targets[row] = v
                 return
-            core.set_velocity(velocity)
+            self._core.set_velocity(velocity)
             return
+        core = self._core
         core.set_velocity(velocity)
         for sibling in self._coupled():
             sibling._cache()._velocity = velocity * sibling.getMultiplier()

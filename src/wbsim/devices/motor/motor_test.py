@@ -532,6 +532,7 @@ def test_set_velocity_inline_write_equals_the_core_motors_bit_for_bit(project, l
               float("inf"), float("-inf"), 1, True, np.float64(2.25), 0.1 + 0.2]
     for multiplier in (-2.0, 1.0, 0.3, 1e-308):
         bank.multiplier[row] = multiplier
+        motor._bind()  # the API reads the multiplier at binding (fixed at load; a recompiled world binds again)
         for value in values:
             bank.target_velocity[row] = 123.0
             core.set_velocity(float(value))
@@ -556,6 +557,7 @@ def test_set_velocity_inline_write_equals_the_core_motors_at_the_max_velocity_ed
         bank.max_velocity[row] = limit
         for multiplier in (1.0, -2.0, 0.0, -0.0):
             bank.multiplier[row] = multiplier
+            motor._bind()  # as above: read at binding
             for value in values:
                 bank.target_velocity[row] = 123.0
                 core.set_velocity(value)
