@@ -858,3 +858,28 @@ def test_controllers_importing_their_folders_module_at_different_steps_each_get_
     assert first.robot("late").getCustomData() == " ".join(map(str, range(1, 8)))
     assert second.robot("early").getCustomData() == " ".join(map(str, range(1, 7)))
     assert second.robot("late").getCustomData() == " ".join(map(str, range(1, 4)))
+
+
+def test_a_suspended_bracket_gives_the_host_its_directory_and_os_functions_until_reopened(tmp_path):
+    """ControllerFinder.suspend closes a bracket however deep (host work inside a held run: a world load);
+    reopen restores its depth, so the brackets' own ends still match; with no bracket open both do nothing."""
+    from wbsim.sim import controllers
+
+    finder = controllers.ControllerFinder()
+    host, real_chdir = os.getcwd(), os.chdir
+    assert finder.suspend() == 0 and os.chdir is real_chdir
+    finder.reopen(0)
+    assert os.chdir is real_chdir
+    finder.begin()
+    finder.begin()
+    try:
+        finder.working_directory.enter(str(tmp_path))
+        depth = finder.suspend()
+        assert depth == 2 and os.getcwd() == host and os.chdir is real_chdir and os._exit is controllers._OS_EXIT
+        finder.reopen(depth)
+        assert os.chdir is not real_chdir
+        finder.end()
+        assert os.chdir is not real_chdir
+    finally:
+        finder.end()
+    assert os.getcwd() == host and os.chdir is real_chdir
