@@ -209,7 +209,8 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         key = (filename, source)
         code = self._code.get(key)
         if code is None:
-            code = self._code[key] = compile(source, filename, "exec")
+            # dont_inherit: as ``python <name>.py`` compiles it, without this module's ``from __future__`` features.
+            code = self._code[key] = compile(source, filename, "exec", dont_inherit=True)
         return code
 
     def _exit(self, status: int) -> None:

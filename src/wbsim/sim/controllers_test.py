@@ -1009,7 +1009,8 @@ def test_a_module_or_stream_a_controller_takes_on_a_later_turn_stays_its_own(pro
         f'Robot {{ name "{name}" controller "{controller}" }}'
         for name, controller in (("a", "late"), ("b", "late"), ("c", "printer"), ("d", "hosted")))
     sim = load(project(world, controllers={"late": late, "printer": printer, "hosted": hosted},
-                       files={"controllers/late/latemod.py": "count = 0\n", "controllers/hosted/hostmod.py": "count = 0\n"}))
+                       files={"controllers/late/latemod.py": "count = 0\n",
+                              "controllers/hosted/hostmod.py": "count = 0\n"}))
     host_module = types.ModuleType("hostmod")
     host_module.count = 100  # type: ignore[attr-defined]
     host_out = sys.stdout
@@ -1029,3 +1030,23 @@ def test_a_module_or_stream_a_controller_takes_on_a_later_turn_stays_its_own(pro
         if module is not None:
             assert robot.custom_data == f"2 {tmp_path / 'controllers' / module}.py"
     assert int(sim.robots[2].custom_data) >= 5 and "swallowed" not in capfd.readouterr().out
+
+
+def test_a_controller_script_is_compiled_with_no_future_feature_of_wbsim(project, load):
+    """A script runs as ``python <name>.py`` would compile it: no ``from __future__`` feature of wbsim's own
+    modules leaks into it (annotations are evaluated, not strings), while its own ``__future__`` imports hold."""
+    import textwrap
+
+    plain = """
+    from controller import Robot
+    def f(x: int) -> None:
+        pass
+    robot = Robot()
+    robot.setCustomData(repr(f.__annotations__["x"]))
+    robot.step(10)
+    """
+    lazy = "from __future__ import annotations\n" + textwrap.dedent(plain)
+    sim = load(project('WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "plain" }\n'
+                       'Robot { name "b" controller "lazy" }', controllers={"plain": plain, "lazy": lazy}))
+    sim.run(0.02)
+    assert [robot.custom_data for robot in sim.robots] == ["<class 'int'>", "'int'"]
