@@ -1050,3 +1050,42 @@ def test_a_controller_script_is_compiled_with_no_future_feature_of_wbsim(project
                        'Robot { name "b" controller "lazy" }', controllers={"plain": plain, "lazy": lazy}))
     sim.run(0.02)
     assert [robot.custom_data for robot in sim.robots] == ["<class 'int'>", "'int'"]
+
+
+def test_robots_sharing_a_script_code_object_share_nothing_they_can_change(project, load, capfd):
+    """What robots of one script can change stays theirs although they run one code object: their functions'
+    defaults, attributes and globals, class attributes, mutable constants built at run time; a crash's traceback
+    names the script's file and line for each."""
+    source = """
+    import sys
+    from controller import Robot
+
+    def remember(item, seen=[]):
+        seen.append(item)
+        return len(seen)
+
+    class Counter:
+        total = 0
+
+    robot = Robot()
+    name = robot.getName()
+    remember.tag = name
+    Counter.total += 1 if name == "a" else 10
+    remember(name)
+    robot.step(10)
+    robot.setCustomData(f"{remember.tag} {remember('again')} {Counter.total} {remember.__defaults__[0]}")
+    robot.step(10)
+    if name == "b":
+        raise RuntimeError("b stops")
+    while robot.step(10) != -1:
+        pass
+    """
+    world = 'WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "shared" }\nRobot { name "b" controller "shared" }'
+    path = project(world, controllers={"shared": source})
+    sim = load(path)
+    sim.run(0.03)
+    assert [robot.custom_data for robot in sim.robots] == ["a 2 1 ['a', 'again']", "b 2 10 ['b', 'again']"]
+    err = capfd.readouterr().err
+    script = path.parent.parent / "controllers" / "shared" / "shared.py"
+    assert f'File "{script}", line 21' in err and "RuntimeError: b stops" in err
+    assert sim.robots[1].controller.crash[1] == f"{script}:21"
