@@ -332,12 +332,18 @@ def test_distance_sensor_bench_runs_as_the_numpy_path_bit_for_bit(tmp_path, vari
 
 def test_sim_bench_warm_up_ends_when_the_compiled_bounce_edit_never_comes(tmp_path, monkeypatch):
     """wbsim_block warms up until the bounce threshold edits with its compiled loop, which never happens without
-    numba (or when MuJoCo's struct layout does not check out): the warm-up then stops after a bounded run
+    numba (or when MuJoCo's struct layout does not check out): the warm-up then stops once the load was tried
     instead of looping for ever."""
+    from wbsim.sim import bounce
     from wbsim.sim.bounce import BounceThreshold
     from wbsim.sim.simulation import Simulation
 
-    monkeypatch.setattr(BounceThreshold, "_load_kernel", lambda self: False)  # as without numba
+    def without_numba(self: BounceThreshold) -> bool:  # what _load_kernel does when numba is not installed
+        self._numpy_left = -1.0
+        return False
+
+    monkeypatch.setattr(BounceThreshold, "_load_kernel", without_numba)
+    monkeypatch.setattr(bounce, "_numba_imported", lambda: True)  # the load is tried at the first edit
     real_run, runs = Simulation.run, []
 
     def counted(self, *args, **kwargs):
