@@ -334,3 +334,35 @@ def test_distance_sensor_bench_runs_as_the_numpy_path_bit_for_bit(tmp_path, vari
     assert compiled[0] != compiled[-1]  # motion
     # Sensors reading differently (the sonars hear no echo within PI_OVER_8 in this world: all read 0).
     assert (values != values[0]).any() or variant == "sonar"
+
+
+def test_sim_bench_warm_up_ends_when_the_compiled_bounce_edit_never_comes(tmp_path, monkeypatch):
+    """wbsim_block warms up until the bounce threshold edits with its compiled loop, which never happens without
+    numba (or when MuJoCo's struct layout does not check out): the warm-up then stops once the load was tried
+    instead of looping for ever."""
+    from wbsim.sim import bounce
+    from wbsim.sim.bounce import BounceThreshold
+    from wbsim.sim.simulation import Simulation
+
+    def without_numba(self: BounceThreshold) -> bool:  # what _load_kernel does when numba is not installed
+        self._numpy_left = -1.0
+        return False
+
+    monkeypatch.setattr(BounceThreshold, "_load_kernel", without_numba)
+    monkeypatch.setattr(bounce, "_numba_imported", lambda: True)  # the load is tried at the first edit
+    real_run, runs = Simulation.run, []
+
+    def counted(self, *args, **kwargs):
+        runs.append(args)
+        if len(runs) > 200:
+            raise AssertionError("the warm-up does not end")
+        return real_run(self, *args, **kwargs)
+
+    monkeypatch.setattr(Simulation, "run", counted)
+    path = sim_bench.make_project(tmp_path, 1)
+    sim, run = sim_bench.wbsim_block(path, 3)
+    assert sim._bounce is not None and sim._bounce._raw is None
+    before = sim.step_count
+    run()
+    assert sim.step_count == before + 3
+    sim.close()

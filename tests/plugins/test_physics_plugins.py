@@ -859,3 +859,21 @@ def test_the_rebuilt_rows_second_bounce_edit_leaves_the_plugins_contact_joints_a
         assert len(joints) >= 4 and len(solref) == len(joints) and len(resting) >= 4
         np.testing.assert_array_equal(solref, joints)  # the plugin's surface, untouched
         assert not np.array_equal(resting[0], joints[0])  # the resting solref differs: the test can tell
+
+
+def test_a_plugin_is_compiled_with_no_future_feature_of_wbsim(project, load):
+    """The plugin file is compiled as Python would compile it on its own: no ``from __future__`` feature of
+    wbsim's loader leaks into it (its annotations are evaluated, not strings)."""
+    source = HEADER + """
+    def typed(x: int) -> None:
+        pass
+    seen = typed.__annotations__["x"]
+    def webots_physics_init():
+        pass
+    def webots_physics_step():
+        pass
+    def webots_physics_cleanup():
+        pass
+    """
+    sim = load(plugin_project(project, box(), source))
+    assert sim.plugin.file.namespace["seen"] is int

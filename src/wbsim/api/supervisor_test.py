@@ -891,6 +891,40 @@ def test_a_relative_world_load_is_relative_to_the_controllers_folder(project, lo
         assert sim.world.file == str(other) and sim.node("BALL") is not None
 
 
+def test_a_world_loaded_during_run_loads_in_the_hosts_directory(project, load, tmp_path, monkeypatch) -> None:
+    """The world a supervisor loads is read at the end of its step in the host's working directory, with the
+    host's os.chdir, also while run() keeps the controllers' bracket open between steps (what the load reads
+    relative to the working directory, e.g. a relative WBSIM_CACHE_DIR or WEBOTS_HOME, is the host's, as
+    between the steps of a step() loop)."""
+    from wbsim.sim import simulation
+
+    loader = """
+        from controller import Supervisor
+        boss = Supervisor()
+        boss.step(8)
+        boss.worldLoad("../../worlds/other.wbt")
+        while boss.step(8) != -1:
+            pass
+    """
+    path = project('WorldInfo { basicTimeStep 8 }\nDEF BOSS Robot { name "boss" controller "loader" supervisor TRUE }',
+                   controllers={"loader": loader})
+    other = tmp_path / "worlds" / "other.wbt"
+    other.write_text('#VRML_SIM R2023b utf8\nWorldInfo { basicTimeStep 8 }\nDEF BALL Solid { name "ball" }\n')
+    real_chdir, real_load = os.chdir, simulation.load_world_model
+    seen: list[tuple[str, bool]] = []
+
+    def watching(*args, **kwargs):
+        seen.append((os.getcwd(), os.chdir is real_chdir))
+        return real_load(*args, **kwargs)
+
+    host = os.getcwd()
+    sim = load(path)
+    monkeypatch.setattr(simulation, "load_world_model", watching)
+    sim.run(0.04)
+    assert sim.node("BALL") is not None and seen == [(host, True)]
+    assert os.getcwd() == host and os.chdir is real_chdir
+
+
 def test_world_reload_restarts_the_calling_controller(project, load) -> None:
     source = """
         import pathlib

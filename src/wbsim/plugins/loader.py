@@ -123,7 +123,8 @@ class PluginFile:
         self._names = importable_names(self.folder)
         self.namespace = {"__name__": f"wbsim_plugin_{self.script.stem}", "__file__": str(self.script),
                           "__builtins__": builtins, "__package__": None}
-        code = compile(self.script.read_text(encoding="utf-8"), str(self.script), "exec")
+        # dont_inherit: compiled as Python compiles the file alone, without this module's `from __future__` features.
+        code = compile(self.script.read_text(encoding="utf-8"), str(self.script), "exec", dont_inherit=True)
         with self.running():
             exec(code, self.namespace)
         self.callbacks = {name: value for name in CALLBACKS

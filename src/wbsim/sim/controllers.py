@@ -183,6 +183,25 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
                 self._host_os = None
             self.working_directory.end()
 
+    def suspend(self) -> int:
+        """Close the open bracket, however deep, for host work inside it (a world replaced at the end of a step
+        while ``Simulation.run`` holds the bracket): the host's working directory and ``os`` functions are back
+        until :meth:`reopen`.
+
+        Returns:
+            The depth to give :meth:`reopen` (0: no bracket was open, nothing changed)."""
+        depth = self._depth
+        if depth:
+            self._depth = 1
+            self.end()
+        return depth
+
+    def reopen(self, depth: int) -> None:
+        """Open again, at ``depth``, the bracket :meth:`suspend` closed."""
+        if depth:
+            self.begin()
+            self._depth = depth
+
     def compiled(self, filename: str, source: str) -> CodeType:
         """The code object of a controller script with this source: compiled once and shared by the robots that
         run it (code objects are immutable; each run has its own namespace). Robots of one controller then step
@@ -190,7 +209,8 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         key = (filename, source)
         code = self._code.get(key)
         if code is None:
-            code = self._code[key] = compile(source, filename, "exec")
+            # dont_inherit: as ``python <name>.py`` compiles it, without this module's ``from __future__`` features.
+            code = self._code[key] = compile(source, filename, "exec", dont_inherit=True)
         return code
 
     def _exit(self, status: int) -> None:

@@ -858,3 +858,234 @@ def test_controllers_importing_their_folders_module_at_different_steps_each_get_
     assert first.robot("late").getCustomData() == " ".join(map(str, range(1, 8)))
     assert second.robot("early").getCustomData() == " ".join(map(str, range(1, 7)))
     assert second.robot("late").getCustomData() == " ".join(map(str, range(1, 4)))
+
+
+def test_a_suspended_bracket_gives_the_host_its_directory_and_os_functions_until_reopened(tmp_path):
+    """ControllerFinder.suspend closes a bracket however deep (host work inside a held run: a world load);
+    reopen restores its depth, so the brackets' own ends still match; with no bracket open both do nothing."""
+    from wbsim.sim import controllers
+
+    finder = controllers.ControllerFinder()
+    host, real_chdir = os.getcwd(), os.chdir
+    assert finder.suspend() == 0 and os.chdir is real_chdir
+    finder.reopen(0)
+    assert os.chdir is real_chdir
+    finder.begin()
+    finder.begin()
+    try:
+        finder.working_directory.enter(str(tmp_path))
+        depth = finder.suspend()
+        assert depth == 2 and os.getcwd() == host and os.chdir is real_chdir and os._exit is controllers._OS_EXIT
+        finder.reopen(depth)
+        assert os.chdir is not real_chdir
+        finder.end()
+        assert os.chdir is not real_chdir
+    finally:
+        finder.end()
+    assert os.getcwd() == host and os.chdir is real_chdir
+
+
+@pytest.mark.parametrize("failure", ["physics", "interrupt", "unbounded"])
+def test_run_gives_the_host_its_directory_and_os_functions_back_when_it_raises(project, load, monkeypatch,
+                                                                                failure):
+    """run() holding the controllers' bracket between steps: a SimulationError out of the physics phase, or a
+    KeyboardInterrupt out of a controller's usual turn (with and without a duration), ends it with the host's
+    working directory, os.chdir / os.fchdir / os._exit, sys.argv and sys.path back."""
+    import mujoco
+
+    from wbsim.errors import SimulationError
+
+    source = """
+    import os
+    from controller import Robot
+    robot = Robot()
+    for _ in range(5):
+        robot.step(10)
+        os.chdir("/")
+    while robot.step(10) != -1:
+        if INTERRUPT:
+            raise KeyboardInterrupt
+    """.replace("INTERRUPT", str(failure != "physics"))
+    sim = load(project('WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "failing" }',
+                       controllers={"failing": source}))
+    host, functions, argv, path = os.getcwd(), (os.chdir, os.fchdir, os._exit), sys.argv, sys.path
+    if failure == "physics":
+        sim.run(0.1)
+
+        def fatal(*args: object, **kwargs: object) -> None:
+            raise mujoco.FatalError("test failure")
+
+        monkeypatch.setattr(mujoco, "mj_step", fatal)
+    with pytest.raises(SimulationError if failure == "physics" else KeyboardInterrupt):
+        sim.run(None if failure == "unbounded" else 1.0)
+    assert os.getcwd() == host and (os.chdir, os.fchdir, os._exit) == functions
+    assert sys.argv is argv and sys.path is path
+
+
+@pytest.mark.parametrize("ending", ["close", "quit by a controller", "quit then resume"])
+def test_step_returns_minus_one_when_a_resumption_other_than_the_phase_ends_the_wait(project, load, tmp_path,
+                                                                                       ending):
+    """The controllers phase resumes a waiting controller with RUNNING (step returns 0 at once); every other
+    resumption lets step look at the simulation: close(), a quit by a controller earlier in the same phase (the
+    later ones are not resumed in it), resume() after quit(). Steps of changing durations (the full path) in
+    between return 0 as well, each after simulated time passed."""
+    source = """
+    from controller import Supervisor
+    robot = Supervisor()
+    results = []
+    n = 0
+    while True:
+        n += 1
+        result = robot.step(10 if n % 3 else 20)
+        results.append(f"{result}@{robot.getTime():.3f}")
+        if result == -1:
+            break
+        if robot.getName() == "a" and QUIT and robot.getTime() >= 0.2:
+            robot.simulationQuit(0)
+    open(f"results_{robot.getName()}.txt", "w").write(" ".join(map(str, results)))
+    """.replace("QUIT", str(ending == "quit by a controller"))
+    world = ('WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "stepper" supervisor TRUE }\n'
+             'Robot { name "b" controller "stepper" supervisor TRUE }')
+    sim = load(project(world, controllers={"stepper": source}))
+    sim.run(0.3)
+    if ending == "close":
+        sim.close()
+    elif ending == "quit then resume":
+        sim.quit()
+        for robot in sim.robots:
+            robot.controller.resume()
+    else:
+        sim.close()
+    for name in ("a", "b"):
+        pairs = [entry.split("@") for entry in
+                 (tmp_path / "controllers" / "stepper" / f"results_{name}.txt").read_text().split()]
+        results, times = [r for r, _ in pairs], [float(t) for _, t in pairs]
+        assert results[-1] == "-1" and set(results[:-1]) == {"0"} and len(results) > 5, (name, pairs)
+        # Every answer came after simulated time passed (no 0 from the resumption that should have given -1), but
+        # the quitter's -1: its step after simulationQuit answers at once.
+        quitter = ending == "quit by a controller" and name == "a"
+        assert all(a < b for a, b in zip(times[:-1], times[1:-1])), (name, pairs)
+        assert times[-1] == times[-2] if quitter else times[-1] > times[-2], (name, pairs)
+
+
+def test_a_module_or_stream_a_controller_takes_on_a_later_turn_stays_its_own(project, load, tmp_path, capfd,
+                                                                               monkeypatch):
+    """The usual (inline) turn falls back to the full swap when it must, checked after every controllers phase:
+    robots of one controller that import a module of their folder on a later turn get one each and leave none in
+    sys.modules; one that replaces sys.stdout on a later turn prints into it alone; a module of a controller's
+    name that the host put in sys.modules between turns stays the host's (the controller imports its own)."""
+    import types
+
+    from wbsim.sim.phases import Phase
+
+    late = """
+    from controller import Robot
+    robot = Robot()
+    for _ in range(4):
+        robot.step(10)
+    import latemod
+    latemod.count += 1
+    for _ in range(3):
+        robot.step(10)
+    import latemod as again
+    again.count += 1
+    robot.setCustomData(f"{again.count} {again.__file__}")
+    while robot.step(10) != -1:
+        pass
+    """
+    printer = """
+    import io, sys
+    from controller import Robot
+    robot = Robot()
+    for _ in range(3):
+        robot.step(10)
+    capture = sys.stdout = io.StringIO()
+    while robot.step(10) != -1:
+        print("swallowed")
+        robot.setCustomData(str(len(capture.getvalue().split())))
+    """
+    hosted = late.replace("latemod", "hostmod")
+    world = "WorldInfo { basicTimeStep 10 }\n" + "\n".join(
+        f'Robot {{ name "{name}" controller "{controller}" }}'
+        for name, controller in (("a", "late"), ("b", "late"), ("c", "printer"), ("d", "hosted")))
+    sim = load(project(world, controllers={"late": late, "printer": printer, "hosted": hosted},
+                       files={"controllers/late/latemod.py": "count = 0\n",
+                              "controllers/hosted/hostmod.py": "count = 0\n"}))
+    host_module = types.ModuleType("hostmod")
+    host_module.count = 100  # type: ignore[attr-defined]
+    host_out = sys.stdout
+    leaks: list[tuple[int, object, object, bool]] = []
+
+    def check(s: object) -> None:  # nothing of the controllers' left in the host's view
+        if ("latemod" in sys.modules or sys.modules.get("hostmod", host_module) is not host_module
+                or sys.stdout is not host_out):
+            leaks.append((sim.step_count, sys.modules.get("latemod"), sys.modules.get("hostmod"), sys.stdout))
+
+    sim.add_hook(Phase.CONTROLLERS, check)
+    sim.run(0.02)  # every robot past its first turn: the usual turn from now on
+    monkeypatch.setitem(sys.modules, "hostmod", host_module)  # the host's module of hosted's name, before it imports
+    sim.run(0.1)
+    assert leaks == [] and sys.modules["hostmod"] is host_module and host_module.count == 100
+    for robot, module in zip(sim.robots, ("late/latemod", "late/latemod", None, "hosted/hostmod")):
+        if module is not None:
+            assert robot.custom_data == f"2 {tmp_path / 'controllers' / module}.py"
+    assert int(sim.robots[2].custom_data) >= 5 and "swallowed" not in capfd.readouterr().out
+
+
+def test_a_controller_script_is_compiled_with_no_future_feature_of_wbsim(project, load):
+    """A script runs as ``python <name>.py`` would compile it: no ``from __future__`` feature of wbsim's own
+    modules leaks into it (annotations are evaluated, not strings), while its own ``__future__`` imports hold."""
+    import textwrap
+
+    plain = """
+    from controller import Robot
+    def f(x: int) -> None:
+        pass
+    robot = Robot()
+    robot.setCustomData(repr(f.__annotations__["x"]))
+    robot.step(10)
+    """
+    lazy = "from __future__ import annotations\n" + textwrap.dedent(plain)
+    sim = load(project('WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "plain" }\n'
+                       'Robot { name "b" controller "lazy" }', controllers={"plain": plain, "lazy": lazy}))
+    sim.run(0.02)
+    assert [robot.custom_data for robot in sim.robots] == ["<class 'int'>", "'int'"]
+
+
+def test_robots_sharing_a_script_code_object_share_nothing_they_can_change(project, load, capfd):
+    """What robots of one script can change stays theirs although they run one code object: their functions'
+    defaults, attributes and globals, class attributes, mutable constants built at run time; a crash's traceback
+    names the script's file and line for each."""
+    source = """
+    import sys
+    from controller import Robot
+
+    def remember(item, seen=[]):
+        seen.append(item)
+        return len(seen)
+
+    class Counter:
+        total = 0
+
+    robot = Robot()
+    name = robot.getName()
+    remember.tag = name
+    Counter.total += 1 if name == "a" else 10
+    remember(name)
+    robot.step(10)
+    robot.setCustomData(f"{remember.tag} {remember('again')} {Counter.total} {remember.__defaults__[0]}")
+    robot.step(10)
+    if name == "b":
+        raise RuntimeError("b stops")
+    while robot.step(10) != -1:
+        pass
+    """
+    world = 'WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "shared" }\nRobot { name "b" controller "shared" }'
+    path = project(world, controllers={"shared": source})
+    sim = load(path)
+    sim.run(0.03)
+    assert [robot.custom_data for robot in sim.robots] == ["a 2 1 ['a', 'again']", "b 2 10 ['b', 'again']"]
+    err = capfd.readouterr().err
+    script = path.parent.parent / "controllers" / "shared" / "shared.py"
+    assert f'File "{script}", line 21' in err and "RuntimeError: b stops" in err
+    assert sim.robots[1].controller.crash[1] == f"{script}:21"

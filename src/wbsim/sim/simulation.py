@@ -641,7 +641,14 @@ class Simulation:
             self._reset_world(restart_controllers=False)
         if self._load_requested is not None:
             path, self._load_requested = self._load_requested, None
-            self._replace_world(path)
+            # Host work: in the host's directory with its os functions, also when run() holds the controllers'
+            # bracket (the load reads paths relative to the working directory: WEBOTS_HOME, WBSIM_CACHE_DIR).
+            finder = self._finder
+            depth = finder.suspend()
+            try:
+                self._replace_world(path)
+            finally:
+                finder.reopen(depth)
 
     def _arena_full(self) -> None:
         """MuJoCo's arena could not hold every contact or constraint and dropped some: stop, as the rest of
@@ -748,7 +755,8 @@ class Simulation:
         While it runs with nothing of the caller's between steps (no ``on_step``, no phase hook, no physics
         plugin), the controllers' bracket (:meth:`ControllerFinder.begin`) stays open from step to step: the
         working directory stays the last controller's folder (changed only when the next controller's differs)
-        and the caller's comes back when ``run`` returns, instead of after every step.
+        and the caller's comes back when ``run`` returns, instead of after every step. A world a supervisor loads
+        (``worldLoad``) is read with the caller's directory back (:meth:`ControllerFinder.suspend`).
         """
         remaining = None
         if duration_s is not None:

@@ -47,7 +47,8 @@ class Motor(Device):
         super()._bind()
         self.__dict__.pop("_sibling_apis", None)  # coupled siblings are looked up again (the devices may change)
         # What setVelocity's usual write needs, read once per bank (multiplier and maxVelocity are fixed at
-        # load; a recompiled world binds again): the target array, the row, the two as Python floats.
+        # load: wbsim applies no supervisor write of them; a recompiled world binds again; resets update the
+        # target array in place, motor_test pins it): the target array, the row, the two as Python floats.
         core = self._core
         bank = core.bank
         self._velocity_write = None if core.coupled_rows is not None else (

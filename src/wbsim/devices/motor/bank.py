@@ -161,6 +161,9 @@ class MotorBank(DeviceBank):
         self._first_substep = False
         self._held = np.zeros(0)  # the held part of front-loaded torques (actuate)
         self._kept_forces: np.ndarray | None = None  # the last physics step's, through a world reset
+        # Updated in place by every reset, never replaced: the Motor API objects a controller keeps across resets
+        # write their velocities into this array directly (Motor._bind).
+        self.target_velocity = self.max_velocity.copy()
         self.reset()
 
     def core(self, row: int) -> Motor:
@@ -197,7 +200,7 @@ class MotorBank(DeviceBank):
         if not keep_feedback_sampling:
             self._kept_forces = None
         self.target_position = self.initial_position.copy()
-        self.target_velocity = self.max_velocity.copy()
+        self.target_velocity[...] = self.max_velocity
         self.available = self.max_force.copy()
         self.acceleration = self.field_acceleration.copy()
         self.pid = self.field_pid.copy()

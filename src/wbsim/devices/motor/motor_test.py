@@ -587,3 +587,30 @@ def test_set_velocity_refuses_what_the_bindings_c_double_refuses(project, load, 
         motor.setVelocity(value)
     assert str(ours.value) == str(binding.value)
     assert motor.getVelocity() == 2.0 and bank.target_velocity[row] == -4.0
+
+
+@pytest.mark.parametrize("reset", ["world reset", "reset"])
+def test_set_velocity_drives_the_motor_after_a_reset(rig, reset):
+    """The Motor objects a controller keeps across a world reset (``simulationReset``, controllers running) or
+    ``sim.reset()`` (an ``<extern>`` script's objects) still drive their motors: a reset gives the motors their
+    initial state in the arrays the API objects write to (setVelocity keeps the bank's target array)."""
+    sim, robot = rig
+    wheel, slider = robot.getDevice("wheel"), robot.getDevice("slider")
+    bank = wheel._core.bank
+    for motor in (wheel, slider):
+        motor.setPosition(float("inf"))
+        motor.setVelocity(1.0)
+    robot.step(16)
+    if reset == "reset":
+        sim.reset()
+    else:
+        sim.request_world_reset()
+        robot.step(16)
+    assert bank.target_velocity[wheel._core.index] == 10.0  # maxVelocity: the state after loading
+    for motor, velocity in ((wheel, 3.0), (slider, -0.5)):
+        motor.setPosition(float("inf"))
+        motor.setVelocity(velocity)
+        assert bank.target_velocity[motor._core.index] == velocity
+    robot.step(320)
+    assert joint_state(sim, "wheel")[1] == pytest.approx(3.0, rel=1e-3)
+    assert joint_state(sim, "slider")[1] == pytest.approx(-0.5, rel=1e-3)

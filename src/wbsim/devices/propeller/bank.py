@@ -95,6 +95,9 @@ class PropellerBank(DeviceBank):
         self._warned = np.zeros(n, dtype=bool)
         self._touched: np.ndarray | None = None  # bodies whose xfrc_applied rows this step changed
         self._saved = np.zeros((0, 6))
+        # Updated in place by every reset, never replaced: the Motor API objects a controller keeps across resets
+        # write their velocities into this array directly (Motor._bind).
+        self.target_velocity = self.max_velocity.copy()
         self.reset()
 
     def core(self, row: int) -> PropellerMotor:
@@ -113,7 +116,7 @@ class PropellerBank(DeviceBank):
         """The state after loading (Webots' motor without joint: target position 0, velocity maxVelocity)."""
         n = self.n
         self.target_position = np.zeros(n)
-        self.target_velocity = self.max_velocity.copy()
+        self.target_velocity[...] = self.max_velocity
         self.available = self.max_force.copy()
         self.acceleration = self.field_acceleration.copy()
         self.pid = self.field_pid.copy()

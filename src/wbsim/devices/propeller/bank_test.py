@@ -109,3 +109,19 @@ def test_motor_api_of_a_propeller(sim, capfd) -> None:
     motor.setTorque(5.0)  # Webots' propeller ignores torque control: still velocity-driven
     robot.step(32)
     assert sim.banks["propeller"].current_velocity[0] == 200.0
+
+
+@pytest.mark.parametrize("reset", ["world reset", "reset"])
+def test_the_motor_object_drives_its_propeller_after_a_reset(sim, reset) -> None:
+    """The propeller's RotationalMotor object kept across a world reset or ``sim.reset()`` still sets its speed
+    (the bank's target array, which resets update in place)."""
+    robot, motor = _spin(sim)
+    robot.step(32)
+    if reset == "reset":
+        sim.reset()
+    else:
+        sim.request_world_reset()
+        robot.step(32)
+    motor.setPosition(math.inf)
+    motor.setVelocity(50.0)
+    assert motor._core.bank.target_velocity[motor._core.index] == 50.0

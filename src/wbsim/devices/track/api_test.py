@@ -73,3 +73,24 @@ def test_position_limits_clamp_the_belt_target_as_for_joint_motors(project, load
     motor.setPosition(3.0)
     assert sim.banks["track"].target_position[1] == 2.0
     assert any("too big requested position: 3 > 2" in m for m in sim.messages.recent)
+
+
+@pytest.mark.parametrize("reset", ["world reset", "reset"])
+def test_the_belt_motor_object_drives_its_track_after_a_reset(robot, reset):
+    """A LinearMotor object kept across a world reset or ``sim.reset()`` still drives its Track (its velocities
+    land in the bank's target array, which resets update in place)."""
+    sim, r = robot
+    motor = r.getDevice("belt")
+    motor.setPosition(math.inf)
+    motor.setVelocity(0.3)
+    r.step(16)
+    if reset == "reset":
+        sim.reset()
+    else:
+        sim.request_world_reset()
+        r.step(16)
+    motor.setPosition(math.inf)
+    motor.setVelocity(0.2)
+    assert motor._core.bank.target_velocity[motor._core.index] == 0.2
+    r.step(16)
+    assert motor._core.belt_velocity == pytest.approx(0.2)

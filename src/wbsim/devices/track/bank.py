@@ -131,6 +131,9 @@ class TrackBank(SampledBank):
         self.value = np.full(self.n, np.nan)  # sensor rows; updated in place (API objects keep a reference)
         self.feedback_value = np.full(k, np.nan)
         self.feedback = SampleSchedule(k, self.basic_ms)
+        # Updated in place by every reset, never replaced: the Motor API objects a controller keeps across resets
+        # write their velocities into this array directly (Motor._bind).
+        self.target_velocity = self.max_velocity.copy()
         self.reset()
 
     def core(self, row: int) -> TrackMotor | TrackPositionSensor:
@@ -169,7 +172,7 @@ class TrackBank(SampledBank):
         self.belt_position = np.zeros(k)
         self.belt_velocity = np.zeros(k)
         self.target_position = np.zeros(k)
-        self.target_velocity = self.max_velocity.copy()
+        self.target_velocity[...] = self.max_velocity
         self.available = self.max_force.copy()
         self.acceleration = self.field_acceleration.copy()
         self.pid = self.field_pid.copy()
