@@ -161,13 +161,15 @@ def wbsim_block(path: Path, steps: int, bounce_emulation: bool = True,
     return sim, loop if step_loop else run
 
 
-def baseline_block(path: Path, steps: int) -> Callable[[], None]:
+def baseline_block(path: Path, steps: int, start: mujoco.MjData | None = None) -> Callable[[], None]:
     """A function running ``steps`` basic steps of a hand-written MuJoCo loop on the same model, with the same
-    encoder reads and motor writes as the benchmark controller."""
+    encoder reads and motor writes as the benchmark controller, from the state ``start`` (wbsim's warmed-up
+    simulation's data: both sides then drive their robots from the same poses, so that a pair's blocks meet
+    the same contacts) or the world's initial state."""
     sim = _load(path)
     model = sim.model
     data = mujoco.MjData(model)
-    mujoco.mj_copyData(data, model, sim.data)
+    mujoco.mj_copyData(data, model, sim.data if start is None else start)
     substeps = sim.substeps
     motors = sim.bindings.devices["motor"]
     sensors = sim.bindings.devices["position_sensor"]
@@ -197,7 +199,7 @@ def baseline_block(path: Path, steps: int) -> Callable[[], None]:
     return run
 
 
-def greenlet_floor_block(path: Path, steps: int) -> Callable[[], None]:
+def greenlet_floor_block(path: Path, steps: int, start: mujoco.MjData | None = None) -> Callable[[], None]:
     """A function running ``steps`` basic steps of the benchmark controller (``CONTROLLER``, the same source)
     through a bare greenlet layer: one greenlet per robot, ``Robot.step`` a switch back to the host, the devices'
     reads and writes plain list accesses; the host copies the targets into MuJoCo, steps it and copies the encoders
@@ -205,7 +207,7 @@ def greenlet_floor_block(path: Path, steps: int) -> Callable[[], None]:
     isolation, no Webots semantics beyond the calls the controller makes)."""
     import greenlet
 
-    run_baseline = baseline_block(path, steps)  # the same model, state and addresses
+    run_baseline = baseline_block(path, steps, start)  # the same model, state and addresses
     model, data, substeps, robots = run_baseline.model, run_baseline.data, run_baseline.substeps, run_baseline.robots
     basic_ms = round(model.opt.timestep * substeps * 1000)
     host = greenlet.getcurrent()
@@ -274,12 +276,13 @@ def greenlet_floor_block(path: Path, steps: int) -> Callable[[], None]:
     return run
 
 
-def raw_block(path: Path, steps: int) -> Callable[[], None]:
+def raw_block(path: Path, steps: int, start: mujoco.MjData | None = None) -> Callable[[], None]:
     """A function advancing the same model by ``steps`` basic steps in one C call (``mj_step`` with
-    ``nstep = steps * substeps``): no controller, no Python per step; the floor of what any loop can reach."""
+    ``nstep = steps * substeps``) from ``start`` (as :func:`baseline_block`): no controller, no Python per step;
+    the floor of what any loop can reach."""
     sim = _load(path)
     model, data = sim.model, mujoco.MjData(sim.model)
-    mujoco.mj_copyData(data, model, sim.data)
+    mujoco.mj_copyData(data, model, sim.data if start is None else start)
     total = steps * sim.substeps
     sim.close()
 
@@ -331,18 +334,19 @@ def main() -> int:
             steps = max(3, 600 // (robots + 1))
             sim, ours = wbsim_block(path, steps, bounce_emulation=not args.no_bounce_emulation)
             label = "demo robot" if robots == 1 else f"{robots} robots"
-            loop = paired_ratios(ours, baseline_block(path, steps), pairs)
+            loop = paired_ratios(ours, baseline_block(path, steps, sim.data), pairs)
             print(_row(label, steps, loop, "MuJoCo loop"))
             if args.step_loop:  # wbsim stepped from a Python loop (Simulation.step), against the same loop
                 stepped, ours_stepped = wbsim_block(path, steps, bounce_emulation=not args.no_bounce_emulation,
                                                     step_loop=True)
-                loop = paired_ratios(ours_stepped, baseline_block(path, steps), pairs)
+                loop = paired_ratios(ours_stepped, baseline_block(path, steps, stepped.data), pairs)
                 print(_row(f"{label[:10]}, step()", steps, loop, "MuJoCo loop"))
                 stepped.close()  # type: ignore[attr-defined]
-            raw = paired_ratios(ours, raw_block(path, steps), pairs)
+            raw = paired_ratios(ours, raw_block(path, steps, sim.data), pairs)
             print(_row(label, steps, raw, "raw mj_step"))
             if args.floor:  # the same loop through a bare greenlet layer, against the MuJoCo loop
-                floor = paired_ratios(greenlet_floor_block(path, steps), baseline_block(path, steps), pairs)
+                floor = paired_ratios(greenlet_floor_block(path, steps, sim.data),
+                                      baseline_block(path, steps, sim.data), pairs)
                 print(_row(f"floor, {robots} rob.", steps, floor, "MuJoCo loop"))
             sim.close()  # type: ignore[attr-defined]
         path = make_project(Path(tmp) / "p100", 100)

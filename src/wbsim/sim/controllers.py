@@ -162,6 +162,8 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         # against a controller's own module names without making a view each time.
         self.module_names = sys.modules.keys()
         self._code: dict[tuple[str, str], CodeType] = {}  # compiled controller scripts (see compiled)
+        # (argv, path, stdout, stderr) of the host while a controllers phase runs (begin_phase), else None.
+        self.host_sys: tuple[list[str], list[str], object, object] | None = None
 
     def begin(self) -> None:
         """Open a bracket in which controllers run (the controllers phase opens one for all its controllers):
@@ -201,6 +203,29 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         if depth:
             self.begin()
             self._depth = depth
+
+    def begin_phase(self) -> tuple[list[str], list[str], object, object] | None:
+        """Open the bracket of a controllers phase (:meth:`begin`) and note the host's ``sys.argv``,
+        ``sys.path``, ``sys.stdout`` and ``sys.stderr``: the phase's usual turns
+        (:meth:`ControllerProcess.take_turn` with ``running``) put each controller's argv and path in place without
+        putting the host's back after each, and :meth:`end_phase` restores them once.
+
+        Returns:
+            The note of an enclosing phase (a script stepping the simulation from inside one), for
+            :meth:`end_phase`."""
+        self.begin()
+        outer = self.host_sys
+        self.host_sys = (sys.argv, sys.path, sys.stdout, sys.stderr)
+        return outer
+
+    def end_phase(self, outer: tuple[list[str], list[str], object, object] | None) -> None:
+        """Close the bracket of :meth:`begin_phase` (``outer``: what it returned): the host's argv and path
+        back, then :meth:`end`."""
+        host = self.host_sys
+        self.host_sys = outer
+        if host is not None:
+            sys.argv, sys.path = host[0], host[1]
+        self.end()
 
     def compiled(self, filename: str, source: str) -> CodeType:
         """The code object of a controller script with this source: compiled once and shared by the robots that
@@ -314,6 +339,8 @@ class ControllerProcess:
         self.folder = script.parent
         self._folder_str = str(self.folder)
         self.argv = [script.name, *args]
+        # Its sys.argv while it runs: its own list, kept from turn to turn as a process keeps it.
+        self.own_argv = list(self.argv)
         self.finder = finder
         self._working_directory = finder.working_directory
         self.private_names = importable_names(self.folder)
@@ -462,11 +489,12 @@ class ControllerProcess:
         if working_directory.current != self._folder_str:
             working_directory.enter(self._folder_str)
         saved_argv, saved_path = sys.argv, sys.path
-        sys.argv = list(self.argv)
+        sys.argv = self.own_argv
         path = self.path
-        if path is None:
-            self.host_entries = frozenset(p for p in saved_path if isinstance(p, str))
-            path = self.path = [self._folder_str, *self.runtime_ini.python_path, *saved_path]
+        if path is None:  # made from the host's (in a controllers phase, the previous controller's may be there)
+            host_path = self.finder.host_sys[1] if self.finder.host_sys is not None else saved_path
+            self.host_entries = frozenset(p for p in host_path if isinstance(p, str))
+            path = self.path = [self._folder_str, *self.runtime_ini.python_path, *host_path]
         sys.path = path
         if self.runtime_ini.environment:  # runtime.ini variables hold only while this controller runs
             self._outside_environment = {name: os.environ.get(name) for name in self.runtime_ini.environment}
@@ -503,7 +531,8 @@ class ControllerProcess:
         elif self.own_streams is not None:
             self.own_streams = None  # it put the host's streams back
         self.finder.active = active  # None, or the controller whose turn this one ran in
-        self.path = sys.path  # the controller may have replaced its list
+        self.path = sys.path  # the controller may have replaced its lists
+        self.own_argv = sys.argv
         sys.path = saved_path
         modules, private, swap = sys.modules, self.private_modules, self._swap  # with this turn's imports
         if outside is not None or not modules.keys().isdisjoint(swap):  # else nothing to take out or put back
@@ -558,33 +587,33 @@ class ControllerProcess:
             self._nested_turn(own)
             return
         names = finder.module_names
-        if not self._plain or not names.isdisjoint(self._swap):
+        host = finder.host_sys
+        if not running or host is None or not self._plain or not names.isdisjoint(self._swap):
             saved = self._enter()
             try:
                 own.switch()
             finally:
                 self._leave(saved)
             return
-        # The usual turn: _enter and _leave inline for a controller with nothing of its own to swap in (no module
-        # of its folder loaded, the host's streams, no runtime.ini variables), only its folder, argv and sys.path.
+        # The usual turn of a controllers phase, _enter and _leave inline for a controller with nothing of its
+        # own to swap in (no module of its folder loaded, the host's streams, no runtime.ini variables): its
+        # folder, argv and sys.path; the phase puts the host's argv and path back once, after its last turn.
         working_directory = self._working_directory
         if working_directory.current != self._folder_str:
             working_directory.enter(self._folder_str)
-        saved_argv, saved_path = sys.argv, sys.path
-        sys.argv = list(self.argv)
+        sys.argv = self.own_argv
         sys.path = self.path
         finder.active = self
-        host_out, host_err = self._host_stdout, self._host_stderr = sys.stdout, sys.stderr
+        host_out, host_err = self._host_stdout, self._host_stderr = host[2], host[3]
         try:
-            own.switch(RUNNING if running else None)
+            own.switch(RUNNING)
         finally:
             if sys.stdout is host_out and sys.stderr is host_err and names.isdisjoint(self._swap):
                 finder.active = None
-                self.path = sys.path  # the controller may have replaced its list
-                sys.path = saved_path
-                sys.argv = saved_argv
+                self.path = sys.path  # the controller may have replaced its lists
+                self.own_argv = sys.argv
             else:  # it replaced a stream or imported a module of its own during the turn
-                self._leave((saved_argv, saved_path, None, None))
+                self._leave((host[0], host[1], None, None))
 
     def _nested_turn(self, own: greenlet.greenlet) -> None:
         """A turn inside another controller's: a supervisor restarting or removing a robot whose controller

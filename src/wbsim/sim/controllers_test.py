@@ -475,6 +475,67 @@ def test_robots_of_one_script_share_its_code_and_a_changed_file_runs_its_new_tex
     assert again[0] == "2" and again[1] != a[1]
 
 
+def test_each_controller_has_its_own_argv_and_path_every_step_and_the_host_gets_its_own_objects_back(
+        project, load, tmp_path):
+    """In a controllers phase the host's sys.argv and sys.path come back once, after the last turn: each controller
+    still steps with its own (its folder first, its controllerArgs, what it appended to either, as a process keeps
+    them), and the host finds its very lists again, after step() and after run()."""
+    source = """
+    import json, os, sys
+    from controller import Robot
+    robot = Robot()
+    seen = []
+    while robot.step(10) != -1 and len(seen) < 6:
+        sys.argv.append(str(len(seen)))
+        seen.append([sys.argv[1:], os.path.basename(sys.path[0]), sum(p.endswith("controllers/" + n) for p in sys.path
+                     for n in ("alpha", "beta"))])
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), robot.getName() + ".json"), "w") as out:
+        json.dump(seen, out)
+    """
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot { name "a" controller "alpha" controllerArgs [ "--tag" "a" ] }
+    Robot { name "b" controller "beta" controllerArgs [ "--tag" "b" ] }
+    """
+    sim = load(project(world, controllers={"alpha": source, "beta": source}))
+    argv, path = sys.argv, sys.path
+    sim.step()
+    sim.step()
+    assert sys.argv is argv and sys.path is path
+    sim.run(0.1)
+    assert sys.argv is argv and sys.path is path and "--tag" not in sys.argv
+    import json
+
+    for name, folder in (("a", "alpha"), ("b", "beta")):
+        seen = json.loads((tmp_path / "controllers" / folder / f"{name}.json").read_text())
+        assert seen == [[["--tag", name, *map(str, range(k + 1))], folder, 1] for k in range(6)]
+
+
+def test_a_controller_started_again_in_a_phase_gets_the_hosts_path_after_its_own_folder(project, load, tmp_path):
+    """A controller's first turn in a controllers phase builds its sys.path from the host's, though the previous
+    turn's controller's path is in place then (the phase restores the host's only at its end)."""
+    source = """
+    import os, sys
+    from controller import Robot
+    robot = Robot()
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), robot.getName() + ".txt"), "a") as out:
+        out.write(repr([os.path.basename(p) for p in sys.path if "controllers" in p]) + "\\n")
+    while robot.step(10) != -1:
+        pass
+    """
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot { name "a" controller "alpha" }
+    Robot { name "b" controller "beta" }
+    """
+    sim = load(project(world, controllers={"alpha": source, "beta": source}))
+    sim.run(0.03)
+    assert sim.restart_controller(sim.robots[1])
+    sim.run(0.03)  # b's first turn comes right after a's, whose path is still sys.path
+    starts = (tmp_path / "controllers" / "beta" / "b.txt").read_text().splitlines()
+    assert starts == ["['beta']", "['beta']"]
+
+
 def test_run_keeps_the_controllers_folder_from_step_to_step_and_gives_the_host_its_directory_back(
         project, load, tmp_path, monkeypatch):
     """run() with nothing of the caller's between steps leaves the controllers' bracket open: controllers of one

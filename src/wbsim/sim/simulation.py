@@ -526,23 +526,23 @@ class Simulation:
         return not self.ended
 
     def _controllers_phase(self) -> None:
-        # One bracket for the phase, opened at the first due controller (controllers.ControllerFinder.begin):
-        # the working directory changes only between folders, the host's comes back once, and os.chdir,
-        # os.fchdir and os._exit are swapped once, not around each controller.
-        finder = None
+        # One bracket for the phase, opened at the first due controller (controllers.ControllerFinder.begin_phase):
+        # the working directory changes only between folders, the host's (and its sys.argv and sys.path) comes
+        # back once, and os.chdir, os.fchdir and os._exit are swapped once, not around each controller.
+        finder = outer = None
         try:
             for robot in self.robots:
                 process = robot.controller
                 if process is not None and robot.wake_step <= self.step_count and not process.finished:
                     if finder is None:
                         finder = self._finder
-                        finder.begin()
+                        outer = finder.begin_phase()
                     process.take_turn(True)
                     if self.ended:
                         break
         finally:
             if finder is not None:
-                finder.end()
+                finder.end_phase(outer)
         if self._hook_lists[0]:
             self._run_hooks(Phase.CONTROLLERS)
 
