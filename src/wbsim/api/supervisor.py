@@ -1137,13 +1137,24 @@ class Supervisor(Robot):
         if self._allowed("wb_supervisor_simulation_quit"):
             self._sim.quit(status)
 
+    def _absolute(self, filename: str) -> Path:
+        """A file name given to the supervisor API, made absolute as Webots makes it
+        (``WbSupervisorUtilities::makeFilenameAbsolute``): a relative name is relative to the controller's folder,
+        not to the working directory the controller may have moved to (a script driving an ``<extern>`` robot: its
+        working directory)."""
+        path = Path(filename)
+        if path.is_absolute():
+            return path
+        process = self._runtime.controller
+        return (process.folder if process is not None else Path(os.getcwd())) / path
+
     def worldSave(self, filename: str | None = None) -> bool:
         """Write the world with its current state (poses, joint positions, free bodies' velocities) to
         ``filename`` (default: the world's own file); False with Webots' error if the name does not end in
         ``.wbt`` or the file cannot be written. wbsim loads the file back to the same state."""
         if not self._allowed("wb_supervisor_world_save"):
             return False
-        target = Path(filename) if filename is not None else Path(self._sim.world.file)
+        target = self._absolute(filename) if filename is not None else Path(self._sim.world.file)
         if target.suffix.lower() != ".wbt":
             print_error("wb_supervisor_world_save(): the target file should have the '.wbt' extension.")
             return False
@@ -1159,7 +1170,7 @@ class Supervisor(Robot):
         and every controller (this one too) starts again from its first line; the time restarts at 0."""
         if not self._allowed("wb_supervisor_world_load"):
             return
-        path = Path(filename)
+        path = self._absolute(filename)
         if path.suffix.lower() != ".wbt":
             print_error("wb_supervisor_world_load(): the target file should have the '.wbt' extension.")
             return
@@ -1204,7 +1215,7 @@ class Supervisor(Robot):
         if not file:
             print_error(f"{fn}() called with NULL or empty 'filename' argument.")
             return False
-        path = Path(os.path.abspath(str(file)))
+        path = self._absolute(str(file))
         suffix = path.suffix.lower()
         if suffix not in (".html", ".npz"):
             print_error(f"the target file given to {fn}() should have the '.html' extension.")

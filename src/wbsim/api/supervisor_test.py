@@ -870,12 +870,16 @@ def test_world_reload_and_load_replace_the_world(project, load, tmp_path) -> Non
 
 
 def test_a_relative_world_load_is_relative_to_the_controllers_folder(project, load, tmp_path) -> None:
-    """worldLoad checks a relative name from the controller's folder (its working directory): the world loaded is
-    that file, whatever the working directory is when the step ends (the host's, or a held run's)."""
+    """A relative name given to worldLoad (or worldSave) is relative to the controller's folder, as Webots'
+    makeFilenameAbsolute makes it, even after the controller changed directory: the world loaded is that file,
+    whatever the working directory is when the step ends (the host's, or a held run's)."""
     loader = """
+        import os
         from controller import Supervisor
         boss = Supervisor()
         boss.step(8)
+        os.chdir("/")
+        assert boss.worldSave("saved.wbt")
         boss.worldLoad("../../worlds/other.wbt")
         while boss.step(8) != -1:
             pass
@@ -889,6 +893,9 @@ def test_a_relative_world_load_is_relative_to_the_controllers_folder(project, lo
         sim = load(path)
         run(sim)
         assert sim.world.file == str(other) and sim.node("BALL") is not None
+        saved = tmp_path / "controllers" / "loader" / "saved.wbt"
+        assert saved.is_file() and "BOSS" in saved.read_text()
+        saved.unlink()
 
 
 def test_a_world_loaded_during_run_loads_in_the_hosts_directory(project, load, tmp_path, monkeypatch) -> None:
