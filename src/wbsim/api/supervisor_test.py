@@ -869,25 +869,23 @@ def test_world_reload_and_load_replace_the_world(project, load, tmp_path) -> Non
     assert sim.node("BALL") is not None
 
 
-def test_a_relative_world_load_is_relative_to_the_controllers_folder(project, load, tmp_path) -> None:
-    """A relative name given to worldLoad (or worldSave) is relative to the controller's folder, as Webots'
-    makeFilenameAbsolute makes it, even after the controller changed directory: the world loaded is that file,
-    whatever the working directory is when the step ends (the host's, or a held run's)."""
-    loader = """
-        import os
-        from controller import Supervisor
-        boss = Supervisor()
-        boss.step(8)
-        os.chdir("/")
-        assert boss.worldSave("saved.wbt")
-        boss.worldLoad("../../worlds/other.wbt")
-        while boss.step(8) != -1:
-            pass
-    """
+def _world_loading_supervisor(project, tmp_path, before_load: str = "") -> tuple:
+    """A world whose supervisor "boss" (controller "loader") runs ``before_load`` after its first step, then loads
+    ``../../worlds/other.wbt`` (relative to its folder), a world with a Solid BALL; (world path, other's path)."""
+    loader = "import os\nfrom controller import Supervisor\nboss = Supervisor()\nboss.step(8)\n" + before_load + (
+        '\nboss.worldLoad("../../worlds/other.wbt")\nwhile boss.step(8) != -1:\n    pass\n')
     path = project('WorldInfo { basicTimeStep 8 }\nDEF BOSS Robot { name "boss" controller "loader" supervisor TRUE }',
                    controllers={"loader": loader})
     other = tmp_path / "worlds" / "other.wbt"
     other.write_text('#VRML_SIM R2023b utf8\nWorldInfo { basicTimeStep 8 }\nDEF BALL Solid { name "ball" }\n')
+    return path, other
+
+
+def test_a_relative_world_load_is_relative_to_the_controllers_folder(project, load, tmp_path) -> None:
+    """A relative name given to worldLoad (or worldSave) is relative to the controller's folder, as Webots'
+    makeFilenameAbsolute makes it, even after the controller changed directory: the world loaded is that file,
+    whatever the working directory is when the step ends (the host's, or a held run's)."""
+    path, other = _world_loading_supervisor(project, tmp_path, 'os.chdir("/")\nassert boss.worldSave("saved.wbt")')
     assert os.getcwd() != str(tmp_path / "controllers" / "loader")
     for run in (lambda sim: sim.run(0.04), lambda sim: [sim.step() for _ in range(5)]):
         sim = load(path)
@@ -905,18 +903,7 @@ def test_a_world_loaded_during_run_loads_in_the_hosts_directory(project, load, t
     between the steps of a step() loop)."""
     from wbsim.sim import simulation
 
-    loader = """
-        from controller import Supervisor
-        boss = Supervisor()
-        boss.step(8)
-        boss.worldLoad("../../worlds/other.wbt")
-        while boss.step(8) != -1:
-            pass
-    """
-    path = project('WorldInfo { basicTimeStep 8 }\nDEF BOSS Robot { name "boss" controller "loader" supervisor TRUE }',
-                   controllers={"loader": loader})
-    other = tmp_path / "worlds" / "other.wbt"
-    other.write_text('#VRML_SIM R2023b utf8\nWorldInfo { basicTimeStep 8 }\nDEF BALL Solid { name "ball" }\n')
+    path, other = _world_loading_supervisor(project, tmp_path)
     real_chdir, real_load = os.chdir, simulation.load_world_model
     seen: list[tuple[str, bool]] = []
 
