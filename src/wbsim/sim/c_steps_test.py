@@ -352,3 +352,65 @@ def test_a_step_left_unedited_by_another_threads_change_of_the_callback_stops_th
     with pytest.raises(c_steps.CallbackLost, match="1 of the 4 MuJoCo steps ran with the bounce threshold"):
         sim.step()
     assert sim.ended and sim.exit_status == 1 and isinstance(c_steps.CallbackLost("x"), SimulationError)
+
+
+def test_a_callback_another_thread_sets_during_the_step_stays_installed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another thread setting its own control callback through the binding while the one call runs (the GIL is
+    released there): the step raises CallbackLost, and the other thread's callback stays installed in the
+    library, as the binding records it (the step's reset must not clear a pointer that is no longer
+    its own)."""
+    real_step = mujoco.mj_step
+    calls = []
+
+    def users(model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        calls.append(data.time)
+
+    def meddled(model, data, nstep=1):  # noqa: ANN001, ANN202
+        real_step(model, data, nstep=1)
+        mujoco.set_mjcb_control(users)  # "another thread"
+        real_step(model, data, nstep=nstep - 1)
+
+    sim = simulation(THROWN)
+    sim.run(0.2)
+    assert _one_call_ran(sim)
+    sim._bounce._bound_steps = None  # type: ignore[union-attr]  # bind again, to the meddling mj_step
+    monkeypatch.setattr(mujoco, "mj_step", meddled)
+    try:
+        with pytest.raises(c_steps.CallbackLost, match="1 of the 4 MuJoCo steps"):
+            sim.step()
+        assert mujoco.get_mjcb_control() is users
+        # The library's pointer read as is (control_slot()'s probe would set it again).
+        assert sim._bounce._control.slot.value is not None  # type: ignore[union-attr]
+        calls.clear()
+        real_step(sim.model, mujoco.MjData(sim.model))
+        assert len(calls) == 1  # the library still calls the other thread's callback
+    finally:
+        mujoco.set_mjcb_control(None)
+
+
+@pytest.mark.parametrize("integrator", ["mjINT_EULER", "mjINT_IMPLICIT", "mjINT_IMPLICITFAST"])
+def test_one_call_steps_equal_the_split_loop_with_each_integrator_it_runs(
+        integrator: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """wbsim compiles implicitfast, but a user may switch ``sim.model.opt.integrator``: with Euler and
+    implicit too, ``mj_step`` is ``mj_step1`` + ``mj_step2`` and the runs match bit for bit (RK4 keeps the
+    split loop)."""
+
+    def made() -> Simulation:
+        sim = simulation(THROWN)
+        sim.model.opt.integrator = getattr(mujoco.mjtIntegrator, integrator)
+        return sim
+
+    fast = made()
+    digest = _run_digest(fast, 200)
+    assert _one_call_ran(fast)
+    _split_only(monkeypatch)
+    assert _run_digest(made(), 200) == digest
+
+
+def test_rk4_keeps_the_split_loop() -> None:
+    sim = simulation(THROWN)
+    sim.model.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    sim.run(0.3)
+    steps = sim._bounce.one_call_steps(sim.model, sim.data)  # type: ignore[union-attr]
+    assert steps is not None and steps(sim.substeps) is False  # stepped nothing: the split loop ran
