@@ -414,3 +414,45 @@ def test_rk4_keeps_the_split_loop() -> None:
     sim.run(0.3)
     steps = sim._bounce.one_call_steps(sim.model, sim.data)  # type: ignore[union-attr]
     assert steps is not None and steps(sim.substeps) is False  # stepped nothing: the split loop ran
+
+
+def _supervised_digest(sim: Simulation, steps: int) -> tuple[str, int]:
+    """sha256 of the state after each step of the rebuild test's world while its supervisor moves the walker,
+    pushes it, resets its physics, resets the whole physics, imports a box (a recompiled model) and resets the
+    simulation; and how many steps ran in one call."""
+    from wbsim.sim.rebuild_test import BOX_STRING
+
+    boss = sim.robot("boss")
+    walker = boss.getFromDef("WALKER")
+    actions = {20: lambda: walker.getField("translation").setSFVec3f([0.1, 0.2, 0.25]),
+               40: lambda: walker.addForce([30.0, 0.0, 40.0], False),
+               60: lambda: walker.setVelocity([0.3, -0.2, 0.5, 0.0, 2.0, 1.0]),
+               80: walker.resetPhysics,
+               100: boss.simulationResetPhysics,
+               120: lambda: boss.getRoot().getField("children").importMFNodeFromString(-1, BOX_STRING),
+               200: boss.simulationReset}
+    digest, one_call = hashlib.sha256(), 0
+    for step in range(steps):
+        if step in actions:
+            actions[step]()
+        boss.step(4)
+        one_call += _one_call_ran(sim)
+        data = sim.data
+        for values in (data.qpos, data.qvel, data.ctrl, data.efc_KBIP):
+            digest.update(values.tobytes())
+    return digest.hexdigest(), one_call
+
+
+def test_a_supervisors_moves_forces_resets_and_import_keep_one_call_runs_bit_identical(
+        project, load, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """Supervisor writes between one-call steps (a pose, a force, velocities, resetPhysics of a node and of
+    the world, an import that recompiles the model, simulationReset): the same states after every step as the
+    split loop's run."""
+    from wbsim.sim.rebuild_test import WORLD
+
+    path = project(WORLD)
+    fast, one_call = _supervised_digest(load(path, start_controllers=False), 300)
+    assert one_call > 250
+    _split_only(monkeypatch)
+    split, none = _supervised_digest(load(path, start_controllers=False), 300)
+    assert none == 0 and split == fast
