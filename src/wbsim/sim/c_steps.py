@@ -30,13 +30,14 @@ callback has no user pointer: it finds its tables through the data's ``userdata`
 world with a bouncy surface has :data:`~wbsim.compile.contacts.BOUNCE_USERDATA_WORDS` words of it): a mark and
 the address of a small int64 block (:func:`~wbsim.sim.bounce_kernel.control_block`: the tables' addresses,
 ``mj_referenceConstraint``'s), written before every call (about 0.1 us; a reset or ``mj_copyData`` may have
-replaced them). Data without the mark (another program's model stepped in another thread while the callback is
-set) is not edited. Several simulations in one process each write their own data's words, so they may step in
-turn. The binding releases the GIL inside ``mj_step``, so another thread may run meanwhile: a wbsim simulation
-there finds the callback set and runs its split loop (the callback, called in its ``mj_step1`` too, makes the
-same edit its loop then repeats: same results); but a thread that unsets or replaces the callback meanwhile
-would leave MuJoCo steps unedited: the callback counts its edits (the fourth word) and a step with fewer edits
-than MuJoCo steps raises :class:`CallbackLost` rather than going on with a silently different run.
+replaced them). The mark is cleared after the call, so only data inside its own one-call step carries it;
+other data (another program's model, a copy of a simulation's data, another simulation's split loop, stepped
+in another thread while the callback is set) is not edited. Several simulations in one process each write
+their own data's words, so they may step in turn. The binding releases the GIL inside ``mj_step``, so another
+thread may run meanwhile: a wbsim simulation there finds the callback set and runs its split loop, unedited by
+the callback (no mark); but a thread that unsets or replaces the callback meanwhile would leave MuJoCo steps
+unedited: the callback counts its edits (the fourth word) and a step with fewer edits than MuJoCo steps raises
+:class:`CallbackLost` rather than going on with a silently different run.
 
 MuJoCo also calls the control callback when it recomputes a step's velocity and acceleration stages after
 putting trees to sleep (in ``mj_step2``'s integration, before the time advances), where the split loop does
@@ -237,6 +238,7 @@ def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: Control
         finally:
             if slot.value == address:  # not a callback another thread set meanwhile (CallbackLost follows)
                 slot.value = None
+            words[0] = 0  # the mark only during this call: copies of the data made between steps carry none
         if words[3] != count:
             raise CallbackLost(f"{int(words[3])} of the {count} MuJoCo steps ran with the bounce threshold's "
                                "edit: MuJoCo's control callback was unset or replaced during the step (by "

@@ -456,3 +456,35 @@ def test_a_supervisors_moves_forces_resets_and_import_keep_one_call_runs_bit_ide
     _split_only(monkeypatch)
     split, none = _supervised_digest(load(path, start_controllers=False), 300)
     assert none == 0 and split == fast
+
+
+def test_a_copy_of_the_data_made_between_steps_is_not_edited_by_the_callback() -> None:
+    """A user's copy of ``sim.data`` (``mj_copyData``, e.g. for rollouts stepped with plain MuJoCo in
+    another thread while the simulation steps) must not carry the callback's mark: the callback, set meanwhile
+    for the simulation's own step, would otherwise edit the copy's contacts in whichever of its steps overlap,
+    and read a block that may since have been freed."""
+    sim = simulation(THROWN)
+    sim.run(0.2)
+    assert _one_call_ran(sim)
+    copy = mujoco.MjData(sim.model)
+    mujoco.mj_copyData(copy, sim.model, sim.data)
+    reference = mujoco.MjData(sim.model)
+    mujoco.mj_copyData(reference, sim.model, sim.data)
+    mujoco.mj_step1(sim.model, reference)
+    assert sim._bounce.edit(sim.model, reference)  # type: ignore[union-attr]  # an edit would change rows
+    mujoco.mj_copyData(reference, sim.model, sim.data)
+    mujoco.mj_step1(sim.model, reference)
+    slot = sim._bounce._control.slot  # type: ignore[union-attr]
+    slot.value = sim._bounce._control.address  # type: ignore[union-attr]  # as during the simulation's step
+    try:
+        mujoco.mj_step1(sim.model, copy)
+    finally:
+        slot.value = None
+    np.testing.assert_array_equal(copy.efc_KBIP, reference.efc_KBIP)
+    assert copy.userdata.view(np.int64)[0] != c_steps_mark()
+
+
+def c_steps_mark() -> int:
+    from wbsim.sim.bounce_kernel import CONTROL_MARK
+
+    return CONTROL_MARK
