@@ -488,3 +488,27 @@ def c_steps_mark() -> int:
     from wbsim.sim.bounce_kernel import CONTROL_MARK
 
     return CONTROL_MARK
+
+
+def test_a_keyboard_interrupt_out_of_the_step_leaves_the_callback_unset(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C during the one call (the binding releases the GIL; Python raises KeyboardInterrupt once the call
+    returns, inside the ``try``): the callback is unset and the mark cleared before it propagates. (An
+    exception raised inside MuJoCo's Python warning handler cannot get here: the binding then ends the
+    process, with the split loop and plain ``mj_step`` alike.)"""
+    real_step = mujoco.mj_step
+
+    def interrupted(model, data, nstep=1):  # noqa: ANN001, ANN202
+        real_step(model, data, nstep=nstep)
+        raise KeyboardInterrupt
+
+    sim = simulation(THROWN)
+    sim.run(0.2)
+    assert _one_call_ran(sim)
+    sim._bounce._bound_steps = None  # type: ignore[union-attr]  # bind again, to the interrupted mj_step
+    monkeypatch.setattr(mujoco, "mj_step", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        sim.step()
+    assert sim._bounce._control.slot.value is None  # type: ignore[union-attr]
+    assert mujoco.get_mjcb_control() is None
+    assert sim.data.userdata.view(np.int64)[0] == 0
