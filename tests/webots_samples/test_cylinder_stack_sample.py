@@ -140,6 +140,7 @@ def test_without_the_bounce_threshold_the_sample_pyramid_collapses(project, load
 def test_compiled_bounce_threshold_gives_the_same_pyramid(project, load) -> None:  # noqa: ANN001
     """The bounce threshold's compiled loop (what long runs switch to) and its numpy path hold the pyramid
     identically: the logs' positions after 20 s agree to the last bit."""
+    pytest.importorskip("numba")  # the compiled loop (the numpy path runs without it)
     from wbsim.sim.bounce import BounceThreshold
 
     finals = []

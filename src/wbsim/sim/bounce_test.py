@@ -130,6 +130,7 @@ def mixed_sim(compiled: bool) -> Simulation:
 def test_compiled_edit_equals_the_numpy_edit_bit_for_bit() -> None:
     """In each MuJoCo step of a world with bouncing, resting, sliding and rolling contacts, material pairs and
     contacts that never switch, the compiled loop writes exactly the rows and solref the numpy path writes."""
+    pytest.importorskip("numba")  # the compiled loop (the numpy path runs without it)
     sim = mixed_sim(compiled=True)
     model, data = sim.model, sim.data
     numpy_path = BounceThreshold(sim.compiled.bounce, model, compiled=False)  # type: ignore[arg-type]
@@ -161,6 +162,7 @@ def test_struct_reading_loop_equals_the_view_loop_and_falls_back_to_it(monkeypat
     """The compiled loop reads the mjData struct in place once its layout checks out; if the check fails it
     keeps the binding's views. Whole runs either way are bit-identical, and the physics loop binds the struct
     reader to the data (one call per MuJoCo step)."""
+    pytest.importorskip("numba")  # the compiled loop (the numpy path runs without it)
     import wbsim.sim.mjlayout as mjlayout
 
     in_place = mixed_sim(compiled=True)
@@ -191,6 +193,7 @@ def test_compiled_and_numpy_runs_are_identical() -> None:
 def test_default_threshold_switches_to_the_compiled_loop_after_numpy_edits(monkeypatch: pytest.MonkeyPatch) -> None:
     """Default: numpy edits first, the compiled loop once they used up :data:`NUMPY_EDITS` (each contact adding
     1/32 edit; numba not yet imported): 33 with one contact are 32 numpy edits."""
+    pytest.importorskip("numba")  # the compiled loop (the numpy path runs without it)
     import wbsim.sim.bounce as bounce_module
 
     monkeypatch.setattr(bounce_module, "NUMPY_EDITS", 33)
@@ -205,6 +208,7 @@ def test_default_threshold_switches_to_the_compiled_loop_after_numpy_edits(monke
 
 
 def test_numba_already_imported_switches_at_the_first_edit(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("numba")  # the compiled loop (the numpy path runs without it)
     import wbsim.sim.bounce as bounce_module
 
     monkeypatch.setattr(bounce_module, "_numba_imported", lambda: True)
@@ -290,6 +294,7 @@ def test_a_switch_to_the_compiled_loop_mid_run_and_a_reset_keep_runs_bit_identic
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The default threshold switches from numpy to the compiled loop during the first run (after 300 edits
     here); that run, the run after :meth:`Simulation.reset` and a numpy-only run end bit-identical."""
+    pytest.importorskip("numba")  # the compiled loop (the numpy path runs without it)
     import wbsim.sim.bounce as bounce_module
 
     monkeypatch.setattr(bounce_module, "NUMPY_EDITS", 300)
@@ -313,6 +318,7 @@ def test_a_copied_threshold_edits_the_data_it_is_given_never_the_originals() -> 
     one-call steps to the model's too, with a block of its tables' addresses) copies the data they were bound
     to: the copy's calls must follow the data and model they are given and its own tables, never write into
     or step the original's structs."""
+    pytest.importorskip("numba")  # the compiled loop (the numpy path runs without it)
     import copy
 
     sim = mixed_sim(compiled=True)

@@ -19,22 +19,23 @@ earlier experimental loop called ``mj_step1``/``mj_step2`` from compiled code, w
 interception and exited the process.) MuJoCo's warning handler, set around each physics phase, still runs.
 
 MuJoCo's callbacks are process-wide. :func:`one_call_steps` sets ``mjcb_control`` only around its own
-``mj_step`` call and sets it back to None in ``finally`` (also after an error); if a callback is already set
-(a user's own), it steps nothing and returns False, and the caller runs the split loop, in which MuJoCo keeps
-calling the user's callback. It writes libmujoco's ``mjcb_control`` pointer itself (:func:`control_slot`,
-0.05 us per set and reset where the binding's ``set_mjcb_control`` pair costs 0.95 us, half of what the one
-call adds to ``mj_step`` on the 1-robot benchmark world), after checking once that the binding's own setter
-writes that very pointer; the binding's record stays None throughout, so ``mujoco.get_mjcb_control()`` says
-None inside the step too. The callback has no user pointer: it finds its tables through the data's
-``userdata`` (the compiled model of a world with a bouncy surface has
-:data:`~wbsim.compile.contacts.BOUNCE_USERDATA_WORDS` words of it): a mark and the address of a small int64
-block (:func:`~wbsim.sim.bounce_kernel.control_block`: the tables' addresses, ``mj_referenceConstraint``'s),
-written before every call (about 0.1 us; a reset or ``mj_copyData`` may have replaced them). Data without the
-mark (another program's model stepped in another thread while the callback is set) is not edited. Several
-simulations in one process each write their own data's words, so they may step in turn. The binding releases
-the GIL inside ``mj_step``, so another thread may run meanwhile: a wbsim simulation there finds the callback
-set and runs its split loop (the callback, called in its ``mj_step1`` too, makes the same edit its loop then
-repeats: same results); but a thread that unsets or replaces the callback meanwhile would leave MuJoCo steps
+``mj_step`` call and sets it back to None in ``finally`` (also after an error; not if another thread's
+callback has replaced it meanwhile); if a callback is already set (a user's own), it steps nothing and returns
+False, and the caller runs the split loop, in which MuJoCo keeps calling the user's callback. It writes
+libmujoco's ``mjcb_control`` pointer itself (:func:`control_slot`, 0.05 us per set and reset where the
+binding's ``set_mjcb_control`` pair costs 0.95 us, half of what the one call adds to ``mj_step`` on the
+1-robot benchmark world), after checking once that the binding's own setter writes that very pointer; the
+binding's record stays None throughout, so ``mujoco.get_mjcb_control()`` says None inside the step too. The
+callback has no user pointer: it finds its tables through the data's ``userdata`` (the compiled model of a
+world with a bouncy surface has :data:`~wbsim.compile.contacts.BOUNCE_USERDATA_WORDS` words of it): a mark and
+the address of a small int64 block (:func:`~wbsim.sim.bounce_kernel.control_block`: the tables' addresses,
+``mj_referenceConstraint``'s), written before every call (about 0.1 us; a reset or ``mj_copyData`` may have
+replaced them). The mark is cleared after the call, so only data inside its own one-call step carries it;
+other data (another program's model, a copy of a simulation's data, another simulation's split loop, stepped
+in another thread while the callback is set) is not edited. Several simulations in one process each write
+their own data's words, so they may step in turn. The binding releases the GIL inside ``mj_step``, so another
+thread may run meanwhile: a wbsim simulation there finds the callback set and runs its split loop, unedited by
+the callback (no mark); but a thread that unsets or replaces the callback meanwhile would leave MuJoCo steps
 unedited: the callback counts its edits (the fourth word) and a step with fewer edits than MuJoCo steps raises
 :class:`CallbackLost` rather than going on with a silently different run.
 
@@ -235,7 +236,9 @@ def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: Control
         try:
             step(model, data, nstep=count)
         finally:
-            slot.value = None
+            if slot.value == address:  # not a callback another thread set meanwhile (CallbackLost follows)
+                slot.value = None
+            words[0] = 0  # the mark only during this call: copies of the data made between steps carry none
         if words[3] != count:
             raise CallbackLost(f"{int(words[3])} of the {count} MuJoCo steps ran with the bounce threshold's "
                                "edit: MuJoCo's control callback was unset or replaced during the step (by "

@@ -352,3 +352,163 @@ def test_a_step_left_unedited_by_another_threads_change_of_the_callback_stops_th
     with pytest.raises(c_steps.CallbackLost, match="1 of the 4 MuJoCo steps ran with the bounce threshold"):
         sim.step()
     assert sim.ended and sim.exit_status == 1 and isinstance(c_steps.CallbackLost("x"), SimulationError)
+
+
+def test_a_callback_another_thread_sets_during_the_step_stays_installed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another thread setting its own control callback through the binding while the one call runs (the GIL is
+    released there): the step raises CallbackLost, and the other thread's callback stays installed in the
+    library, as the binding records it (the step's reset must not clear a pointer that is no longer
+    its own)."""
+    real_step = mujoco.mj_step
+    calls = []
+
+    def users(model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        calls.append(data.time)
+
+    def meddled(model, data, nstep=1):  # noqa: ANN001, ANN202
+        real_step(model, data, nstep=1)
+        mujoco.set_mjcb_control(users)  # "another thread"
+        real_step(model, data, nstep=nstep - 1)
+
+    sim = simulation(THROWN)
+    sim.run(0.2)
+    assert _one_call_ran(sim)
+    sim._bounce._bound_steps = None  # type: ignore[union-attr]  # bind again, to the meddling mj_step
+    monkeypatch.setattr(mujoco, "mj_step", meddled)
+    try:
+        with pytest.raises(c_steps.CallbackLost, match="1 of the 4 MuJoCo steps"):
+            sim.step()
+        assert mujoco.get_mjcb_control() is users
+        # The library's pointer read as is (control_slot()'s probe would set it again).
+        assert sim._bounce._control.slot.value is not None  # type: ignore[union-attr]
+        calls.clear()
+        real_step(sim.model, mujoco.MjData(sim.model))
+        assert len(calls) == 1  # the library still calls the other thread's callback
+    finally:
+        mujoco.set_mjcb_control(None)
+
+
+@pytest.mark.parametrize("integrator", ["mjINT_EULER", "mjINT_IMPLICIT", "mjINT_IMPLICITFAST"])
+def test_one_call_steps_equal_the_split_loop_with_each_integrator_it_runs(
+        integrator: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """wbsim compiles implicitfast, but a user may switch ``sim.model.opt.integrator``: with Euler and
+    implicit too, ``mj_step`` is ``mj_step1`` + ``mj_step2`` and the runs match bit for bit (RK4 keeps the
+    split loop)."""
+
+    def made() -> Simulation:
+        sim = simulation(THROWN)
+        sim.model.opt.integrator = getattr(mujoco.mjtIntegrator, integrator)
+        return sim
+
+    fast = made()
+    digest = _run_digest(fast, 200)
+    assert _one_call_ran(fast)
+    _split_only(monkeypatch)
+    assert _run_digest(made(), 200) == digest
+
+
+def test_rk4_keeps_the_split_loop() -> None:
+    sim = simulation(THROWN)
+    sim.model.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    sim.run(0.3)
+    steps = sim._bounce.one_call_steps(sim.model, sim.data)  # type: ignore[union-attr]
+    assert steps is not None and steps(sim.substeps) is False  # stepped nothing: the split loop ran
+
+
+def _supervised_digest(sim: Simulation, steps: int) -> tuple[str, int]:
+    """sha256 of the state after each step of the rebuild test's world while its supervisor moves the walker,
+    pushes it, resets its physics, resets the whole physics, imports a box (a recompiled model) and resets the
+    simulation; and how many steps ran in one call."""
+    from wbsim.sim.rebuild_test import BOX_STRING
+
+    boss = sim.robot("boss")
+    walker = boss.getFromDef("WALKER")
+    actions = {20: lambda: walker.getField("translation").setSFVec3f([0.1, 0.2, 0.25]),
+               40: lambda: walker.addForce([30.0, 0.0, 40.0], False),
+               60: lambda: walker.setVelocity([0.3, -0.2, 0.5, 0.0, 2.0, 1.0]),
+               80: walker.resetPhysics,
+               100: boss.simulationResetPhysics,
+               120: lambda: boss.getRoot().getField("children").importMFNodeFromString(-1, BOX_STRING),
+               200: boss.simulationReset}
+    digest, one_call = hashlib.sha256(), 0
+    for step in range(steps):
+        if step in actions:
+            actions[step]()
+        boss.step(4)
+        one_call += _one_call_ran(sim)
+        data = sim.data
+        for values in (data.qpos, data.qvel, data.ctrl, data.efc_KBIP):
+            digest.update(values.tobytes())
+    return digest.hexdigest(), one_call
+
+
+def test_a_supervisors_moves_forces_resets_and_import_keep_one_call_runs_bit_identical(
+        project, load, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """Supervisor writes between one-call steps (a pose, a force, velocities, resetPhysics of a node and of
+    the world, an import that recompiles the model, simulationReset): the same states after every step as the
+    split loop's run."""
+    from wbsim.sim.rebuild_test import WORLD
+
+    path = project(WORLD)
+    fast, one_call = _supervised_digest(load(path, start_controllers=False), 300)
+    assert one_call > 250
+    _split_only(monkeypatch)
+    split, none = _supervised_digest(load(path, start_controllers=False), 300)
+    assert none == 0 and split == fast
+
+
+def test_a_copy_of_the_data_made_between_steps_is_not_edited_by_the_callback() -> None:
+    """A user's copy of ``sim.data`` (``mj_copyData``, e.g. for rollouts stepped with plain MuJoCo in
+    another thread while the simulation steps) must not carry the callback's mark: the callback, set meanwhile
+    for the simulation's own step, would otherwise edit the copy's contacts in whichever of its steps overlap,
+    and read a block that may since have been freed."""
+    sim = simulation(THROWN)
+    sim.run(0.2)
+    assert _one_call_ran(sim)
+    copy = mujoco.MjData(sim.model)
+    mujoco.mj_copyData(copy, sim.model, sim.data)
+    reference = mujoco.MjData(sim.model)
+    mujoco.mj_copyData(reference, sim.model, sim.data)
+    mujoco.mj_step1(sim.model, reference)
+    assert sim._bounce.edit(sim.model, reference)  # type: ignore[union-attr]  # an edit would change rows
+    mujoco.mj_copyData(reference, sim.model, sim.data)
+    mujoco.mj_step1(sim.model, reference)
+    slot = sim._bounce._control.slot  # type: ignore[union-attr]
+    slot.value = sim._bounce._control.address  # type: ignore[union-attr]  # as during the simulation's step
+    try:
+        mujoco.mj_step1(sim.model, copy)
+    finally:
+        slot.value = None
+    np.testing.assert_array_equal(copy.efc_KBIP, reference.efc_KBIP)
+    assert copy.userdata.view(np.int64)[0] != c_steps_mark()
+
+
+def c_steps_mark() -> int:
+    from wbsim.sim.bounce_kernel import CONTROL_MARK
+
+    return CONTROL_MARK
+
+
+def test_a_keyboard_interrupt_out_of_the_step_leaves_the_callback_unset(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C during the one call (the binding releases the GIL; Python raises KeyboardInterrupt once the call
+    returns, inside the ``try``): the callback is unset and the mark cleared before it propagates. (An
+    exception raised inside MuJoCo's Python warning handler cannot get here: the binding then ends the
+    process, with the split loop and plain ``mj_step`` alike.)"""
+    real_step = mujoco.mj_step
+
+    def interrupted(model, data, nstep=1):  # noqa: ANN001, ANN202
+        real_step(model, data, nstep=nstep)
+        raise KeyboardInterrupt
+
+    sim = simulation(THROWN)
+    sim.run(0.2)
+    assert _one_call_ran(sim)
+    sim._bounce._bound_steps = None  # type: ignore[union-attr]  # bind again, to the interrupted mj_step
+    monkeypatch.setattr(mujoco, "mj_step", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        sim.step()
+    assert sim._bounce._control.slot.value is None  # type: ignore[union-attr]
+    assert mujoco.get_mjcb_control() is None
+    assert sim.data.userdata.view(np.int64)[0] == 0

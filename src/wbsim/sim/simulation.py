@@ -170,7 +170,9 @@ class Simulation:
     Attributes:
         compiled: the compiled world (model, bindings).
         model: the MuJoCo model.
-        data: the MuJoCo data (the live state).
+        data: the MuJoCo data (the live state). In a world with a bouncy surface its ``userdata`` words are
+            wbsim's (the bounce threshold's control callback, :mod:`wbsim.sim.c_steps`), rewritten at each
+            basic step: a user's own callback must not keep state there.
         step_count: basic time steps done since the start (or the last reset).
         ended: True once the simulation has ended (supervisor quit or :meth:`close`).
         exit_status: the status given to ``simulationQuit`` (0 otherwise).
