@@ -288,3 +288,40 @@ def test_imports_in_physics_hooks_see_the_hosts_path_not_a_controllers(project, 
     sim.step()
     assert outcomes == ["not found", "not found"]
     assert "only_in_beta_r25d" not in sys.modules
+
+
+def test_a_step_refused_for_a_vanished_host_directory_leaves_the_controllers_bracket_whole(
+        project, load, tmp_path, monkeypatch):
+    """The host's working directory removed under it: the controllers phase cannot note it (os.getcwd fails), so
+    the step raises FileNotFoundError; once the host is in a directory again, the next steps still put it back
+    after the controllers ran and still give controllers their own os._exit (the failed bracket was not closed
+    as if it had opened: a bracket depth below zero left the host in the controller's folder and the process's
+    own os._exit to the controllers)."""
+    source = """
+    import os
+    from controller import Robot
+    robot = Robot()
+    log = os.path.join(os.path.dirname(os.path.abspath(__file__)), "exit_kind.txt")
+    while robot.step(10) != -1:
+        with open(log, "a") as out:
+            out.write(type(os._exit).__name__ + "\\n")
+    """
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot { name "a" controller "alpha" }
+    """
+    sim = load(project(world, controllers={"alpha": source}))
+    gone, home = tmp_path / "gone", tmp_path / "home"
+    gone.mkdir()
+    home.mkdir()
+    monkeypatch.chdir(gone)
+    sim.step()  # the controller starts
+    gone.rmdir()
+    with pytest.raises(FileNotFoundError):
+        sim.step()
+    os.chdir(home)
+    for _ in range(3):
+        sim.step()
+        assert os.getcwd() == str(home)
+    kinds = (tmp_path / "controllers" / "alpha" / "exit_kind.txt").read_text().split()
+    assert kinds == ["method"] * 3  # the finder's os._exit in every turn, not the process's
