@@ -537,8 +537,11 @@ class Simulation:
                 process = robot.controller
                 if process is not None and robot.wake_step <= self.step_count and not process.finished:
                     if finder is None:
+                        # Set only once the bracket is open: begin_phase raising (the host's directory gone,
+                        # os.getcwd failing) opened nothing, and closing it anyway left the bracket's depth below
+                        # zero (the host then kept a controller's folder and the process's os._exit).
+                        outer = self._finder.begin_phase()
                         finder = self._finder
-                        outer = finder.begin_phase()
                     process.take_turn(True)
                     if self.ended:
                         break
