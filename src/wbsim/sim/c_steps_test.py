@@ -7,6 +7,8 @@ from __future__ import annotations
 import ctypes
 import hashlib
 
+from collections.abc import Callable
+
 import mujoco
 import numpy as np
 import pytest
@@ -331,17 +333,14 @@ def test_a_fatal_error_raised_inside_the_callback_is_intercepted_by_the_binding(
     assert _run_digest(again, 30) == _run_digest(simulation(THROWN), 30)
 
 
-def test_a_step_left_unedited_by_another_threads_change_of_the_callback_stops_the_run(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The binding releases the GIL inside mj_step: another thread may reset MuJoCo's control callback while
-    the step runs. The callback counts its edits, and a step with fewer edits than MuJoCo steps raises
-    CallbackLost (a SimulationError) instead of going on with a silently different run."""
+def _meddled_simulation(monkeypatch: pytest.MonkeyPatch, meddle: Callable[[], object]) -> Simulation:
+    """A simulation on the one-call path whose next basic step runs one MuJoCo step with the edit, then
+    ``meddle()`` (what another thread may do while the binding has released the GIL), then the other steps."""
     real_step = mujoco.mj_step
-    slot = c_steps.control_slot()
 
     def meddled(model, data, nstep=1):  # noqa: ANN001, ANN202
-        real_step(model, data, nstep=1)  # one MuJoCo step with the edit, then "another thread" unsets it
-        slot.value = None  # type: ignore[union-attr]
+        real_step(model, data, nstep=1)
+        meddle()
         real_step(model, data, nstep=nstep - 1)
 
     sim = simulation(THROWN)
@@ -349,6 +348,16 @@ def test_a_step_left_unedited_by_another_threads_change_of_the_callback_stops_th
     assert _one_call_ran(sim)
     sim._bounce._bound_steps = None  # type: ignore[union-attr]  # bind again, to the meddling mj_step
     monkeypatch.setattr(mujoco, "mj_step", meddled)
+    return sim
+
+
+def test_a_step_left_unedited_by_another_threads_change_of_the_callback_stops_the_run(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The binding releases the GIL inside mj_step: another thread may reset MuJoCo's control callback while
+    the step runs. The callback counts its edits, and a step with fewer edits than MuJoCo steps raises
+    CallbackLost (a SimulationError) instead of going on with a silently different run."""
+    slot = c_steps.control_slot()
+    sim = _meddled_simulation(monkeypatch, lambda: setattr(slot, "value", None))  # "another thread" unsets it
     with pytest.raises(c_steps.CallbackLost, match="1 of the 4 MuJoCo steps ran with the bounce threshold"):
         sim.step()
     assert sim.ended and sim.exit_status == 1 and isinstance(c_steps.CallbackLost("x"), SimulationError)
@@ -360,22 +369,13 @@ def test_a_callback_another_thread_sets_during_the_step_stays_installed(
     released there): the step raises CallbackLost, and the other thread's callback stays installed in the
     library, as the binding records it (the step's reset must not clear a pointer that is no longer
     its own)."""
-    real_step = mujoco.mj_step
+    real_step = mujoco.mj_step  # before the test replaces it
     calls = []
 
     def users(model: mujoco.MjModel, data: mujoco.MjData) -> None:
         calls.append(data.time)
 
-    def meddled(model, data, nstep=1):  # noqa: ANN001, ANN202
-        real_step(model, data, nstep=1)
-        mujoco.set_mjcb_control(users)  # "another thread"
-        real_step(model, data, nstep=nstep - 1)
-
-    sim = simulation(THROWN)
-    sim.run(0.2)
-    assert _one_call_ran(sim)
-    sim._bounce._bound_steps = None  # type: ignore[union-attr]  # bind again, to the meddling mj_step
-    monkeypatch.setattr(mujoco, "mj_step", meddled)
+    sim = _meddled_simulation(monkeypatch, lambda: mujoco.set_mjcb_control(users))  # "another thread"
     try:
         with pytest.raises(c_steps.CallbackLost, match="1 of the 4 MuJoCo steps"):
             sim.step()

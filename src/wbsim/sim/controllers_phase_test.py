@@ -1,6 +1,6 @@
-"""Review r25d of the controllers phase that puts the host's sys.argv and sys.path back once per phase
-(ControllerFinder.begin_phase / end_phase): what runs between two turns or inside a turn on the full path
-(_enter/_leave, nested turns, crashes, exits, interrupts, quit) sees its own lists, and the host gets its own back."""
+"""The controllers phase puts the host's sys.argv and sys.path back once per phase (ControllerFinder.begin_phase /
+end_phase): what runs between two turns or inside a turn on the full path (_enter/_leave, nested turns, crashes,
+exits, interrupts, quit) sees its own lists, and the host gets its own back."""
 
 from __future__ import annotations
 
