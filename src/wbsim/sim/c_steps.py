@@ -214,7 +214,9 @@ def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: Control
         raise ValueError(f"the model needs {BOUNCE_USERDATA_WORDS} userdata words for the control callback")
     from wbsim.sim.bounce_kernel import CONTROL_MARK
 
-    words = data.userdata.view(np.int64)  # userdata lies in mjData's fixed buffer: the view stays valid
+    # userdata lies in mjData's fixed buffer (the closure keeps ``data`` alive): the words as a ctypes
+    # array, whose item reads and writes cost half numpy's.
+    words = (ctypes.c_int64 * BOUNCE_USERDATA_WORDS).from_address(data.userdata.ctypes.data)
     block_address = int(block.ctypes.data)
     get, step = mujoco.get_mjcb_control, mujoco.mj_step
     slot, address = callback.slot, callback.address
@@ -240,7 +242,7 @@ def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: Control
                 slot.value = None
             words[0] = 0  # the mark only during this call: copies of the data made between steps carry none
         if words[3] != count:
-            raise CallbackLost(f"{int(words[3])} of the {count} MuJoCo steps ran with the bounce threshold's "
+            raise CallbackLost(f"{words[3]} of the {count} MuJoCo steps ran with the bounce threshold's "
                                "edit: MuJoCo's control callback was unset or replaced during the step (by "
                                "another thread?). Step simulations with bouncy surfaces in one thread at a "
                                "time, or in processes (wbsim.batch).")

@@ -346,7 +346,8 @@ def _meddled_simulation(monkeypatch: pytest.MonkeyPatch, meddle: Callable[[], ob
     sim = simulation(THROWN)
     sim.run(0.2)
     assert _one_call_ran(sim)
-    sim._bounce._bound_steps = None  # type: ignore[union-attr]  # bind again, to the meddling mj_step
+    # Bind again, to the meddling mj_step.
+    sim._bounce._bound_steps = sim._one_call = None  # type: ignore[union-attr]
     monkeypatch.setattr(mujoco, "mj_step", meddled)
     return sim
 
@@ -505,7 +506,8 @@ def test_a_keyboard_interrupt_out_of_the_step_leaves_the_callback_unset(
     sim = simulation(THROWN)
     sim.run(0.2)
     assert _one_call_ran(sim)
-    sim._bounce._bound_steps = None  # type: ignore[union-attr]  # bind again, to the interrupted mj_step
+    # Bind again, to the interrupted mj_step.
+    sim._bounce._bound_steps = sim._one_call = None  # type: ignore[union-attr]
     monkeypatch.setattr(mujoco, "mj_step", interrupted)
     with pytest.raises(KeyboardInterrupt):
         sim.step()
