@@ -13,7 +13,7 @@ Also against raw C stepping: the same model advanced by ``mj_step`` with all the
 (no Python, no controller), the cost floor of the physics alone; and loading a world with 100 robots.
 
 wbsim's blocks are ``Simulation.run`` calls on a warmed-up simulation (its bounce threshold on its compiled edit, as
-in any run longer than a second or so); ``--step-loop`` adds a row per world with ``Simulation.step`` called from
+in any long enough run: about 180 s of simulated time for one rover in a fresh process); ``--step-loop`` adds a row per world with ``Simulation.step`` called from
 a Python loop instead (a script with its own code between steps: the working directory then goes back to the
 script's after every step).
 

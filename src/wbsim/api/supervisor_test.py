@@ -896,6 +896,36 @@ def test_a_relative_world_load_is_relative_to_the_controllers_folder(project, lo
         saved.unlink()
 
 
+def test_a_relative_animation_name_is_relative_to_the_controllers_folder_after_a_chdir(
+        project, load, tmp_path) -> None:
+    """animationStartRecording("anim.html") after os.chdir elsewhere: wbsim's recording (anim.npz) is written in
+    the controller's folder (Webots makes the name absolute against the controller's directory), none where it
+    moved."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    recorder = f"""
+        import os
+        from controller import Supervisor
+        boss = Supervisor()
+        boss.step(8)
+        os.chdir({str(elsewhere)!r})
+        assert boss.animationStartRecording("anim.html")
+        boss.step(8)
+        assert boss.animationStopRecording()
+        while boss.step(8) != -1:
+            pass
+    """
+    world = """
+    WorldInfo { basicTimeStep 8 }
+    DEF BOSS Robot { name "boss" controller "recorder" supervisor TRUE }
+    """
+    sim = load(project(world, controllers={"recorder": recorder}))
+    sim.run(0.05)
+    assert not sim.failed
+    assert (tmp_path / "controllers" / "recorder" / "anim.npz").is_file()
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_a_world_loaded_during_run_loads_in_the_hosts_directory(project, load, tmp_path, monkeypatch) -> None:
     """The world a supervisor loads is read at the end of its step in the host's working directory, with the
     host's os.chdir, also while run() keeps the controllers' bracket open between steps (what the load reads

@@ -229,8 +229,11 @@ class BounceThreshold:
         model, offsets not verified, libmujoco's entry points not found): the caller then runs the split
         loop."""
         cached = self._bound_steps
-        addresses = (model._address, data._address)  # noqa: SLF001  # as in step_edit: a deep copy's differ
-        if cached is not None and cached[0] is data and cached[1] is model and cached[2] == addresses:
+        # Bound once per data and model (called every basic step: identity tests and one address read); the
+        # data's address is compared too, as in step_edit: a deep copy of this threshold holds a copy of the data
+        # (at another address) with the original's call.
+        if (cached is not None and cached[0] is data and cached[1] is model
+                and cached[2] == data._address):  # noqa: SLF001
             return cached[3]
         if self._raw is None:
             return None
@@ -244,7 +247,7 @@ class BounceThreshold:
         tables, entries = self._raw_tables  # type: ignore[misc]
         block = control_block(tables, entries, control.reference)
         steps = c_steps.one_call_steps(model, data, control, block, (tables, entries))
-        self._bound_steps = (data, model, addresses, steps)
+        self._bound_steps = (data, model, data._address, steps)  # noqa: SLF001
         return steps
 
     def _entries(self, table: BounceTable, model: mujoco.MjModel) -> None:

@@ -346,8 +346,7 @@ def _meddled_simulation(monkeypatch: pytest.MonkeyPatch, meddle: Callable[[], ob
     sim = simulation(THROWN)
     sim.run(0.2)
     assert _one_call_ran(sim)
-    # Bind again, to the meddling mj_step.
-    sim._bounce._bound_steps = sim._one_call = None  # type: ignore[union-attr]
+    sim._bounce._bound_steps = None  # type: ignore[union-attr]  # bind again, to the meddling mj_step
     monkeypatch.setattr(mujoco, "mj_step", meddled)
     return sim
 
@@ -506,8 +505,7 @@ def test_a_keyboard_interrupt_out_of_the_step_leaves_the_callback_unset(
     sim = simulation(THROWN)
     sim.run(0.2)
     assert _one_call_ran(sim)
-    # Bind again, to the interrupted mj_step.
-    sim._bounce._bound_steps = sim._one_call = None  # type: ignore[union-attr]
+    sim._bounce._bound_steps = None  # type: ignore[union-attr]  # bind again, to the interrupted mj_step
     monkeypatch.setattr(mujoco, "mj_step", interrupted)
     with pytest.raises(KeyboardInterrupt):
         sim.step()

@@ -365,7 +365,6 @@ class ControllerProcess:
         self.path: list[str] | None = None
         self.host_entries: frozenset[str] = frozenset()
         self.runtime_ini = read_runtime_ini(self.folder)  # its PYTHONPATH and environment variables
-        self._environment = bool(self.runtime_ini.environment)
         # True once the usual turn applies (take_turn): a first turn made its sys.path, the host's streams, no
         # module of its own, no runtime.ini variables; _leave keeps it current.
         self._plain = False
@@ -544,7 +543,8 @@ class ControllerProcess:
                     previous = outside.get(name)
                     if previous is not None:
                         modules[name] = previous
-        self._plain = self.own_streams is None and not private and not self._environment and self.path is not None
+        self._plain = (self.own_streams is None and not private and not self.runtime_ini.environment
+                       and self.path is not None)
         if self.runtime_ini.environment:
             for name, value in self._outside_environment.items():
                 if value is None:

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 from greenlet import getcurrent as _getcurrent
 
 from wbsim.compile.bindings import RobotBinding
-from wbsim.sim.controllers import RUNNING
 from wbsim.devices.kind import CoreDevice
 from wbsim.errors import ControllerError, SimulationError
+from wbsim.sim.controllers import RUNNING
 
 if TYPE_CHECKING:
     from wbsim.sim.controllers import ControllerProcess
@@ -125,11 +125,7 @@ class RobotRuntime:
                 del sim  # no strong reference in the suspended frame (see _wait)
                 if process.yield_to_simulation() is RUNNING:  # a turn of the controllers phase: it runs on
                     return 0
-                sim = self._sim_ref()
-                if (sim if sim is not None else self.sim).ended:
-                    self.saw_end = True
-                    return -1
-                return 0
+                return self._woken()
         return self._step(duration_ms)
 
     def _wait(self, process: ControllerProcess, steps: int, step_count: int) -> int:
@@ -140,6 +136,11 @@ class RobotRuntime:
         self.last_duration_steps = steps
         self.wake_step = step_count + steps
         process.yield_to_simulation()
+        return self._woken()
+
+    def _woken(self) -> int:
+        """The answer of a ``step`` whose wait just ended (resumed otherwise than by a running controllers
+        phase): -1 if the simulation has ended, else 0."""
         sim = self._sim_ref()
         if (sim if sim is not None else self.sim).ended:
             self.saw_end = True

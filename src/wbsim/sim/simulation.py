@@ -217,8 +217,6 @@ class Simulation:
         self._warning_counts = memoryview(self.data.warning.number)
         self._diverged_dof: int | None = None  # set by _on_mujoco_warning when the state diverges
         self._reset_requested = False
-        # The bounce threshold's one-call steps and what they are bound to (_physics_phases), once loaded.
-        self._one_call: tuple[BounceThreshold, mujoco.MjData, Callable[[int], bool]] | None = None
         self._load_requested: Path | None = None  # worldLoad / worldReload, applied at the end of the step
         self.recorder: Recorder | None = None  # the recording in progress (start_recording)
         self.world_resets = 0  # counts world resets (simulationReset and reset())
@@ -599,12 +597,7 @@ class Simulation:
                 # The bounce threshold alone (the usual world with a bouncy surface): once its compiled edit
                 # is loaded, one mj_step call with the edit as MuJoCo's control callback (sim/c_steps.py);
                 # before that, or while another control callback is set, _edited_steps' own loop.
-                cached = self._one_call  # (threshold, data, steps): bound once per data
-                if cached is not None and cached[0] is bounce and cached[1] is data:
-                    steps = cached[2]
-                else:
-                    steps = bounce.one_call_steps(self.model, data)
-                    self._one_call = None if steps is None else (bounce, data, steps)
+                steps = bounce.one_call_steps(self.model, data)
                 if steps is None or not steps(self.substeps):
                     _bounced_steps(self.model, data, self.substeps, bounce.step_edit(self.model, data))
             elif substepping or editing or bounce is not None:  # contacts are edited, or a bank must see
@@ -889,8 +882,8 @@ class Simulation:
     def request_world_load(self, path: str | os.PathLike[str]) -> None:
         """Webots' ``worldLoad`` (and ``worldReload`` with the world's own file): at the end of the current step,
         replace the world by the one in ``path``, read and compiled afresh; every controller restarts."""
-        # Resolved now: a supervisor's relative name is relative to its controller's folder (where worldLoad checked
-        # that the file exists), whatever the working directory is when the step ends.
+        # Resolved now, against the caller's working directory (a supervisor's worldLoad gives a name it made
+        # absolute against its controller's folder), whatever the directory is when the step ends.
         self._load_requested = Path(os.path.abspath(path))
 
     def _replace_world(self, path: Path) -> None:
