@@ -227,6 +227,13 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
             sys.argv, sys.path = host[0], host[1]
         self.end()
 
+    def restore_host_lists(self) -> None:
+        """Put the host's ``sys.argv`` and ``sys.path`` back, keeping the phase's bracket and note open (the end of
+        a controllers phase that ``Simulation.run`` holds across its steps)."""
+        host = self.host_sys
+        if host is not None:
+            sys.argv, sys.path = host[0], host[1]
+
     def compiled(self, filename: str, source: str) -> CodeType:
         """The code object of a controller script with this source: compiled once and shared by the robots that
         run it (code objects are immutable; each run has its own namespace). Robots of one controller then step
@@ -332,6 +339,10 @@ class ControllerProcess:
         args: the Robot's ``controllerArgs``.
         finder: the simulation's import finder.
     """
+
+    # What a turn reads, side by side in the object (see RobotRuntime.__slots__).
+    __slots__ = ("finished", "greenlet", "resumer", "finder", "_plain", "_swap", "_working_directory", "_folder_str",
+                 "own_argv", "path", "_host_stdout", "_host_stderr", "_terminating", "__dict__", "__weakref__")
 
     def __init__(self, robot: RobotRuntime, script: Path, args: Sequence[str], finder: ControllerFinder) -> None:
         self.robot = robot
