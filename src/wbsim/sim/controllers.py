@@ -340,10 +340,6 @@ class ControllerProcess:
         finder: the simulation's import finder.
     """
 
-    # What a turn reads, side by side in the object (see RobotRuntime.__slots__).
-    __slots__ = ("finished", "greenlet", "resumer", "finder", "_plain", "_swap", "_working_directory", "_folder_str",
-                 "own_argv", "path", "_host_stdout", "_host_stderr", "_terminating", "__dict__", "__weakref__")
-
     def __init__(self, robot: RobotRuntime, script: Path, args: Sequence[str], finder: ControllerFinder) -> None:
         self.robot = robot
         self.script = script

@@ -47,11 +47,6 @@ class RobotRuntime:
         removed: True once the robot was removed from the world at run time.
     """
 
-    # The attributes every step reads first, side by side in the object (one or two cache lines; an instance
-    # dict's values lie elsewhere): after each MuJoCo step the CPU caches are cold for Python objects.
-    __slots__ = ("controller", "wake_step", "_last_ms", "_last_steps", "removed", "_sim_ref", "last_duration_steps",
-                 "__dict__", "__weakref__")
-
     def __init__(self, sim: Simulation, binding: RobotBinding, devices: list[CoreDevice]) -> None:
         self._sim_ref = weakref.ref(sim)  # weak: controllers hold robots, and greenlet frames defeat the GC
         self.binding = binding
