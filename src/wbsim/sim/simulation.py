@@ -1200,6 +1200,7 @@ def load_world(
     webots_home: str | os.PathLike[str] | None = None,
     offline: bool | None = None,
     bounce_threshold: bool = True,
+    mujoco_timers: bool = False,
 ) -> Simulation:
     """Load, check and compile a ``.wbt`` world and return a ready-to-run simulation.
 
@@ -1214,6 +1215,8 @@ def load_world(
         bounce_threshold: False turns off the emulation of ODE's bounce threshold
             (:class:`~wbsim.compile.builder.CompileOptions`): faster, but resting contacts on bouncy surfaces
             keep their bouncy spring.
+        mujoco_timers: True keeps MuJoCo's stage timers (``sim.data.timer``, its profiling) running during the
+            physics steps (:attr:`SimulationOptions.mujoco_timers`; paused by default, the physics is the same).
 
     Raises:
         WorldLoadError: the world has errors (every one is listed, with file, line, column and node path).
@@ -1227,7 +1230,7 @@ def load_world(
             _emit_warning(warning)
         return Simulation(compiled, SimulationOptions(seed=seed, missing_controller=missing_controller,
                                                       start_controllers=start_controllers,
-                                                      compile=options))
+                                                      compile=options, mujoco_timers=mujoco_timers))
 
 
 def _emit_warning(warning: WorldWarning) -> None:

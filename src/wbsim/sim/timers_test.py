@@ -124,3 +124,16 @@ def test_paused_timers_stay_off_and_nothing_is_set_back() -> None:
         assert slot.value is None
     finally:
         slot.value = before
+
+
+def test_load_world_passes_the_timers_option(tmp_path) -> None:
+    from wbsim.sim.simulation import load_world
+
+    world = tmp_path / "w.wbt"
+    world.write_text(MIXED_WORLD)
+    with load_world(world) as paused, load_world(world, mujoco_timers=True) as timed:
+        paused.step()
+        timed.step()
+        assert paused._timer_pause is not None and timed._timer_pause is None  # noqa: SLF001
+        assert timed.data.timer[mujoco.mjtTimer.mjTIMER_STEP].duration > 0.0
+        assert paused.data.timer[mujoco.mjtTimer.mjTIMER_STEP].duration == 0.0
