@@ -1185,3 +1185,28 @@ def test_robot_step_s_one_frame_path_keeps_subclass_overrides_and_late_step_hook
     sim.run(0.1)
     assert (tmp_path / "controllers" / "subclass" / "calls.txt").read_text() == "[8, 8, 8]"
     assert (tmp_path / "controllers" / "hooked" / "hooks.txt").read_text() == "([(8, 16), (8, 24)], 'step', True)"
+
+
+def test_the_finders_note_of_disjoint_names_lasts_only_between_turns_of_one_phase():
+    """The usual turn skips its test of sys.modules when the last turn of the phase ended with the same names
+    (one shared set per content) seen absent: the note is dropped where other code may run (a new phase, the end
+    of one, the end of a held phase's step)."""
+    from wbsim.sim.controllers import ControllerFinder
+
+    finder = ControllerFinder()
+    names = finder.shared_names(frozenset({"helper", "drive"}))
+    assert finder.shared_names(frozenset({"drive", "helper"})) is names  # one object per content
+    outer = finder.begin_phase()
+    try:
+        assert finder.disjoint is None
+        finder.disjoint = names
+        finder.restore_host_lists()  # a held phase's end of step: host code runs until the next phase
+        assert finder.disjoint is None
+        finder.disjoint = names
+        inner = finder.begin_phase()
+        assert finder.disjoint is None
+        finder.disjoint = names
+        finder.end_phase(inner)
+        assert finder.disjoint is None
+    finally:
+        finder.end_phase(outer)
