@@ -74,6 +74,30 @@ def test_sim_bench_greenlet_floor_does_the_controllers_work(tmp_path):
     assert np.array_equal(floor_data.qvel, baseline_run.data.qvel)
 
 
+def test_sim_bench_loop_without_timers_steps_the_same_physics(tmp_path):
+    # The "loop, no timers" row: the same hand-written loop, bit for bit, with MuJoCo's stage timers paused
+    # during its block only (none recorded there; the binding's clock callback back after it).
+    import ctypes
+
+    from wbsim.sim.c_steps import binding_library
+
+    path = sim_bench.make_project(tmp_path, 2)
+    timed, untimed = sim_bench.baseline_block(path, 5), sim_bench.baseline_block(path, 5, timers=False)
+    library = binding_library()
+    clock = ctypes.c_void_p.in_dll(library, "mjcb_time").value if library is not None else None
+    step_timer = int(sim_bench.mujoco.mjtTimer.mjTIMER_STEP)
+    timed_before = timed.data.timer[step_timer].duration
+    untimed_before = untimed.data.timer[step_timer].duration  # its set-up's own steps were timed
+    timed()
+    untimed()
+    assert np.array_equal(timed.data.qpos, untimed.data.qpos) and untimed.data.time > 0
+    assert np.array_equal(timed.data.qvel, untimed.data.qvel)
+    assert timed.data.timer[step_timer].duration > timed_before
+    if library is not None:
+        assert untimed.data.timer[step_timer].duration == untimed_before
+        assert ctypes.c_void_p.in_dll(library, "mjcb_time").value == clock
+
+
 def test_touch_sensor_bench_worlds_have_four_sensors_per_rover_or_none(tmp_path):
     on = touch_sensor_bench.load_warm(touch_sensor_bench.make_project(tmp_path / "on", 2, plain=False, sensors="on"))
     plain = touch_sensor_bench.load_warm(touch_sensor_bench.make_project(tmp_path / "plain", 2, plain=True, sensors="off"))

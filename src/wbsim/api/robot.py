@@ -84,6 +84,9 @@ class Robot(ArgumentChecked):
         runtime.api_robots.add(self)
         runtime.api_robot = self  # what Motion plays on (Webots' controller library has one robot per process)
         self._step_hooks: list[Callable[[float], None]] = []
+        if type(self).step is Robot.step:  # not overridden by a subclass: its usual call in one frame
+            fast = runtime.one_frame_step(functools.partial(Robot.step, self), self._step_hooks)
+            self.step = functools.update_wrapper(fast, Robot.step)  # type: ignore[method-assign]
         self.devices: dict[str, Device] = {}
         self.keyboard = Keyboard(runtime)
         self.mouse = Mouse(runtime)

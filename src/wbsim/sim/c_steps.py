@@ -67,8 +67,8 @@ import numpy as np
 from wbsim.compile.contacts import BOUNCE_USERDATA_WORDS
 from wbsim.errors import SimulationError
 
-__all__ = ["CallbackLost", "ControlCallback", "control_callback", "control_slot", "one_call_steps",
-           "reference_constraint_address"]
+__all__ = ["CallbackLost", "ControlCallback", "binding_library", "control_callback", "control_slot",
+           "one_call_steps", "reference_constraint_address"]
 
 _NAN_BITS = 0x7FF8_0000_0000_0000
 """A quiet NaN's bits: the last-edit time of data not edited yet (equal to no time)."""
@@ -124,17 +124,28 @@ def reference_constraint_address() -> int | None:
     Returns:
         The address, or None (another platform, library not found, or not the binding's instance).
     """
+    library = binding_library()
+    if library is None:
+        return None
+    try:
+        return ctypes.cast(library.mj_referenceConstraint, ctypes.c_void_p).value
+    except (AttributeError, ValueError, TypeError):
+        return None
+
+
+def binding_library() -> ctypes.CDLL | None:
+    """The libmujoco instance the binding uses, checked: a warning handler set through the binding shows in
+    the library's ``mju_user_warning`` (the probe sets the binding's handler back). None on another platform,
+    if the library is not found, or if it is not the binding's instance."""
     library = _library()
     if library is None:
         return None
     try:
         slot = _probed_slot(library, "mju_user_warning", mujoco.set_mju_user_warning,
                             mujoco.get_mju_user_warning, lambda message: None)
-        if slot is None:
-            return None
-        return ctypes.cast(library.mj_referenceConstraint, ctypes.c_void_p).value
     except (AttributeError, ValueError, TypeError):
         return None
+    return library if slot is not None else None
 
 
 def control_slot() -> ctypes.c_void_p | None:

@@ -162,8 +162,14 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         # against a controller's own module names without making a view each time.
         self.module_names = sys.modules.keys()
         self._code: dict[tuple[str, str], CodeType] = {}  # compiled controller scripts (see compiled)
-        # (argv, path, stdout, stderr) of the host while a controllers phase runs (begin_phase), else None.
-        self.host_sys: tuple[list[str], list[str], object, object] | None = None
+        # (argv, path, stdout, stderr, greenlet) of the host while a controllers phase runs (begin_phase), else
+        # None; the greenlet is the one running the phase.
+        self.host_sys: tuple[list[str], list[str], object, object, greenlet.greenlet] | None = None
+        # The module names of a controller that sys.modules was last seen not to hold, at the end of a turn of
+        # the phase (None at its start): the next turn with the same names (one shared set per content,
+        # shared_names) skips that test, as no code ran in between.
+        self.disjoint: frozenset[str] | None = None
+        self._names: dict[frozenset[str], frozenset[str]] = {}
 
     def begin(self) -> None:
         """Open a bracket in which controllers run (the controllers phase opens one for all its controllers):
@@ -204,7 +210,7 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
             self.begin()
             self._depth = depth
 
-    def begin_phase(self) -> tuple[list[str], list[str], object, object] | None:
+    def begin_phase(self) -> tuple[list[str], list[str], object, object, greenlet.greenlet] | None:
         """Open the bracket of a controllers phase (:meth:`begin`) and note the host's ``sys.argv``,
         ``sys.path``, ``sys.stdout`` and ``sys.stderr``: the phase's usual turns
         (:meth:`ControllerProcess.take_turn` with ``running``) put each controller's argv and path in place without
@@ -215,17 +221,32 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
             :meth:`end_phase`."""
         self.begin()
         outer = self.host_sys
-        self.host_sys = (sys.argv, sys.path, sys.stdout, sys.stderr)
+        self.host_sys = (sys.argv, sys.path, sys.stdout, sys.stderr, _getcurrent())
+        self.disjoint = None
         return outer
 
-    def end_phase(self, outer: tuple[list[str], list[str], object, object] | None) -> None:
+    def end_phase(self, outer: tuple[list[str], list[str], object, object, greenlet.greenlet] | None) -> None:
         """Close the bracket of :meth:`begin_phase` (``outer``: what it returned): the host's argv and path
         back, then :meth:`end`."""
         host = self.host_sys
         self.host_sys = outer
+        self.disjoint = None
         if host is not None:
             sys.argv, sys.path = host[0], host[1]
         self.end()
+
+    def restore_host_lists(self) -> None:
+        """Put the host's ``sys.argv`` and ``sys.path`` back, keeping the phase's bracket and note open (the end of
+        a controllers phase that ``Simulation.run`` holds across its steps)."""
+        host = self.host_sys
+        self.disjoint = None  # host code runs until the next phase
+        if host is not None:
+            sys.argv, sys.path = host[0], host[1]
+
+    def shared_names(self, names: frozenset[str]) -> frozenset[str]:
+        """One set object per content for the controllers' module names (so that :attr:`disjoint` is an
+        identity test)."""
+        return self._names.setdefault(names, names)
 
     def compiled(self, filename: str, source: str) -> CodeType:
         """The code object of a controller script with this source: compiled once and shared by the robots that
@@ -346,7 +367,7 @@ class ControllerProcess:
         self.private_names = importable_names(self.folder)
         self.loaded_names: set[str] = set()
         # The names swapped in sys.modules around each turn: private_names | loaded_names (add_loaded_name).
-        self._swap = set(self.private_names)
+        self._swap = finder.shared_names(frozenset(self.private_names))
         self.private_modules: dict[str, ModuleType] = {}
         self.finished = False
         self.crashed = False
@@ -479,7 +500,7 @@ class ControllerProcess:
         """Record a module this controller imported from its own folder or path (private to it from now
         on)."""
         self.loaded_names.add(fullname)
-        self._swap = self.private_names | self.loaded_names
+        self._swap = self.finder.shared_names(frozenset(self.private_names | self.loaded_names))
 
     def _enter(self) -> tuple[list[str], list[str], dict[str, ModuleType | None] | None,
                               ControllerProcess | None]:
@@ -575,45 +596,53 @@ class ControllerProcess:
                 returns 0 without looking at the simulation again. Other resumptions pass nothing."""
         if self.finished:
             return
+        finder = self.finder
+        host = finder.host_sys
         own = self.greenlet
+        swap = self._swap
+        names = finder.module_names
+        # The usual turn of a controllers phase: resumed last from the greenlet running the phase (so that is its
+        # parent already), nothing of its own to swap in (no module of its names loaded: known without a test when
+        # the last turn's controller had the same names, _plain: the host's streams, no runtime.ini variables).
+        if (running and host is not None and own is not None and self.resumer is host[4] and self._plain
+                and finder.active is None and (swap is finder.disjoint or names.isdisjoint(swap))):
+            # _enter and _leave inline: its folder, argv and sys.path; the phase puts the host's argv and path back
+            # once, after its last turn.
+            working_directory = self._working_directory
+            if working_directory.current != self._folder_str:
+                working_directory.enter(self._folder_str)
+            sys.argv = self.own_argv
+            sys.path = self.path
+            finder.active = self
+            host_out, host_err = self._host_stdout, self._host_stderr = host[2], host[3]
+            finder.disjoint = None
+            try:
+                own.switch(RUNNING)
+            finally:
+                swap = self._swap  # with this turn's imports
+                if sys.stdout is host_out and sys.stderr is host_err and names.isdisjoint(swap):
+                    finder.active = None
+                    finder.disjoint = swap
+                    self.path = sys.path  # the controller may have replaced its lists
+                    self.own_argv = sys.argv
+                else:  # it replaced a stream or imported a module of its own during the turn
+                    self._leave((host[0], host[1], None, None))
+            return
+        finder.disjoint = None  # code runs: sys.modules may change
         if own is None:
             own = self.greenlet = greenlet.greenlet(self._main)
         current = _getcurrent()
         if own.parent is not current:  # setting it checks for cycles: only when it changes
             own.parent = current
         self.resumer = current
-        finder = self.finder
         if finder.active is not None:  # a turn inside another controller's (see _nested_turn)
             self._nested_turn(own)
             return
-        names = finder.module_names
-        host = finder.host_sys
-        if not running or host is None or not self._plain or not names.isdisjoint(self._swap):
-            saved = self._enter()
-            try:
-                own.switch()
-            finally:
-                self._leave(saved)
-            return
-        # The usual turn of a controllers phase, _enter and _leave inline for a controller with nothing of its
-        # own to swap in (no module of its folder loaded, the host's streams, no runtime.ini variables): its
-        # folder, argv and sys.path; the phase puts the host's argv and path back once, after its last turn.
-        working_directory = self._working_directory
-        if working_directory.current != self._folder_str:
-            working_directory.enter(self._folder_str)
-        sys.argv = self.own_argv
-        sys.path = self.path
-        finder.active = self
-        host_out, host_err = self._host_stdout, self._host_stderr = host[2], host[3]
+        saved = self._enter()
         try:
-            own.switch(RUNNING)
+            own.switch()
         finally:
-            if sys.stdout is host_out and sys.stderr is host_err and names.isdisjoint(self._swap):
-                finder.active = None
-                self.path = sys.path  # the controller may have replaced its lists
-                self.own_argv = sys.argv
-            else:  # it replaced a stream or imported a module of its own during the turn
-                self._leave((host[0], host[1], None, None))
+            self._leave(saved)
 
     def _nested_turn(self, own: greenlet.greenlet) -> None:
         """A turn inside another controller's: a supervisor restarting or removing a robot whose controller

@@ -1150,3 +1150,63 @@ def test_robots_sharing_a_script_code_object_share_nothing_they_can_change(proje
     script = path.parent.parent / "controllers" / "shared" / "shared.py"
     assert f'File "{script}", line 21' in err and "RuntimeError: b stops" in err
     assert sim.robots[1].controller.crash[1] == f"{script}:21"
+
+
+def test_robot_step_s_one_frame_path_keeps_subclass_overrides_and_late_step_hooks(project, load, tmp_path):
+    """The API robot's usual ``step`` runs in one frame (RobotRuntime.one_frame_step) only for ``Robot`` itself:
+    a subclass's own ``step`` is called, and a step hook added after the robot was made (as a Radio or a
+    Motion adds theirs) runs at every later step."""
+    subclass = """
+    from controller import Robot
+    calls = []
+    class Mine(Robot):
+        def step(self, duration=None):
+            calls.append(duration)
+            return super().step(duration)
+    robot = Mine()
+    for _ in range(3):
+        robot.step(8)
+    with open("calls.txt", "w") as out:
+        out.write(repr(calls))
+    """
+    hooked = """
+    from controller import Robot
+    robot = Robot()
+    hooks = []
+    robot.step(8); robot.step(8)
+    robot._add_step_hook(lambda duration: hooks.append((duration, round(robot.getTime() * 1000))))
+    robot.step(8); robot.step(8)
+    with open("hooks.txt", "w") as out:
+        out.write(repr((hooks, robot.step.__name__, robot.step.__doc__ == Robot.step.__doc__)))
+    """
+    world = ('WorldInfo { basicTimeStep 8 }\nRobot { name "a" controller "subclass" }\n'
+             'Robot { name "b" controller "hooked" }')
+    sim = load(project(world, controllers={"subclass": subclass, "hooked": hooked}))
+    sim.run(0.1)
+    assert (tmp_path / "controllers" / "subclass" / "calls.txt").read_text() == "[8, 8, 8]"
+    assert (tmp_path / "controllers" / "hooked" / "hooks.txt").read_text() == "([(8, 16), (8, 24)], 'step', True)"
+
+
+def test_the_finders_note_of_disjoint_names_lasts_only_between_turns_of_one_phase():
+    """The usual turn skips its test of sys.modules when the last turn of the phase ended with the same names
+    (one shared set per content) seen absent: the note is dropped where other code may run (a new phase, the end
+    of one, the end of a held phase's step)."""
+    from wbsim.sim.controllers import ControllerFinder
+
+    finder = ControllerFinder()
+    names = finder.shared_names(frozenset({"helper", "drive"}))
+    assert finder.shared_names(frozenset({"drive", "helper"})) is names  # one object per content
+    outer = finder.begin_phase()
+    try:
+        assert finder.disjoint is None
+        finder.disjoint = names
+        finder.restore_host_lists()  # a held phase's end of step: host code runs until the next phase
+        assert finder.disjoint is None
+        finder.disjoint = names
+        inner = finder.begin_phase()
+        assert finder.disjoint is None
+        finder.disjoint = names
+        finder.end_phase(inner)
+        assert finder.disjoint is None
+    finally:
+        finder.end_phase(outer)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections import deque
+from collections.abc import Callable
 from numbers import Real
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from greenlet import getcurrent as _getcurrent
 from wbsim.compile.bindings import RobotBinding
 from wbsim.devices.kind import CoreDevice
 from wbsim.errors import ControllerError, SimulationError
-from wbsim.sim.controllers import RUNNING
+from wbsim.sim.controllers import RUNNING, _Terminate
 
 if TYPE_CHECKING:
     from wbsim.sim.controllers import ControllerProcess
@@ -127,6 +128,35 @@ class RobotRuntime:
                     return 0
                 return self._woken()
         return self._step(duration_ms)
+
+    def one_frame_step(self, full: Callable[[int | None], int], hooks: list[object]) -> Callable[[int | None], int]:
+        """The API ``Robot.step`` of this robot's controller as one function: ``full(time_step)`` (the API's own
+        ``step``, bound) for every call but the usual one, which it does itself in one frame instead of three
+        (the API's, :meth:`step`'s and :meth:`ControllerProcess.yield_to_simulation`'s): an ``int`` duration equal
+        to the last valid one (an ``int`` too), no ``hooks`` (the API robot's step hooks, a list it appends to),
+        called from the controller's own greenlet in a running simulation. The same statements as :meth:`step`'s
+        fast path; a controller steps every basic step, so its frames are a part of every robot's step."""
+        runtime, sim_ref = self, self._sim_ref
+
+        def step(time_step: int | None = None) -> int:
+            process = runtime.controller
+            if (type(time_step) is int and time_step == runtime._last_ms and type(runtime._last_ms) is int
+                    and runtime._last_steps and not hooks and not runtime.removed and process is not None
+                    and _getcurrent() is process.greenlet):
+                sim = sim_ref()
+                if sim is not None and not sim.ended:
+                    steps = runtime.last_duration_steps = runtime._last_steps
+                    runtime.wake_step = sim.step_count + steps
+                    del sim  # no strong reference in the suspended frame (see _wait)
+                    resumed = process.resumer.switch()  # type: ignore[union-attr]  # yield_to_simulation inline
+                    if process._terminating:  # noqa: SLF001
+                        raise _Terminate()
+                    if resumed is RUNNING:  # a turn of the controllers phase: it runs on
+                        return 0
+                    return runtime._woken()
+            return full(time_step)
+
+        return step
 
     def _wait(self, process: ControllerProcess, steps: int, step_count: int) -> int:
         """Suspend the robot's own controller for ``steps`` basic steps from ``step_count``; -1 if the

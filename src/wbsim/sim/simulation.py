@@ -37,6 +37,7 @@ from wbsim.sim.phases import PHASE_ORDER, Hook, Phase
 from wbsim.sim.rebuild import StateMap, copy_model_rows, copy_options, copy_state, map_state
 from wbsim.sim.robot import RobotRuntime
 from wbsim.sim.supervision import Supervision
+from wbsim.sim.timers import TimerPause
 from wbsim.world.loader import load_world_model
 from wbsim.sim.battery import Batteries
 from wbsim.sim.bounce import BounceThreshold
@@ -79,12 +80,16 @@ class SimulationOptions:
             ``"warn"`` to run that robot without controller (Webots' behaviour).
         compile: compilation options (physics step size).
         start_controllers: False to run no controller files at all (every robot is driven from Python).
+        mujoco_timers: True to keep MuJoCo's stage timers (``data.timer``, its profiling) running during the
+            physics steps; by default they are paused there (:mod:`wbsim.sim.timers`: about 10 % of a small
+            world's step; the physics is the same).
     """
 
     seed: int | None = None
     missing_controller: Literal["error", "warn"] = "error"
     compile: CompileOptions = CompileOptions()
     start_controllers: bool = True
+    mujoco_timers: bool = False
 
 
 
@@ -266,7 +271,11 @@ class Simulation:
         self.plugin: PluginRuntime | None = PluginRuntime.load(self)
         # The generator's state once the plugin has drawn what it draws at load: a reset returns to it.
         self._rng_after_load = self._rng.bit_generator.state
+        # MuJoCo's stage timers are paused during the physics steps (None: kept, as asked or where not found).
+        self._timer_pause = None if self.options.mujoco_timers else TimerPause.find()
         self._finder = ControllerFinder()
+        # True while Simulation.run holds the controllers phase's bracket and host note across steps.
+        self._phase_held = False
         self._processes: list[ControllerProcess] = []
         self._finalizer = weakref.finalize(self, _shutdown, self._finder, self._processes)
         self._controller_scripts = self._resolve_controllers()
@@ -531,7 +540,10 @@ class Simulation:
         # One bracket for the phase, opened at the first due controller (controllers.ControllerFinder.begin_phase):
         # the working directory changes only between folders, the host's (and its sys.argv and sys.path) comes
         # back once, and os.chdir, os.fchdir and os._exit are swapped once, not around each controller.
+        # Simulation.run may hold the phase's bracket and note open across its steps (_phase_held): then only
+        # the host's argv and path come back here.
         finder = outer = None
+        held = self._phase_held
         try:
             for robot in self.robots:
                 process = robot.controller
@@ -540,14 +552,18 @@ class Simulation:
                         # Set only once the bracket is open: begin_phase raising (the host's directory gone,
                         # os.getcwd failing) opened nothing, and closing it anyway left the bracket's depth below
                         # zero (the host then kept a controller's folder and the process's os._exit).
-                        outer = self._finder.begin_phase()
+                        if not held:
+                            outer = self._finder.begin_phase()
                         finder = self._finder
                     process.take_turn(True)
                     if self.ended:
                         break
         finally:
             if finder is not None:
-                finder.end_phase(outer)
+                if held:  # the host's argv and path back after each phase all the same (imports between steps)
+                    finder.restore_host_lists()
+                else:
+                    finder.end_phase(outer)
         if self._hook_lists[0]:
             self._run_hooks(Phase.CONTROLLERS)
 
@@ -583,6 +599,8 @@ class Simulation:
         # next substeps spread NaN to every degree of freedom: the handler sees which one diverged first.
         previous_handler = mujoco.get_mju_user_warning()
         mujoco.set_mju_user_warning(self._on_mujoco_warning)
+        timers = self._timer_pause
+        paused = timers.pause() if timers is not None else None
         try:
             # Bouncy surfaces: slow contacts get their resting solref in every physics step (sim/bounce.py).
             bounce = self._bounce
@@ -616,6 +634,8 @@ class Simulation:
             raise
         finally:
             mujoco.set_mju_user_warning(previous_handler)
+            if paused is not None:
+                timers.resume(paused)  # type: ignore[union-attr]
         if plugin is not None:
             plugin.after_physics(data)  # before the wrenches go: it restores xfrc_applied as it found it
         if wrenches:
@@ -758,9 +778,10 @@ class Simulation:
             SimulationError: for a negative or NaN duration.
 
         While it runs with nothing of the caller's between steps (no ``on_step``, no phase hook, no physics
-        plugin), the controllers' bracket (:meth:`ControllerFinder.begin`) stays open from step to step: the
-        working directory stays the last controller's folder (changed only when the next controller's differs)
-        and the caller's comes back when ``run`` returns, instead of after every step. A world a supervisor loads
+        plugin), the controllers phase's bracket (:meth:`ControllerFinder.begin_phase`) stays open from step to
+        step: the working directory stays the last controller's folder (changed only when the next controller's
+        differs), and the caller's comes back when ``run`` returns, instead of after every step (its ``sys.argv``
+        and ``sys.path`` come back after each step's controllers). A world a supervisor loads
         (``worldLoad``) is read with the caller's directory back (:meth:`ControllerFinder.suspend`).
         """
         remaining = None
@@ -771,8 +792,10 @@ class Simulation:
             remaining = math.inf if math.isinf(duration_s) else math.ceil(
                 duration_s * 1000.0 / self.basic_time_step_ms - 1e-9)
         held = self._finder if on_step is None and self.plugin is None and not any(self._hook_lists) else None
+        outer = None
         if held is not None:
-            held.begin()
+            outer = held.begin_phase()
+            self._phase_held = True
         try:
             if remaining is not None:
                 while remaining > 0 and self.step():
@@ -780,8 +803,8 @@ class Simulation:
                     if on_step is not None:
                         on_step(self)
                     elif held is not None and (held is not self._finder or self.plugin is not None):
-                        held.end()  # a supervisor loaded another world (with a plugin, perhaps): per step again
-                        held = None
+                        # A supervisor loaded another world (with a plugin, perhaps): a phase per step again.
+                        held = self._release(held, outer)
                 return self.exit_status
             while not self.ended and self.controllers_running():
                 self._controllers_phase()
@@ -791,12 +814,17 @@ class Simulation:
                 if on_step is not None:
                     on_step(self)
                 elif held is not None and (held is not self._finder or self.plugin is not None):
-                    held.end()
-                    held = None
+                    held = self._release(held, outer)
             return self.exit_status
         finally:
             if held is not None:
-                held.end()
+                self._release(held, outer)
+
+    def _release(self, held: ControllerFinder, outer: object) -> None:
+        """End the controllers phase :meth:`run` held open across steps (the host's directory, ``os`` functions,
+        ``sys.argv`` and ``sys.path`` back); each step's controllers phase opens its own from now on."""
+        self._phase_held = False
+        held.end_phase(outer)  # type: ignore[arg-type]
 
     @property
     def failed(self) -> bool:
@@ -1172,6 +1200,7 @@ def load_world(
     webots_home: str | os.PathLike[str] | None = None,
     offline: bool | None = None,
     bounce_threshold: bool = True,
+    mujoco_timers: bool = False,
 ) -> Simulation:
     """Load, check and compile a ``.wbt`` world and return a ready-to-run simulation.
 
@@ -1186,6 +1215,8 @@ def load_world(
         bounce_threshold: False turns off the emulation of ODE's bounce threshold
             (:class:`~wbsim.compile.builder.CompileOptions`): faster, but resting contacts on bouncy surfaces
             keep their bouncy spring.
+        mujoco_timers: True keeps MuJoCo's stage timers (``sim.data.timer``, its profiling) running during the
+            physics steps (:attr:`SimulationOptions.mujoco_timers`; paused by default, the physics is the same).
 
     Raises:
         WorldLoadError: the world has errors (every one is listed, with file, line, column and node path).
@@ -1199,7 +1230,7 @@ def load_world(
             _emit_warning(warning)
         return Simulation(compiled, SimulationOptions(seed=seed, missing_controller=missing_controller,
                                                       start_controllers=start_controllers,
-                                                      compile=options))
+                                                      compile=options, mujoco_timers=mujoco_timers))
 
 
 def _emit_warning(warning: WorldWarning) -> None:
