@@ -42,6 +42,7 @@ from wbsim.sim.battery import Batteries
 from wbsim.sim.bounce import BounceThreshold
 from wbsim.sim.c_steps import CallbackLost
 from wbsim.sim.light_rows import LIGHT_SOLVER_TOLERANCE, LightContacts
+from wbsim.sim.warning_relay import WarningRelay, warning_slot
 from wbsim.world.model import WbNode, WorldModel, WorldWarning
 
 if TYPE_CHECKING:
@@ -216,6 +217,8 @@ class Simulation:
         # Per warning kind, read as ints (cheaper than numpy's item or indexing).
         self._warning_counts = memoryview(self.data.warning.number)
         self._diverged_dof: int | None = None  # set by _on_mujoco_warning when the state diverges
+        # _on_mujoco_warning as libmujoco's warning pointer around each physics phase (sim/warning_relay.py).
+        self._warnings = WarningRelay(self._on_mujoco_warning, warning_slot())
         self._reset_requested = False
         self._load_requested: Path | None = None  # worldLoad / worldReload, applied at the end of the step
         self.recorder: Recorder | None = None  # the recording in progress (start_recording)
@@ -581,8 +584,16 @@ class Simulation:
                 editing += (bank,)
         # MuJoCo reports a diverging state through its warning handler at the first bad value, before the
         # next substeps spread NaN to every degree of freedom: the handler sees which one diverged first.
-        previous_handler = mujoco.get_mju_user_warning()
-        mujoco.set_mju_user_warning(self._on_mujoco_warning)
+        # The handler is written into libmujoco's pointer directly (sim/warning_relay.py), the binding's record
+        # left as the user set it; through the binding's setter where the pointer was not found.
+        relay = self._warnings
+        slot = relay.slot
+        if slot is not None:
+            previous_address = slot.value
+            slot.value = relay.address
+        else:
+            previous_handler = mujoco.get_mju_user_warning()
+            mujoco.set_mju_user_warning(self._on_mujoco_warning)
         try:
             # Bouncy surfaces: slow contacts get their resting solref in every physics step (sim/bounce.py).
             bounce = self._bounce
@@ -615,7 +626,12 @@ class Simulation:
             self.exit_status = 1
             raise
         finally:
-            mujoco.set_mju_user_warning(previous_handler)
+            if slot is None:
+                mujoco.set_mju_user_warning(previous_handler)
+            elif slot.value == relay.address:  # not a handler another thread set meanwhile
+                slot.value = previous_address
+        if relay.failures:  # the handler raised inside MuJoCo (the exception could not cross its C frames)
+            relay.raise_failure()
         if plugin is not None:
             plugin.after_physics(data)  # before the wrenches go: it restores xfrc_applied as it found it
         if wrenches:
