@@ -28,6 +28,7 @@ from wbsim.collector import paused_collection
 from wbsim.compile.loops import tie_loop_weights
 from wbsim.devices.kind import BankContext, CoreDevice, DeviceBank
 from wbsim.devices.registry import device_kinds
+from wbsim.devices.sampling import NEVER
 from wbsim.errors import ControllerError, SimulationError, WbsimError
 from wbsim.plugins.mailbox import PluginMailbox
 from wbsim.plugins.runtime import PluginRuntime
@@ -244,8 +245,13 @@ class Simulation:
             if sim is not None:
                 sim.supervision.refresh()
 
+        def sampling_changed() -> None:
+            sim = self_ref()
+            if sim is not None:
+                sim._sample_wake = 0  # the banks are asked again at the next sampling
+
         self.plugin_mailbox = PluginMailbox()
-        self._context_functions = (rng, now, refresh_kinematics)
+        self._context_functions = (rng, now, refresh_kinematics, sampling_changed)
         self._make_banks()
         self.robots: list[RobotRuntime] = []
         for robot_binding in compiled.bindings.robots:
@@ -278,9 +284,10 @@ class Simulation:
     # -- set-up -----------------------------------------------------------------------------------------
     def _make_banks(self) -> None:
         """Build every kind's bank for the current model and data, and the per-phase lists."""
-        rng, now, refresh_kinematics = self._context_functions
+        rng, now, refresh_kinematics, sampling_changed = self._context_functions
         context = BankContext(self.model, self.basic_time_step_ms, self.substeps, rng, self.messages.warning, now,
-                              refresh_kinematics, self.data, self.plugin_mailbox.post)
+                              refresh_kinematics, self.data, self.plugin_mailbox.post,
+                              sampling_changed=sampling_changed)
         self.banks: dict[str, DeviceBank] = {
             kind.name: kind.bank(self.compiled.bindings.devices[kind.name], context) for kind in device_kinds()
         }
@@ -289,6 +296,10 @@ class Simulation:
         self._bounce = BounceThreshold(table, self.model) if table is not None and table.active else None
         self._actuating = tuple(b for b in self.banks.values() if b.n and b.actuates)
         self._sampling = tuple(b for b in self.banks.values() if b.n and b.samples)
+        # The sampling banks called after each step (_plan_sampling): those with work due or unknown; the
+        # others sleep until _sample_wake, the first step one of them said it has work (0: ask them again).
+        self._sampling_awake: tuple[DeviceBank, ...] = ()
+        self._sample_wake = 0
         # Banks that may watch substeps; whether they do is read every step (a bank may need it only at times).
         # Banks that can ever watch substeps or edit contacts: those with a substep or contact edit of their
         # own (or a flag other than the base's constant False); the others are not asked every step.
@@ -653,7 +664,9 @@ class Simulation:
         if hooks[5]:
             self._run_hooks(Phase.PLUGIN_STEP_END)
         step = self.step_count  # read again: a hook may have reset the simulation
-        for bank in self._sampling:
+        if step >= self._sample_wake:  # a sleeping bank has work, or a bank's answer may have come sooner
+            self._plan_sampling(step)
+        for bank in self._sampling_awake:
             bank.sample(data, step)
         if hooks[6]:
             self._run_hooks(Phase.DEVICES_SAMPLE)
@@ -670,6 +683,21 @@ class Simulation:
                 self._replace_world(path)
             finally:
                 finder.reopen(depth)
+
+    def _plan_sampling(self, step: int) -> None:
+        """Which sampling banks the steps from ``step`` on call: those whose :meth:`DeviceBank.next_sample_step`
+        has come (or is 0, every step); the others sleep until the first step one of them named, or until a bank
+        calls ``BankContext.sampling_changed`` (a bank called stays called until then, due or not)."""
+        awake: list[DeviceBank] = []
+        wake = NEVER
+        for bank in self._sampling:
+            next_step = bank.next_sample_step()
+            if next_step <= step:
+                awake.append(bank)
+            elif next_step < wake:
+                wake = next_step
+        self._sampling_awake = tuple(awake)
+        self._sample_wake = wake
 
     def _arena_full(self) -> None:
         """MuJoCo's arena could not hold every contact or constraint and dropped some: stop, as the rest of
@@ -1112,6 +1140,7 @@ class Simulation:
         if masses_changed:  # a supervisor wrote a mass: MuJoCo's derived constants follow the restored masses
             self._recompute_mass_constants()
         self.step_count = 0
+        self._sample_wake = 0  # the sleeping banks' steps were counted from before the reset
         self.ended = False
         self.exit_status = 0
         self._reseed()

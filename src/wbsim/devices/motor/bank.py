@@ -155,7 +155,7 @@ class MotorBank(DeviceBank):
         self.field_pid = f([b.node["controlPID"] for b in bindings], dtype=float).reshape(n, 3)
         # Force feedback is a sensor of the motor, sampled on Webots' sensor schedule.
         self.feedback_value = np.full(n, np.nan)
-        self.feedback = SampleSchedule(n, self.basic_ms)
+        self.feedback = SampleSchedule(n, self.basic_ms, context.sampling_changed)
         self.substeps = context.substeps
         self.watches_substeps = False  # while torque-mode motors have a torque to front-load (see substep)
         self._first_substep = False
@@ -346,6 +346,12 @@ class MotorBank(DeviceBank):
         """Keep the constraint forces of the last physics step: Webots' feedback sampled in the reset step reads
         the ODE joint feedback of that step (``WbRotationalMotor::computeFeedback``; the joints survive)."""
         self._kept_forces = data.qfrc_constraint.copy()
+        self.context.sampling_changed()  # sampled in the reset step, feedback enabled or not
+
+    def next_sample_step(self) -> int:
+        """The feedback schedule's next sampling step (it tells ``context.sampling_changed`` when a motor joins),
+        or 0 while forces kept through a world reset wait for their sample."""
+        return self.feedback.next_any if self._kept_forces is None else 0
 
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Refresh the force/torque feedback of motors whose sampling period elapsed at ``step``."""

@@ -90,6 +90,10 @@ class PositionSensorBank(SampledBank):
                    if plain and len(rows) <= PLAIN_PYTHON_ROWS else None),
         )
 
+    def next_sample_step(self) -> int:
+        """The schedule's next sampling step (its groups tell ``context.sampling_changed`` when one joins)."""
+        return self.schedule.next_any
+
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Compute the values of the sensors due after basic step ``step``."""
         schedule = self.schedule
