@@ -827,3 +827,19 @@ def test_sampling_banks_with_nothing_due_sleep_and_the_run_is_the_same(project, 
               for name in ("MotorBank", "PositionSensorBank")}
     assert called["PositionSensorBank"][0] == 8 and called["MotorBank"][0] == 14  # not called before their work
     assert 76 not in called["MotorBank"] and 90 in called["PositionSensorBank"]  # feedback disabled: asleep again
+
+
+def test_the_motors_plain_plan_follows_a_reset_to_the_new_arrays(project, load):
+    """actuate's prepared plain path (memoryviews of the bank's and MuJoCo's arrays) is made again after a reset,
+    which replaces the bank's current velocities: the commanded velocities go into the new array."""
+    sim = load(rover(project))
+    for _ in range(5):
+        sim.step()
+    bank = sim.banks["motor"]
+    assert bank._plain_plan is not None
+    old = bank.current_velocity
+    sim.reset()
+    for _ in range(3):
+        sim.step()
+    assert bank.current_velocity is not old and bank._plain_plan[4].obj is bank.current_velocity
+    np.testing.assert_array_equal(bank.current_velocity, bank.target_velocity)
