@@ -630,19 +630,24 @@ class Simulation:
                 _edited_steps(self.model, data, self.substeps, edits, substepping)
             else:
                 mujoco.mj_step(self.model, data, nstep=self.substeps)
+            if relay.failures:  # the handler raised inside MuJoCo (the exception could not cross its C frames)
+                relay.raise_failure()
         except mujoco.FatalError as error:
+            relay.failures.clear()  # the step's own error is the one reported
             self._fatal(error)
         except CallbackLost:
+            relay.failures.clear()
             self.ended = True
             self.exit_status = 1
+            raise
+        except BaseException:  # e.g. a KeyboardInterrupt out of the MuJoCo call: no handler's error left over
+            relay.failures.clear()
             raise
         finally:
             if slot is None:
                 mujoco.set_mju_user_warning(previous_handler)
             elif slot.value == relay.address:  # not a handler another thread set meanwhile
                 slot.value = previous_address
-        if relay.failures:  # the handler raised inside MuJoCo (the exception could not cross its C frames)
-            relay.raise_failure()
         if plugin is not None:
             plugin.after_physics(data)  # before the wrenches go: it restores xfrc_applied as it found it
         if wrenches:

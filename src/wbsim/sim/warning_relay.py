@@ -72,8 +72,8 @@ class WarningRelay:
     Attributes:
         slot: the pointer, or None (the caller then sets ``handler`` through the binding around the step).
         address: the callback's address (what the caller writes into ``slot``); 0 without a slot.
-        failures: exceptions the handler raised inside MuJoCo, oldest first; the caller raises and clears them
-            after the MuJoCo call.
+        failures: exceptions the handler raised inside MuJoCo, oldest first; the caller raises the first and
+            clears them after the MuJoCo call (clears them when the call itself raised).
     """
 
     def __init__(self, handler: Callable[[str], None], slot: ctypes.c_void_p | None) -> None:

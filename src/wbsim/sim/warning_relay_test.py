@@ -145,3 +145,24 @@ def test_a_collected_relay_clears_a_pointer_left_on_its_callback() -> None:
     del relay
     gc.collect()
     assert stand_in.value is None
+
+
+def test_a_handlers_exception_is_not_left_over_when_the_step_itself_fails(
+        slot: ctypes.c_void_p, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step that raises on its own (here a KeyboardInterrupt out of MuJoCo's call) reports that, and the next
+    step does not raise the handler's exception of the interrupted one."""
+    sim = _simulation()
+    sim._bounce = None  # noqa: SLF001  # the plain mj_step call (no bounce threshold's edit)
+    sim.step()
+    step = mujoco.mj_step
+
+    def interrupted(model: mujoco.MjModel, data: mujoco.MjData, nstep: int = 1) -> None:
+        sim._warnings.failures.append(KeyError("from the handler"))  # noqa: SLF001
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(mujoco, "mj_step", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        sim.step()
+    monkeypatch.setattr(mujoco, "mj_step", step)
+    assert sim._warnings.failures == [] and slot.value is None  # noqa: SLF001
+    assert sim.step()
