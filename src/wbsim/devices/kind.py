@@ -143,6 +143,8 @@ class BankContext:
             emitter on channel 0 sends goes there too, as in Webots.
         shared: objects the banks of one simulation share, by name (e.g. the motion kinds' compiled
             sampling batch, :mod:`wbsim.devices.motion_batch`); one dict per set of banks.
+        sampling_changed: a bank calls it when its :meth:`DeviceBank.next_sample_step` may have come sooner
+            (a device enabled, a value kept for the next sample): the simulation then asks the banks again.
     """
 
     model: mujoco.MjModel
@@ -155,6 +157,7 @@ class BankContext:
     data: mujoco.MjData | None = None
     plugin_post: Callable[[bytes], None] = lambda data: None
     shared: dict[str, Any] = field(default_factory=dict)
+    sampling_changed: Callable[[], None] = lambda: None
 
 
 class DeviceBank:
@@ -239,6 +242,12 @@ class DeviceBank:
 
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """After the physics of basic step ``step``: refresh what is due (sensors, feedback)."""
+
+    def next_sample_step(self) -> int:
+        """The first basic step after which :meth:`sample` may have work, as far as the bank knows now; 0 (the
+        default): every step. Until that step the simulation need not call :meth:`sample`, so a bank that says
+        more than 0 must call ``context.sampling_changed()`` whenever the answer may have come sooner."""
+        return 0
 
     def reset(self) -> None:
         """``Simulation.reset()``: the state right after loading (everything disabled, values NaN)."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from collections.abc import Callable
 from typing import Any
 
 from wbsim.devices.kind import BankContext, BankDevice, DeviceBank
@@ -78,6 +79,8 @@ class SampleSchedule:
     Args:
         n: the number of devices.
         basic_ms: WorldInfo.basicTimeStep in ms.
+        joined: called whenever a device joins a group (enabled, restarted, adopted): the only way
+            :attr:`next_any` comes sooner (a bank passes ``BankContext.sampling_changed``).
 
     Attributes:
         period_ms: the requested sampling period of each device (0 = disabled), int64 (n,); also as
@@ -86,9 +89,10 @@ class SampleSchedule:
         next_any: the first basic step after which some device samples (``NEVER`` if none is enabled).
     """
 
-    def __init__(self, n: int, basic_ms: float) -> None:
+    def __init__(self, n: int, basic_ms: float, joined: Callable[[], None] | None = None) -> None:
         self.n = n
         self.basic_ms = basic_ms
+        self._joined = joined
         # Updated in place (never replaced), so API objects may keep a reference to `period_ms`.
         self.period_ms = np.zeros(n, dtype=np.int64)
         self.period_list: list[int] = [0] * n  # the same as Python ints, for the API's reads (in place too)
@@ -96,6 +100,10 @@ class SampleSchedule:
         self._group_of: list[SampleGroup | None] = [None] * n
         self._groups: dict[tuple[int, int], SampleGroup] = {}
         self._keys: list[tuple[int, int]] = []  # heap of group keys (stale ones skipped lazily)
+        # The sole group moving on from sample to sample is not keyed again each time (a dict removal and insertion
+        # of a new tuple key, the most of a due step's cost): (its key in _groups, the group) once it has moved
+        # since it was keyed, until _settle keys it again; every other use of _groups or _keys settles first.
+        self._moved: tuple[tuple[int, int], SampleGroup] | None = None
         self.next_any = NEVER
         # Bumped by every change of the groups other than a group moving on to its next sample: who checked
         # a group (alone, due) can trust it while the version stays (motion_batch's steady fused call).
@@ -110,6 +118,7 @@ class SampleSchedule:
         self._group_of = [None] * self.n
         self._groups = {}
         self._keys = []
+        self._moved = None
         self.next_any = NEVER
 
     def restart(self, first_step: int | np.ndarray = 1) -> None:
@@ -123,6 +132,7 @@ class SampleSchedule:
         self._group_of = [None] * self.n
         self._groups = {}
         self._keys = []
+        self._moved = None
         self.next_any = NEVER
         for row in enabled:
             self._join(row, int(firsts[row]), int(self.every[row]))
@@ -163,6 +173,11 @@ class SampleSchedule:
         """
         if step < self.next_any:
             return []
+        moved = self._moved
+        if moved is not None:  # the sole group, moved on since it was keyed (due: next_any is its next step)
+            group = moved[1]
+            group.next_step = self.next_any = step + group.every
+            return [group]
         groups = self._groups
         if len(groups) == 1:  # the common case (every device on one schedule): no scan, no heap
             (key, group), = groups.items()
@@ -194,12 +209,21 @@ class SampleSchedule:
     def advance_sole(self, group: SampleGroup, step: int) -> None:
         """Move ``group``, the only group, due after basic step ``step``, on to its next sample (what
         :meth:`due` does for it)."""
-        del self._groups[(group.next_step, group.every)]
-        group.next_step = step + group.every
+        if self._moved is None:  # keyed again only when something else needs the keys (_settle)
+            self._moved = ((group.next_step, group.every), group)
+        group.next_step = self.next_any = step + group.every
+
+    def _settle(self) -> None:
+        """Key the sole group again under its current next step, if it moved on since it was keyed."""
+        moved = self._moved
+        if moved is None:
+            return
+        self._moved = None
+        key, group = moved
+        del self._groups[key]
         key = (group.next_step, group.every)
         self._groups[key] = group
         self._keys = [key]  # any other key was stale
-        self.next_any = group.next_step
 
     def due_rows(self, step: int) -> np.ndarray | None:
         """The rows of every group due after basic step ``step`` (see :meth:`due`), int64 (k,), or None."""
@@ -215,6 +239,7 @@ class SampleSchedule:
 
     def is_sole(self, group: SampleGroup) -> bool:
         """``group`` is the only current group (not emptied, absorbed or dropped by a reset, and alone)."""
+        self._settle()
         groups = self._groups
         return len(groups) == 1 and groups.get((group.next_step, group.every)) is group
 
@@ -223,6 +248,7 @@ class SampleSchedule:
         return self._group_of[row]
 
     def _join(self, row: int, next_step: int, every: int) -> None:
+        self._settle()
         self.version += 1
         key = (next_step, every)
         group = self._groups.get(key)
@@ -233,8 +259,11 @@ class SampleSchedule:
         group.changed()
         self._group_of[row] = group
         self.next_any = min(self.next_any, next_step)
+        if self._joined is not None:
+            self._joined()
 
     def _leave(self, row: int, group: SampleGroup) -> None:
+        self._settle()
         self.version += 1
         group.members.discard(row)
         group.changed()
@@ -245,6 +274,7 @@ class SampleSchedule:
                 self._update_next_any()
 
     def _update_next_any(self) -> None:
+        self._settle()
         keys, groups = self._keys, self._groups
         while keys and keys[0] not in groups:  # keys of groups emptied or moved on
             heapq.heappop(keys)
@@ -263,7 +293,7 @@ class SampledBank(DeviceBank):
 
     def __init__(self, bindings: tuple[Any, ...], context: BankContext) -> None:
         super().__init__(bindings, context)
-        self.schedule = SampleSchedule(self.n, context.basic_time_step_ms)
+        self.schedule = SampleSchedule(self.n, context.basic_time_step_ms, context.sampling_changed)
 
     def enable(self, row: int, period_ms: int, now_step: int) -> None:
         """Enable (period > 0) or disable (0) device ``row`` at basic step ``now_step``."""

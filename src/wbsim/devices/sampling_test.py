@@ -137,6 +137,55 @@ def test_incremental_schedule_matches_the_per_device_rule(n, basic, script):
         groups = fast.groups
         assert sorted(r for g in groups for r in g.members) == sorted(r for r in range(n) if naive.every[r])
         assert fast.next_any == min((g.next_step for g in groups), default=NEVER)
+        _check_keys(fast)
+
+
+def _check_keys(schedule: SampleSchedule) -> None:
+    """Every group under its own key, except a sole group moved on since it was keyed (then noted as such)."""
+    moved = schedule._moved  # noqa: SLF001
+    if moved is None:
+        assert all(key == (g.next_step, g.every) for key, g in schedule._groups.items())  # noqa: SLF001
+    else:
+        assert schedule._groups == {moved[0]: moved[1]}  # noqa: SLF001
+        assert schedule.next_any == moved[1].next_step
+
+
+def test_a_sole_group_moving_on_is_keyed_again_before_any_other_change():
+    """The sole group's dict key is not renewed at each sample: a device joining its schedule later still finds
+    it (one group, not two on the same steps), and one leaving empties it."""
+    schedule = SampleSchedule(3, 16.0)
+    schedule.enable(0, 16, 0)
+    for step in range(1, 6):
+        (group,) = schedule.due(step)
+    _check_keys(schedule)
+    assert schedule._moved is not None and group.next_step == 6  # noqa: SLF001
+    schedule.enable(1, 16, 5)  # next sample after step 6, every step: the same schedule
+    assert schedule.groups == (group,) and group.members == {0, 1} and schedule.is_sole(group)
+    _check_keys(schedule)
+    assert _due_steps(schedule, range(6, 9)) == {6: [0, 1], 7: [0, 1], 8: [0, 1]}
+    schedule.enable(2, 32, 8)  # a second group: the first one keyed again under its next step
+    assert len(schedule.groups) == 2 and not schedule.is_sole(group)
+    _check_keys(schedule)
+    assert _due_steps(schedule, range(9, 11)) == {9: [0, 1], 10: [0, 1, 2]}
+    schedule.enable(2, 0, 10)
+    schedule.due(11)
+    schedule.enable(0, 0, 11)
+    schedule.enable(1, 0, 11)  # emptied
+    assert schedule.groups == () and schedule.next_any == NEVER and schedule.due(12) == []
+    _check_keys(schedule)
+
+
+def test_joining_a_schedule_calls_its_joined_callback():
+    calls: list[int] = []
+    schedule = SampleSchedule(2, 16.0, lambda: calls.append(1))
+    schedule.enable(0, 16, 0)
+    schedule.enable(0, 16, 0)  # a re-enable that changes nothing: no call
+    schedule.due(1)
+    schedule.enable(1, 32, 1)
+    schedule.enable(1, 0, 1)  # leaving: next_any does not come sooner
+    assert len(calls) == 2
+    schedule.restart()
+    assert len(calls) == 3
 
 
 def _layout(schedule: SampleSchedule) -> frozenset:

@@ -229,12 +229,13 @@ class BounceThreshold:
         model, offsets not verified, libmujoco's entry points not found): the caller then runs the split
         loop."""
         cached = self._bound_steps
-        # Bound once per data and model (called every basic step: identity tests and one address read); the
-        # data's address is compared too, as in step_edit: a deep copy of this threshold holds a copy of the data
-        # (at another address) with the original's call.
-        if (cached is not None and cached[0] is data and cached[1] is model
-                and cached[2] == data._address):  # noqa: SLF001
-            return cached[3]
+        # Bound once per data and model (called every basic step: identity tests only). Tested against the call's
+        # own model and data (c_steps' ``bound_to``), not the cache's: a deep copy of this threshold holds copies
+        # of the data and model in its cache with the original's call, which steps the original's.
+        if cached is not None:
+            bound_to = cached[3].bound_to
+            if bound_to[1] is data and bound_to[0] is model:
+                return cached[3]
         if self._raw is None:
             return None
         if self._control is None:  # made once, when the compiled edit has loaded (numba is imported by then)

@@ -215,7 +215,8 @@ def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: Control
     ``mj_step`` call; False, stepping nothing, if another ``mjcb_control`` is set, the integrator is RK4 or
     actuation is disabled (the caller then runs the split loop). ``block``
     (:func:`~wbsim.sim.bounce_kernel.control_block`) and ``owners`` (the arrays its addresses point into) are
-    kept alive with ``steps``; ``model.nuserdata`` must be at least :data:`BOUNCE_USERDATA_WORDS`.
+    kept alive with ``steps``; ``steps.bound_to`` is ``(model, data)``; ``model.nuserdata`` must be at least
+    :data:`BOUNCE_USERDATA_WORDS`.
 
     Raises (from ``steps``):
         mujoco.FatalError: MuJoCo's fatal error in the step (the callback is unset first).
@@ -260,4 +261,7 @@ def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: Control
         return True
 
     steps.keep = (block, owners)  # type: ignore[attr-defined]  # what the callback reads, alive with the call
+    # The model and data the call steps (its closure's): a deep copy of whoever keeps the call copies neither the
+    # call nor these, so a cache can tell its own data and model by identity alone.
+    steps.bound_to = (model, data)  # type: ignore[attr-defined]
     return steps

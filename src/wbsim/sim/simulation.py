@@ -28,6 +28,7 @@ from wbsim.collector import paused_collection
 from wbsim.compile.loops import tie_loop_weights
 from wbsim.devices.kind import BankContext, CoreDevice, DeviceBank
 from wbsim.devices.registry import device_kinds
+from wbsim.devices.sampling import NEVER
 from wbsim.errors import ControllerError, SimulationError, WbsimError
 from wbsim.plugins.mailbox import PluginMailbox
 from wbsim.plugins.runtime import PluginRuntime
@@ -43,6 +44,7 @@ from wbsim.sim.battery import Batteries
 from wbsim.sim.bounce import BounceThreshold
 from wbsim.sim.c_steps import CallbackLost
 from wbsim.sim.light_rows import LIGHT_SOLVER_TOLERANCE, LightContacts
+from wbsim.sim.warning_relay import WarningRelay, warning_slot
 from wbsim.world.model import WbNode, WorldModel, WorldWarning
 
 if TYPE_CHECKING:
@@ -221,6 +223,8 @@ class Simulation:
         # Per warning kind, read as ints (cheaper than numpy's item or indexing).
         self._warning_counts = memoryview(self.data.warning.number)
         self._diverged_dof: int | None = None  # set by _on_mujoco_warning when the state diverges
+        # _on_mujoco_warning as libmujoco's warning pointer around each physics phase (sim/warning_relay.py).
+        self._warnings = WarningRelay(self._on_mujoco_warning, warning_slot())
         self._reset_requested = False
         self._load_requested: Path | None = None  # worldLoad / worldReload, applied at the end of the step
         self.recorder: Recorder | None = None  # the recording in progress (start_recording)
@@ -246,8 +250,13 @@ class Simulation:
             if sim is not None:
                 sim.supervision.refresh()
 
+        def sampling_changed() -> None:
+            sim = self_ref()
+            if sim is not None:
+                sim._sample_wake = 0  # the banks are asked again at the next sampling
+
         self.plugin_mailbox = PluginMailbox()
-        self._context_functions = (rng, now, refresh_kinematics)
+        self._context_functions = (rng, now, refresh_kinematics, sampling_changed)
         self._make_banks()
         self.robots: list[RobotRuntime] = []
         for robot_binding in compiled.bindings.robots:
@@ -284,9 +293,10 @@ class Simulation:
     # -- set-up -----------------------------------------------------------------------------------------
     def _make_banks(self) -> None:
         """Build every kind's bank for the current model and data, and the per-phase lists."""
-        rng, now, refresh_kinematics = self._context_functions
+        rng, now, refresh_kinematics, sampling_changed = self._context_functions
         context = BankContext(self.model, self.basic_time_step_ms, self.substeps, rng, self.messages.warning, now,
-                              refresh_kinematics, self.data, self.plugin_mailbox.post)
+                              refresh_kinematics, self.data, self.plugin_mailbox.post,
+                              sampling_changed=sampling_changed)
         self.banks: dict[str, DeviceBank] = {
             kind.name: kind.bank(self.compiled.bindings.devices[kind.name], context) for kind in device_kinds()
         }
@@ -295,6 +305,10 @@ class Simulation:
         self._bounce = BounceThreshold(table, self.model) if table is not None and table.active else None
         self._actuating = tuple(b for b in self.banks.values() if b.n and b.actuates)
         self._sampling = tuple(b for b in self.banks.values() if b.n and b.samples)
+        # The sampling banks called after each step (_plan_sampling): those with work due or unknown; the
+        # others sleep until _sample_wake, the first step one of them said it has work (0: ask them again).
+        self._sampling_awake: tuple[DeviceBank, ...] = ()
+        self._sample_wake = 0
         # Banks that may watch substeps; whether they do is read every step (a bank may need it only at times).
         # Banks that can ever watch substeps or edit contacts: those with a substep or contact edit of their
         # own (or a flag other than the base's constant False); the others are not asked every step.
@@ -597,8 +611,16 @@ class Simulation:
                 editing += (bank,)
         # MuJoCo reports a diverging state through its warning handler at the first bad value, before the
         # next substeps spread NaN to every degree of freedom: the handler sees which one diverged first.
-        previous_handler = mujoco.get_mju_user_warning()
-        mujoco.set_mju_user_warning(self._on_mujoco_warning)
+        # The handler is written into libmujoco's pointer directly (sim/warning_relay.py), the binding's record
+        # left as the user set it; through the binding's setter where the pointer was not found.
+        relay = self._warnings
+        slot = relay.slot
+        if slot is not None:
+            previous_address = slot.value
+            slot.value = relay.address
+        else:
+            previous_handler = mujoco.get_mju_user_warning()
+            mujoco.set_mju_user_warning(self._on_mujoco_warning)
         timers = self._timer_pause
         paused = timers.pause() if timers is not None else None
         try:
@@ -626,14 +648,24 @@ class Simulation:
                 _edited_steps(self.model, data, self.substeps, edits, substepping)
             else:
                 mujoco.mj_step(self.model, data, nstep=self.substeps)
+            if relay.failures:  # the handler raised inside MuJoCo (the exception could not cross its C frames)
+                relay.raise_failure()
         except mujoco.FatalError as error:
+            relay.failures.clear()  # the step's own error is the one reported
             self._fatal(error)
         except CallbackLost:
+            relay.failures.clear()
             self.ended = True
             self.exit_status = 1
             raise
+        except BaseException:  # e.g. a KeyboardInterrupt out of the MuJoCo call: no handler's error left over
+            relay.failures.clear()
+            raise
         finally:
-            mujoco.set_mju_user_warning(previous_handler)
+            if slot is None:
+                mujoco.set_mju_user_warning(previous_handler)
+            elif slot.value == relay.address:  # not a handler another thread set meanwhile
+                slot.value = previous_address
             if paused is not None:
                 timers.resume(paused)  # type: ignore[union-attr]
         if plugin is not None:
@@ -657,7 +689,9 @@ class Simulation:
         if hooks[5]:
             self._run_hooks(Phase.PLUGIN_STEP_END)
         step = self.step_count  # read again: a hook may have reset the simulation
-        for bank in self._sampling:
+        if step >= self._sample_wake:  # a sleeping bank has work, or a bank's answer may have come sooner
+            self._plan_sampling(step)
+        for bank in self._sampling_awake:
             bank.sample(data, step)
         if hooks[6]:
             self._run_hooks(Phase.DEVICES_SAMPLE)
@@ -674,6 +708,21 @@ class Simulation:
                 self._replace_world(path)
             finally:
                 finder.reopen(depth)
+
+    def _plan_sampling(self, step: int) -> None:
+        """Which sampling banks the steps from ``step`` on call: those whose :meth:`DeviceBank.next_sample_step`
+        has come (or is 0, every step); the others sleep until the first step one of them named, or until a bank
+        calls ``BankContext.sampling_changed`` (a bank called stays called until then, due or not)."""
+        awake: list[DeviceBank] = []
+        wake = NEVER
+        for bank in self._sampling:
+            next_step = bank.next_sample_step()
+            if next_step <= step:
+                awake.append(bank)
+            elif next_step < wake:
+                wake = next_step
+        self._sampling_awake = tuple(awake)
+        self._sample_wake = wake
 
     def _arena_full(self) -> None:
         """MuJoCo's arena could not hold every contact or constraint and dropped some: stop, as the rest of
@@ -1124,6 +1173,7 @@ class Simulation:
         if masses_changed:  # a supervisor wrote a mass: MuJoCo's derived constants follow the restored masses
             self._recompute_mass_constants()
         self.step_count = 0
+        self._sample_wake = 0  # the sleeping banks' steps were counted from before the reset
         self.ended = False
         self.exit_status = 0
         self._reseed()

@@ -767,3 +767,79 @@ def test_motors_switching_between_velocity_and_position_control_run_as_the_vecto
     assert fast_plain[:29] == [True] * 29 and not any(fast_plain[30:59]) and all(fast_plain[61:])
     assert not any(vectorised_plain)
     assert np.array_equal(fast, vectorised)
+
+
+SLEEPY_SAMPLING = """
+from controller import Supervisor
+robot = Supervisor()
+left, right = robot.getDevice("left"), robot.getDevice("right")
+left_sensor, right_sensor = robot.getDevice("left sensor"), robot.getDevice("right sensor")
+for motor in (left, right):
+    motor.setPosition(float("inf"))
+    motor.setVelocity(3.0)
+t = 0
+while robot.step(16) != -1:
+    t += 1
+    if t == 5:
+        left_sensor.enable(48)  # every third step
+    if t == 12:
+        left.enableTorqueFeedback(32)
+    if t == 30:
+        right_sensor.enable(16)
+    if t == 40:
+        robot.simulationReset()  # feedback enabled: sampled in the reset step from the last forces
+    if t == 60:
+        left_sensor.enable(0)
+        left.disableTorqueFeedback()
+    if t == 75:
+        left_sensor.enable(80)
+    right.setVelocity(2.0 + t % 7)
+"""
+
+
+def test_sampling_banks_with_nothing_due_sleep_and_the_run_is_the_same(project, load, monkeypatch):
+    """The motor and position sensor banks, which say when they next have work (next_sample_step), are not
+    called until then, and called again from the step a controller enables a device (or a world reset keeps
+    forces); sensor values, feedback and the run are bit-identical to calling every sampling bank every step."""
+    from wbsim.sim.simulation import Simulation
+
+    path = project(ROVER.replace("CONTROLLER", "sleepy").replace('name "rover"', 'name "rover" supervisor TRUE'),
+                   controllers={"sleepy": SLEEPY_SAMPLING})
+
+    def run() -> tuple[np.ndarray, list[tuple[str, ...]]]:
+        sim = load(path)
+        rows, awake = [], []
+        for _ in range(90):
+            sim.step()
+            rows.append(np.concatenate([sim.data.qpos, sim.data.qvel, sim.banks["position_sensor"].value,
+                                        sim.banks["motor"].feedback_value]))
+            awake.append(tuple(type(bank).__name__ for bank in sim._sampling_awake))
+        return np.asarray(rows), awake
+
+    sleeping, awake = run()
+    monkeypatch.setattr(Simulation, "_plan_sampling",
+                        lambda self, step: (setattr(self, "_sampling_awake", self._sampling),
+                                            setattr(self, "_sample_wake", 1 << 62)))
+    every_step, _ = run()
+    assert np.array_equal(sleeping, every_step, equal_nan=True)
+    assert not np.isnan(sleeping[-1, -4:-2]).any() and not np.isnan(sleeping[38, -2])  # sampled and fed back
+    called = {name: [step for step, names in enumerate(awake, 1) if name in names]
+              for name in ("MotorBank", "PositionSensorBank")}
+    assert called["PositionSensorBank"][0] == 8 and called["MotorBank"][0] == 14  # not called before their work
+    assert 76 not in called["MotorBank"] and 90 in called["PositionSensorBank"]  # feedback disabled: asleep again
+
+
+def test_the_motors_plain_plan_follows_a_reset_to_the_new_arrays(project, load):
+    """actuate's prepared plain path (memoryviews of the bank's and MuJoCo's arrays) is made again after a reset,
+    which replaces the bank's current velocities: the commanded velocities go into the new array."""
+    sim = load(rover(project))
+    for _ in range(5):
+        sim.step()
+    bank = sim.banks["motor"]
+    assert bank._plain_plan is not None
+    old = bank.current_velocity
+    sim.reset()
+    for _ in range(3):
+        sim.step()
+    assert bank.current_velocity is not old and bank._plain_plan[4].obj is bank.current_velocity
+    np.testing.assert_array_equal(bank.current_velocity, bank.target_velocity)

@@ -111,6 +111,8 @@ class MotorBank(DeviceBank):
         super().__init__(bindings, context)
         # (data, qpos, qvel, ctrl): MjData's array attributes make a new numpy view at each access.
         self._views: tuple[mujoco.MjData, np.ndarray, np.ndarray, np.ndarray] | None = None
+        # actuate's plain path prepared for one data (see _plain_plan_for); None after any reclassification.
+        self._plain_plan: tuple | None = None
         self.bindings: tuple[MotorBinding, ...] = bindings
         self.model = context.model
         self.basic_ms = context.basic_time_step_ms
@@ -155,7 +157,7 @@ class MotorBank(DeviceBank):
         self.field_pid = f([b.node["controlPID"] for b in bindings], dtype=float).reshape(n, 3)
         # Force feedback is a sensor of the motor, sampled on Webots' sensor schedule.
         self.feedback_value = np.full(n, np.nan)
-        self.feedback = SampleSchedule(n, self.basic_ms)
+        self.feedback = SampleSchedule(n, self.basic_ms, context.sampling_changed)
         self.substeps = context.substeps
         self.watches_substeps = False  # while torque-mode motors have a torque to front-load (see substep)
         self._first_substep = False
@@ -260,28 +262,40 @@ class MotorBank(DeviceBank):
         self._plain = (self._simple_pairs is not None and self._ctrl_pairs is not None
                        and not len(self._general) and not len(self._torque) and not self.watches_substeps
                        and not len(self._kinematic_idx))
+        self._plain_plan = None
         self._dirty = False
+
+    def _plain_plan_for(self, data: mujoco.MjData) -> tuple:
+        """actuate's plain path for ``data`` in one tuple: (data, qvel, ctrl, target velocity, current velocity,
+        simple pairs, ctrl pairs), the arrays as memoryviews of doubles (an element read or write costs a third of
+        numpy's, the same doubles); valid until the next reclassification (every reset replaces
+        ``current_velocity`` and marks the bank dirty; ``target_velocity`` is updated in place)."""
+        return (data, memoryview(data.qvel), memoryview(data.ctrl), memoryview(self.target_velocity),
+                memoryview(self.current_velocity), tuple(self._simple_pairs or ()), tuple(self._ctrl_pairs or ()))
 
     def actuate(self, data: mujoco.MjData) -> None:
         """Compute the commanded velocities and write the motor inputs into MuJoCo (one basic step)."""
-        if self.n == 0:
+        plan = self._plain_plan
+        if plan is None or plan[0] is not data or self._dirty:
+            if self.n == 0:
+                return
+            if self._dirty:
+                self._reclassify()
+            plan = self._plain_plan = self._plain_plan_for(data) if self._plain else None
+        if plan is not None:  # few velocity-controlled motors, zero torques: the same writes as below
+            _, qvel, ctrl, target, current, pairs, ctrl_pairs = plan
+            for row, ref in pairs:
+                commanded = target[row]
+                qvel[ref] = commanded
+                current[row] = commanded
+            for index, value in ctrl_pairs:
+                ctrl[index] = value
             return
-        if self._dirty:
-            self._reclassify()
         views = self._views
         if views is None or views[0] is not data:  # MjData's array attributes make a new view per access
             views = self._views = (data, data.qpos, data.qvel, data.ctrl)
         _, qpos, qvel, ctrl = views
         pairs = self._simple_pairs
-        if self._plain:  # the same writes as below, for the groups that are there
-            target, current = self.target_velocity, self.current_velocity
-            for row, ref in pairs:  # type: ignore[union-attr]
-                commanded = target.item(row)
-                qvel[ref] = commanded
-                current[row] = commanded
-            for index, value in self._ctrl_pairs:  # type: ignore[union-attr]
-                ctrl[index] = value
-            return
         if pairs is not None:
             target, current = self.target_velocity, self.current_velocity
             for row, ref in pairs:
@@ -346,6 +360,12 @@ class MotorBank(DeviceBank):
         """Keep the constraint forces of the last physics step: Webots' feedback sampled in the reset step reads
         the ODE joint feedback of that step (``WbRotationalMotor::computeFeedback``; the joints survive)."""
         self._kept_forces = data.qfrc_constraint.copy()
+        self.context.sampling_changed()  # sampled in the reset step, feedback enabled or not
+
+    def next_sample_step(self) -> int:
+        """The feedback schedule's next sampling step (it tells ``context.sampling_changed`` when a motor joins),
+        or 0 while forces kept through a world reset wait for their sample."""
+        return self.feedback.next_any if self._kept_forces is None else 0
 
     def sample(self, data: mujoco.MjData, step: int) -> None:
         """Refresh the force/torque feedback of motors whose sampling period elapsed at ``step``."""
