@@ -54,6 +54,7 @@ from wbsim.sim.runtime_ini import read_runtime_ini
 
 if TYPE_CHECKING:
     from wbsim.sim.robot import RobotRuntime
+    from wbsim.sim.simulation import Simulation
 
 __all__ = ["ControllerProcess", "WorkingDirectory", "current_robot", "ControllerFinder", "find_controller",
            "importable_names", "NO_CONTROLLER", "exit_status_message", "RUNNING"]
@@ -234,6 +235,69 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         if host is not None:
             sys.argv, sys.path = host[0], host[1]
         self.end()
+
+    def run_turns(self, robots: Sequence[RobotRuntime], sim: Simulation, held: bool) -> None:
+        """The controllers phase's turns: each robot whose controller's wait has elapsed (``robot.wake_step`` at
+        most ``sim.step_count``, both read at its turn) runs until its next ``step`` call, in order, until
+        ``sim.ended``. One bracket for the phase (:meth:`begin_phase`), opened at the first due controller, or
+        the one ``Simulation.run`` holds across its steps (``held``: only the host's argv and path come back at
+        the end, :meth:`restore_host_lists`).
+
+        The usual turn runs here, ``_enter`` and ``_leave`` inline (:meth:`ControllerProcess.take_turn` for the
+        others): a controller resumed last from the greenlet running the phase (so that is its greenlet's parent
+        already), with nothing of its own to swap in (``_plain``: the host's streams, no runtime.ini variables;
+        no module of its names in ``sys.modules``, known without a test when the last turn of the phase ended
+        with the same names absent, :attr:`disjoint`). It gets its folder, argv and ``sys.path``; the phase puts
+        the host's argv and path back once, after its last turn. It is resumed with :data:`RUNNING`: its
+        ``step`` returns 0 without looking at the simulation again."""
+        outer = host = None
+        try:
+            for robot in robots:
+                process = robot.controller
+                if process is None or robot.wake_step > sim.step_count or process.finished:
+                    continue
+                if host is None:
+                    # The bracket opened first: begin_phase raising (the host's directory gone, os.getcwd failing)
+                    # opened nothing, and closing it anyway left the bracket's depth below zero.
+                    if not held or self.host_sys is None:
+                        outer = self.begin_phase()
+                        held = False
+                    host = self.host_sys
+                    names = self.module_names
+                own = process.greenlet
+                swap = process._swap
+                if (own is None or process.resumer is not host[4] or not process._plain  # type: ignore[index]
+                        or self.active is not None or (swap is not self.disjoint and not names.isdisjoint(swap))):
+                    process.take_turn()
+                else:
+                    working_directory = process._working_directory
+                    if working_directory.current != process._folder_str:
+                        working_directory.enter(process._folder_str)
+                    sys.argv = process.own_argv
+                    sys.path = process.path
+                    self.active = process
+                    host_out, host_err = host[2], host[3]  # type: ignore[index]
+                    process._host_stdout, process._host_stderr = host_out, host_err
+                    self.disjoint = None
+                    try:
+                        own.switch(RUNNING)
+                    finally:
+                        swap = process._swap  # with this turn's imports
+                        if sys.stdout is host_out and sys.stderr is host_err and names.isdisjoint(swap):
+                            self.active = None
+                            self.disjoint = swap
+                            process.path = sys.path  # the controller may have replaced its lists
+                            process.own_argv = sys.argv
+                        else:  # it replaced a stream or imported a module of its own during the turn
+                            process._leave((host[0], host[1], None, None))  # type: ignore[index]
+                if sim.ended:
+                    break
+        finally:
+            if host is not None:
+                if held:
+                    self.restore_host_lists()
+                else:
+                    self.end_phase(outer)
 
     def restore_host_lists(self) -> None:
         """Put the host's ``sys.argv`` and ``sys.path`` back, keeping the phase's bracket and note open (the end of
@@ -586,49 +650,15 @@ class ControllerProcess:
         finally:
             finder.end()
 
-    def take_turn(self, running: bool = False) -> None:
+    def take_turn(self) -> None:
         """:meth:`resume` inside a bracket the caller opened (:meth:`ControllerFinder.begin`): the controllers
-        phase opens one for all the controllers it runs.
-
-        Args:
-            running: the caller checked that the simulation runs on (the controllers phase): a controller
-                waiting in ``step`` in the usual turn is resumed with :data:`RUNNING`, and ``robot.step``
-                returns 0 without looking at the simulation again. Other resumptions pass nothing."""
+        phase opens one for all the controllers it runs (:meth:`ControllerFinder.run_turns`, which runs the usual
+        turn itself and this for the others)."""
         if self.finished:
             return
         finder = self.finder
-        host = finder.host_sys
-        own = self.greenlet
-        swap = self._swap
-        names = finder.module_names
-        # The usual turn of a controllers phase: resumed last from the greenlet running the phase (so that is its
-        # parent already), nothing of its own to swap in (no module of its names loaded: known without a test when
-        # the last turn's controller had the same names, _plain: the host's streams, no runtime.ini variables).
-        if (running and host is not None and own is not None and self.resumer is host[4] and self._plain
-                and finder.active is None and (swap is finder.disjoint or names.isdisjoint(swap))):
-            # _enter and _leave inline: its folder, argv and sys.path; the phase puts the host's argv and path back
-            # once, after its last turn.
-            working_directory = self._working_directory
-            if working_directory.current != self._folder_str:
-                working_directory.enter(self._folder_str)
-            sys.argv = self.own_argv
-            sys.path = self.path
-            finder.active = self
-            host_out, host_err = self._host_stdout, self._host_stderr = host[2], host[3]
-            finder.disjoint = None
-            try:
-                own.switch(RUNNING)
-            finally:
-                swap = self._swap  # with this turn's imports
-                if sys.stdout is host_out and sys.stderr is host_err and names.isdisjoint(swap):
-                    finder.active = None
-                    finder.disjoint = swap
-                    self.path = sys.path  # the controller may have replaced its lists
-                    self.own_argv = sys.argv
-                else:  # it replaced a stream or imported a module of its own during the turn
-                    self._leave((host[0], host[1], None, None))
-            return
         finder.disjoint = None  # code runs: sys.modules may change
+        own = self.greenlet
         if own is None:
             own = self.greenlet = greenlet.greenlet(self._main)
         current = _getcurrent()

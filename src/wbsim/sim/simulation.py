@@ -551,33 +551,11 @@ class Simulation:
         return not self.ended
 
     def _controllers_phase(self) -> None:
-        # One bracket for the phase, opened at the first due controller (controllers.ControllerFinder.begin_phase):
-        # the working directory changes only between folders, the host's (and its sys.argv and sys.path) comes
-        # back once, and os.chdir, os.fchdir and os._exit are swapped once, not around each controller.
-        # Simulation.run may hold the phase's bracket and note open across its steps (_phase_held): then only
-        # the host's argv and path come back here.
-        finder = outer = None
-        held = self._phase_held
-        try:
-            for robot in self.robots:
-                process = robot.controller
-                if process is not None and robot.wake_step <= self.step_count and not process.finished:
-                    if finder is None:
-                        # Set only once the bracket is open: begin_phase raising (the host's directory gone,
-                        # os.getcwd failing) opened nothing, and closing it anyway left the bracket's depth below
-                        # zero (the host then kept a controller's folder and the process's os._exit).
-                        if not held:
-                            outer = self._finder.begin_phase()
-                        finder = self._finder
-                    process.take_turn(True)
-                    if self.ended:
-                        break
-        finally:
-            if finder is not None:
-                if held:  # the host's argv and path back after each phase all the same (imports between steps)
-                    finder.restore_host_lists()
-                else:
-                    finder.end_phase(outer)
+        # One bracket for the phase (controllers.ControllerFinder.run_turns): the working directory changes only
+        # between folders, the host's (and its sys.argv and sys.path) comes back once, and os.chdir, os.fchdir and
+        # os._exit are swapped once, not around each controller. Simulation.run may hold the phase's bracket and
+        # note open across its steps (_phase_held): then only the host's argv and path come back.
+        self._finder.run_turns(self.robots, self, self._phase_held)
         if self._hook_lists[0]:
             self._run_hooks(Phase.CONTROLLERS)
 
