@@ -97,8 +97,11 @@ class CallbackLost(SimulationError):
 def _probed_slot(library: ctypes.CDLL, name: str, setter: Callable[[object], None],
                  getter: Callable[[], object], probe: object) -> ctypes.c_void_p | None:
     """libmujoco's global callback pointer ``name`` if setting ``probe`` through the binding (``setter``)
-    shows in it (the library is the binding's own instance); the binding's previous value is restored."""
+    shows in it (the library is the binding's own instance); the binding's previous value is restored, and so is
+    the pointer as found: it may hold what was written there directly, not through the binding (a simulation's
+    warning relay during its physics phase, where the bounce step's first binding probes; another thread's)."""
     slot = ctypes.c_void_p.in_dll(library, name)
+    found = slot.value
     previous = getter()
     try:
         setter(None)
@@ -106,7 +109,9 @@ def _probed_slot(library: ctypes.CDLL, name: str, setter: Callable[[object], Non
         setter(probe)
         probed = slot.value
     finally:
-        setter(previous)
+        setter(previous)  # the binding's record (its trampoline in the pointer: one static function)
+        if slot.value != found:
+            slot.value = found
     return slot if probed is not None and probed != unset else None
 
 

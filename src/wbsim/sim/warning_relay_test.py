@@ -208,3 +208,27 @@ def test_a_callback_another_step_may_put_back_outlives_its_simulation(
         _plain_warning()  # reaches the dropped simulation's callback, which does nothing
     finally:
         slot.value = None
+
+
+def test_the_simulations_handler_stays_through_the_step_that_makes_the_bounce_callback(
+        slot: ctypes.c_void_p, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The step that first binds the one-call bounce step probes libmujoco's warning pointer through the binding
+    (c_steps.reference_constraint_address), inside the physics phase: the probe leaves the pointer as it found
+    it, so that step's MuJoCo call still reports to the simulation's handler."""
+    pytest.importorskip("numba")
+    from wbsim.sim.c_steps_test import BOXES, simulation
+
+    sim = simulation(BOXES)
+    installed: list[bool] = []
+    step = mujoco.mj_step
+
+    def watched(model: mujoco.MjModel, data: mujoco.MjData, nstep: int = 1) -> None:
+        installed.append(slot.value == sim._warnings.address)  # noqa: SLF001
+        step(model, data, nstep=nstep)
+
+    monkeypatch.setattr(mujoco, "mj_step", watched)
+    for _ in range(4):
+        sim.step()
+    assert sim._bounce._bound_steps is not None  # noqa: SLF001  # the one-call step was bound in this run
+    assert installed and all(installed)
+    assert slot.value is None and not sim._warnings._pinned  # noqa: SLF001
