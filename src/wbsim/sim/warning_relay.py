@@ -83,6 +83,7 @@ class WarningRelay:
         self.slot = slot
         self.address = 0
         self.failures: list[BaseException] = []
+        self._pinned = False  # the callback kept for the process (pin)
         if slot is None:
             return
         method = weakref.WeakMethod(handler)  # type: ignore[arg-type]
@@ -98,7 +99,6 @@ class WarningRelay:
                 failures.append(error)
 
         self._callback = _WARNING_TYPE(relay)
-        self._pinned = False
         self.address = int(ctypes.cast(self._callback, ctypes.c_void_p).value or 0)
         weakref.finalize(self, _release, slot, self.address, self._callback)
 
