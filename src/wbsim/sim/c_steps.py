@@ -97,11 +97,9 @@ class CallbackLost(SimulationError):
 def _probed_slot(library: ctypes.CDLL, name: str, setter: Callable[[object], None],
                  getter: Callable[[], object], probe: object) -> ctypes.c_void_p | None:
     """libmujoco's global callback pointer ``name`` if setting ``probe`` through the binding (``setter``)
-    shows in it (the library is the binding's own instance); the binding's previous value is restored, and so is
-    the pointer as found: it may hold what was written there directly, not through the binding (a simulation's
-    warning relay during its physics phase, where the bounce step's first binding probes; another thread's)."""
+    shows in it (the library is the binding's own instance); the binding's previous value is restored (so the
+    pointer holds the binding's record afterwards, not what may have been written into it directly)."""
     slot = ctypes.c_void_p.in_dll(library, name)
-    found = slot.value
     previous = getter()
     try:
         setter(None)
@@ -109,9 +107,7 @@ def _probed_slot(library: ctypes.CDLL, name: str, setter: Callable[[object], Non
         setter(probe)
         probed = slot.value
     finally:
-        setter(previous)  # the binding's record (its trampoline in the pointer: one static function)
-        if slot.value != found:
-            slot.value = found
+        setter(previous)
     return slot if probed is not None and probed != unset else None
 
 
@@ -124,7 +120,10 @@ _CONTROL_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 
 def reference_constraint_address() -> int | None:
     """The address of libmujoco's ``mj_referenceConstraint``, after checking that the library is the binding's
-    own instance: a warning handler set through the binding shows in the library's ``mju_user_warning``.
+    own instance: a control callback set through the binding shows in the library's ``mjcb_control``. Not the
+    warning handler's pointer: this runs in a simulation's physics phase (a bounce threshold's first one-call
+    step), where that pointer holds the simulation's handler written in place (:mod:`wbsim.sim.warning_relay`),
+    which a probe through the binding would replace by the binding's record for the rest of the step.
 
     Returns:
         The address, or None (another platform, library not found, or not the binding's instance).
@@ -133,8 +132,8 @@ def reference_constraint_address() -> int | None:
     if library is None:
         return None
     try:
-        slot = _probed_slot(library, "mju_user_warning", mujoco.set_mju_user_warning,
-                            mujoco.get_mju_user_warning, lambda message: None)
+        slot = _probed_slot(library, "mjcb_control", mujoco.set_mjcb_control, mujoco.get_mjcb_control,
+                            _CONTROL_TYPE(_no_control))
         if slot is None:
             return None
         return ctypes.cast(library.mj_referenceConstraint, ctypes.c_void_p).value
@@ -145,8 +144,9 @@ def reference_constraint_address() -> int | None:
 def control_slot() -> ctypes.c_void_p | None:
     """libmujoco's ``mjcb_control`` pointer as a ctypes object (reading and writing it costs about 0.03 us,
     where the binding's ``set_mjcb_control`` costs 0.45 us), after checking that a callback set through the
-    binding shows in it (the probe briefly resets the callback: called when a threshold makes its callback,
-    outside any step); None if the library is not found or not the binding's instance."""
+    binding shows in it (the probe briefly resets the callback: called when a threshold makes its callback, in
+    the physics phase but outside any MuJoCo call); None if the library is not found or not the binding's
+    instance."""
     library = _library()
     if library is None:
         return None

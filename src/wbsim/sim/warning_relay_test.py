@@ -212,9 +212,10 @@ def test_a_callback_another_step_may_put_back_outlives_its_simulation(
 
 def test_the_simulations_handler_stays_through_the_step_that_makes_the_bounce_callback(
         slot: ctypes.c_void_p, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The step that first binds the one-call bounce step probes libmujoco's warning pointer through the binding
-    (c_steps.reference_constraint_address), inside the physics phase: the probe leaves the pointer as it found
-    it, so that step's MuJoCo call still reports to the simulation's handler."""
+    """The step that first binds the one-call bounce step checks libmujoco's instance inside the physics phase
+    (c_steps.reference_constraint_address, control_slot): not through the warning pointer, whose probe would put
+    the binding's record there for the rest of the step; that step's MuJoCo call reports to the simulation's
+    handler."""
     pytest.importorskip("numba")
     from wbsim.sim.c_steps_test import BOXES, simulation
 
