@@ -97,7 +97,8 @@ class CallbackLost(SimulationError):
 def _probed_slot(library: ctypes.CDLL, name: str, setter: Callable[[object], None],
                  getter: Callable[[], object], probe: object) -> ctypes.c_void_p | None:
     """libmujoco's global callback pointer ``name`` if setting ``probe`` through the binding (``setter``)
-    shows in it (the library is the binding's own instance); the binding's previous value is restored."""
+    shows in it (the library is the binding's own instance); the binding's previous value is restored (so the
+    pointer holds the binding's record afterwards, not what may have been written into it directly)."""
     slot = ctypes.c_void_p.in_dll(library, name)
     previous = getter()
     try:
@@ -119,7 +120,10 @@ _CONTROL_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 
 def reference_constraint_address() -> int | None:
     """The address of libmujoco's ``mj_referenceConstraint``, after checking that the library is the binding's
-    own instance: a warning handler set through the binding shows in the library's ``mju_user_warning``.
+    own instance: a control callback set through the binding shows in the library's ``mjcb_control``. Not the
+    warning handler's pointer: this runs in a simulation's physics phase (a bounce threshold's first one-call
+    step), where that pointer holds the simulation's handler written in place (:mod:`wbsim.sim.warning_relay`),
+    which a probe through the binding would replace by the binding's record for the rest of the step.
 
     Returns:
         The address, or None (another platform, library not found, or not the binding's instance).
@@ -134,15 +138,17 @@ def reference_constraint_address() -> int | None:
 
 
 def binding_library() -> ctypes.CDLL | None:
-    """The libmujoco instance the binding uses, checked: a warning handler set through the binding shows in
-    the library's ``mju_user_warning`` (the probe sets the binding's handler back). None on another platform,
-    if the library is not found, or if it is not the binding's instance."""
+    """The libmujoco instance the binding uses, checked: a control callback set through the binding shows in the
+    library's ``mjcb_control`` (the probe sets the binding's record back). None on another platform, if the
+    library is not found, or if it is not the binding's instance."""
     library = _library()
     if library is None:
         return None
     try:
-        slot = _probed_slot(library, "mju_user_warning", mujoco.set_mju_user_warning,
-                            mujoco.get_mju_user_warning, lambda message: None)
+        # The control probe, not the warning handler's: this runs inside the physics phase too (the first one-call
+        # step makes the callback), where the simulation's warning relay is in the warning pointer.
+        slot = _probed_slot(library, "mjcb_control", mujoco.set_mjcb_control, mujoco.get_mjcb_control,
+                            _CONTROL_TYPE(_no_control))
     except (AttributeError, ValueError, TypeError):
         return None
     return library if slot is not None else None
@@ -151,8 +157,9 @@ def binding_library() -> ctypes.CDLL | None:
 def control_slot() -> ctypes.c_void_p | None:
     """libmujoco's ``mjcb_control`` pointer as a ctypes object (reading and writing it costs about 0.03 us,
     where the binding's ``set_mjcb_control`` costs 0.45 us), after checking that a callback set through the
-    binding shows in it (the probe briefly resets the callback: called when a threshold makes its callback,
-    outside any step); None if the library is not found or not the binding's instance."""
+    binding shows in it (the probe briefly resets the callback: called when a threshold makes its callback, in
+    the physics phase but outside any MuJoCo call); None if the library is not found or not the binding's
+    instance."""
     library = _library()
     if library is None:
         return None

@@ -644,6 +644,8 @@ class Simulation:
                 mujoco.set_mju_user_warning(previous_handler)
             elif slot.value == relay.address:  # not a handler another thread set meanwhile
                 slot.value = previous_address
+            else:  # another thread's step may have kept this address, to put back after this simulation is gone
+                relay.pin()
             if paused is not None:
                 timers.resume(paused)  # type: ignore[union-attr]
         if plugin is not None:

@@ -16,6 +16,9 @@ one process each have their own) and calls the simulation's handler through a we
 no reference cycle and does not keep the simulation alive. An exception raised by the handler cannot cross
 MuJoCo's C frames (the binding's trampoline ends the process then; a ctypes callback would print and drop
 it): the relay keeps the first one and the simulation raises it once the phase's MuJoCo call has returned.
+Steps overlapping in threads may put a relay's address back into the pointer after its simulation is gone
+(one began while the other's callback was installed and restores it when it ends): a relay that finds another
+callback in the pointer at the end of its step is pinned (:meth:`WarningRelay.pin`), its callback never freed.
 Where the pointer is not found (another platform, the library not the binding's instance), ``slot`` is None
 and the simulation sets its handler through the binding as before.
 """
@@ -75,6 +78,7 @@ class WarningRelay:
         self.slot = slot
         self.address = 0
         self.failures: list[BaseException] = []
+        self._pinned = False  # the callback kept for the process (pin)
         if slot is None:
             return
         method = weakref.WeakMethod(handler)  # type: ignore[arg-type]
@@ -92,6 +96,16 @@ class WarningRelay:
         self._callback = _WARNING_TYPE(relay)
         self.address = int(ctypes.cast(self._callback, ctypes.c_void_p).value or 0)
         weakref.finalize(self, _release, slot, self.address, self._callback)
+
+    def pin(self) -> None:
+        """Keep the callback's code for the rest of the process (a deliberate leak of a few hundred bytes, once
+        per relay): called when something else wrote the pointer during this relay's step (another thread's
+        step, which kept this address to put back when it ends, maybe after this relay is collected; a probe).
+        Freed, MuJoCo's next warning would jump into freed memory; kept, it calls nothing once the simulation
+        is gone."""
+        if self.address and not self._pinned:
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(self._callback))
+            self._pinned = True
 
     def raise_failure(self) -> None:
         """Raise the first exception the handler raised inside MuJoCo (the others are dropped)."""

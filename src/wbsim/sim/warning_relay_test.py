@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import weakref
 
 import mujoco
 import numpy as np
@@ -166,3 +167,69 @@ def test_a_handlers_exception_is_not_left_over_when_the_step_itself_fails(
     monkeypatch.setattr(mujoco, "mj_step", step)
     assert sim._warnings.failures == [] and slot.value is None  # noqa: SLF001
     assert sim.step()
+
+
+def test_a_callback_another_step_may_put_back_outlives_its_simulation(
+        slot: ctypes.c_void_p, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two steps overlapping (threads; greenlets here, for a fixed order): the second begins while the first's
+    callback is in the pointer, the first ends and its simulation is dropped, then the second ends and puts the
+    first's address back. That callback must still be alive (freed, MuJoCo's next warning would jump into freed
+    memory); it calls nothing once its simulation is gone."""
+    greenlet = pytest.importorskip("greenlet")
+    first, second = _simulation(), _simulation()
+    for sim in (first, second):
+        sim._bounce = None  # noqa: SLF001  # the plain mj_step call
+        sim.step()
+    callback = weakref.ref(first._warnings._callback)  # noqa: SLF001
+    address, first_data = first._warnings.address, first.data  # noqa: SLF001
+    step, main = mujoco.mj_step, greenlet.getcurrent()
+    other: list = []
+
+    def overlapping(model: mujoco.MjModel, data: mujoco.MjData, nstep: int = 1) -> None:
+        step(model, data, nstep=nstep)
+        if data is first_data:
+            main.switch()  # the first step's MuJoCo call "still runs": the second step begins
+        else:
+            other.pop().switch()  # the first step ends meanwhile (its finally finds the second's callback)
+            holder.clear()  # and its simulation is dropped
+            gc.collect()
+
+    holder = [first]
+    del first
+    monkeypatch.setattr(mujoco, "mj_step", overlapping)
+    other.append(greenlet.greenlet(lambda: holder[0].step()))
+    other[0].switch()
+    assert slot.value == address
+    second.step()
+    monkeypatch.setattr(mujoco, "mj_step", step)
+    try:
+        assert slot.value == address  # put back by the second step, as it found it
+        assert callback() is not None  # still callable
+        _plain_warning()  # reaches the dropped simulation's callback, which does nothing
+    finally:
+        slot.value = None
+
+
+def test_the_simulations_handler_stays_through_the_step_that_makes_the_bounce_callback(
+        slot: ctypes.c_void_p, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The step that first binds the one-call bounce step checks libmujoco's instance inside the physics phase
+    (c_steps.reference_constraint_address, control_slot): not through the warning pointer, whose probe would put
+    the binding's record there for the rest of the step; that step's MuJoCo call reports to the simulation's
+    handler."""
+    pytest.importorskip("numba")
+    from wbsim.sim.c_steps_test import BOXES, simulation
+
+    sim = simulation(BOXES)
+    installed: list[bool] = []
+    step = mujoco.mj_step
+
+    def watched(model: mujoco.MjModel, data: mujoco.MjData, nstep: int = 1) -> None:
+        installed.append(slot.value == sim._warnings.address)  # noqa: SLF001
+        step(model, data, nstep=nstep)
+
+    monkeypatch.setattr(mujoco, "mj_step", watched)
+    for _ in range(4):
+        sim.step()
+    assert sim._bounce._bound_steps is not None  # noqa: SLF001  # the one-call step was bound in this run
+    assert installed and all(installed)
+    assert slot.value is None and not sim._warnings._pinned  # noqa: SLF001
