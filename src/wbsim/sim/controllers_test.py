@@ -1210,3 +1210,100 @@ def test_the_finders_note_of_disjoint_names_lasts_only_between_turns_of_one_phas
         assert finder.disjoint is None
     finally:
         finder.end_phase(outer)
+
+
+def test_robot_step_introspects_as_a_bound_method_of_the_robot(project, load, tmp_path):
+    """The one-frame ``step`` (RobotRuntime.one_frame_step) is still the robot's bound method to whoever inspects
+    it: its signature without ``self``, ``inspect.ismethod``, ``__self__`` the robot, the API's name and doc."""
+    source = """
+    import inspect
+    from controller import Robot
+    robot = Robot()
+    robot.step(8); robot.step(8)
+    step = robot.step
+    with open("seen.txt", "w") as out:
+        out.write(repr((str(inspect.signature(step)), inspect.ismethod(step), step.__self__ is robot,
+                        step.__name__, step.__doc__ == Robot.step.__doc__, step == robot.step)))
+    """
+    world = 'WorldInfo { basicTimeStep 8 }\nRobot { name "a" controller "intro" }'
+    sim = load(project(world, controllers={"intro": source}))
+    sim.run(0.05)
+    assert (tmp_path / "controllers" / "intro" / "seen.txt").read_text() == (
+        "(\"(time_step: 'int | None' = None) -> 'int'\", True, True, 'step', True, True)")
+
+
+@pytest.mark.parametrize("when", ["before", "between runs"])
+def test_robot_step_patched_on_the_class_is_called_at_every_step(project, load, tmp_path, monkeypatch, when):
+    """``Robot.step`` replaced on the class (a test wrapping it to count steps), before the controller makes its
+    robot or between two runs, is what every later ``robot.step`` calls, as for any method: the one-frame path
+    (RobotRuntime.one_frame_step) is taken only while the class's ``step`` is the API's own."""
+    source = """
+    from controller import Robot
+    robot = Robot()
+    while robot.step(8) != -1:
+        pass
+    """
+    world = 'WorldInfo { basicTimeStep 8 }\nRobot { name "a" controller "plain" }'
+    sim = load(project(world, controllers={"plain": source}))
+    original = Robot.step
+    calls: list[object] = []
+
+    def counted(self, time_step=None):  # noqa: ANN001, ANN202
+        calls.append(time_step)
+        return original(self, time_step)
+
+    if when == "before":
+        monkeypatch.setattr(Robot, "step", counted)
+        sim.run(0.08)
+        assert calls == [8] * 10
+    else:
+        sim.run(0.04)
+        monkeypatch.setattr(Robot, "step", counted)
+        sim.run(0.04)
+        assert calls == [8] * 5
+
+
+def test_a_full_path_turn_between_two_controllers_of_one_folder_makes_the_next_test_sys_modules(
+        project, load, tmp_path, monkeypatch):
+    """The usual turn skips its test of sys.modules after a turn of a controller with the same names
+    (ControllerFinder.disjoint) only if no other code ran in between: a turn on the full path between them (here a
+    controller with its own stdout) may import a host module of those names, which the next one must not see."""
+    shared = """
+    import sys
+    from controller import Robot
+    robot = Robot()
+    k = 0
+    while robot.step(10) != -1:
+        k += 1
+        if k == 3 and sys.argv[1] == "probe":
+            import helper
+            with open("origin.txt", "w") as out:
+                out.write(helper.ORIGIN)
+    """
+    loner = """
+    import os, sys
+    from controller import Robot
+    robot = Robot()
+    sys.stdout = open(os.devnull, "w")  # its own stream: every later turn takes the full path
+    k = 0
+    while robot.step(10) != -1:
+        k += 1
+        if k == 3:
+            import helper  # the host's module of that name (not in its folder)
+    """
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot { name "a" controller "shared" controllerArgs [ "quiet" ] }
+    Robot { name "x" controller "loner" }
+    Robot { name "c" controller "shared" controllerArgs [ "probe" ] }
+    """
+    path = project(world, controllers={"shared": shared, "loner": loner},
+                   files={"controllers/shared/helper.py": "ORIGIN = 'own'\n", "hostlib/helper.py": "ORIGIN = 'host'\n"})
+    monkeypatch.syspath_prepend(str(tmp_path / "hostlib"))
+    monkeypatch.delitem(sys.modules, "helper", raising=False)
+    sim = load(path)
+    try:
+        sim.run(0.06)
+    finally:
+        sys.modules.pop("helper", None)
+    assert (tmp_path / "controllers" / "shared" / "origin.txt").read_text() == "own"
