@@ -325,3 +325,27 @@ def test_a_step_refused_for_a_vanished_host_directory_leaves_the_controllers_bra
         assert os.getcwd() == str(home)
     kinds = (tmp_path / "controllers" / "alpha" / "exit_kind.txt").read_text().split()
     assert kinds == ["method"] * 3  # the finder's os._exit in every turn, not the process's
+
+
+def test_host_code_inside_a_held_runs_physics_sees_the_hosts_lists(project, load, tmp_path, host_lists):
+    """``Simulation.run`` with nothing of the caller's between steps holds the controllers phase open from step
+    to step, yet the host's argv and path come back after each step's controllers: code the physics runs without
+    being a phase hook (here MuJoCo's control callback, which keeps the run held) sees the host's very lists, and
+    the controllers their own at every step."""
+    import mujoco
+
+    host_lists = host_lists()
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot { name "b" controller "beta" controllerArgs [ "--b" ] }
+    """
+    sim = load(project(world, controllers={"beta": PROBE}))
+    seen: list[bool] = []
+    mujoco.set_mjcb_control(lambda model, data: seen.append(sys.argv is host_lists[0] and sys.path is host_lists[1]))
+    try:
+        sim.run(0.05)
+    finally:
+        mujoco.set_mjcb_control(None)
+    assert len(seen) == 5 * sim.substeps and all(seen)
+    _assert_host(host_lists)
+    assert _notes(tmp_path, "beta", "b") == [[["--b"], ["beta"], True]] * 5  # its first turn and 4 more
