@@ -1307,3 +1307,34 @@ def test_a_full_path_turn_between_two_controllers_of_one_folder_makes_the_next_t
     finally:
         sys.modules.pop("helper", None)
     assert (tmp_path / "controllers" / "shared" / "origin.txt").read_text() == "own"
+
+
+def test_a_simulation_stepped_from_another_greenlet_than_last_time_comes_back_to_its_caller(project, load, tmp_path):
+    """The usual turn resumes a controller without setting its parent and resumer only when the greenlet running
+    the phase resumed it last: stepped first in a greenlet that is still alive (suspended, as in a framework
+    running many tasks), then from another, the controllers switch back to the new caller, never into the old."""
+    import greenlet
+
+    source = """
+    from controller import Robot
+    robot = Robot()
+    while robot.step(10) != -1:
+        pass
+    """
+    world = 'WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "plain" }\nRobot { name "b" controller "plain" }'
+    sim = load(project(world, controllers={"plain": source}))
+    main = greenlet.getcurrent()
+    events: list[str] = []
+
+    def task() -> None:
+        sim.step()
+        sim.step()
+        main.switch()  # suspended here, alive
+        events.append("task resumed")
+
+    first = greenlet.greenlet(task)
+    first.switch()
+    sim.run(0.05)
+    assert events == [] and sim.step_count == 7
+    first.switch()
+    assert events == ["task resumed"]
