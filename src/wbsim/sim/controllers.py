@@ -212,9 +212,11 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
 
     def begin_phase(self) -> tuple[list[str], list[str], object, object, greenlet.greenlet] | None:
         """Open the bracket of a controllers phase (:meth:`begin`) and note the host's ``sys.argv``,
-        ``sys.path``, ``sys.stdout`` and ``sys.stderr``: the phase's usual turns
+        ``sys.path``, ``sys.stdout`` and ``sys.stderr``, and the greenlet running the phase: the phase's usual turns
         (:meth:`ControllerProcess.take_turn` with ``running``) put each controller's argv and path in place without
-        putting the host's back after each, and :meth:`end_phase` restores them once.
+        putting the host's back after each (:meth:`end_phase` restores them once, or :meth:`restore_host_lists`
+        after each step of a run holding the phase open), and resume a controller that this greenlet resumed
+        last without setting its parent again.
 
         Returns:
             The note of an enclosing phase (a script stepping the simulation from inside one), for

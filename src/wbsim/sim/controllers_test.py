@@ -1220,16 +1220,17 @@ def test_robot_step_introspects_as_a_bound_method_of_the_robot(project, load, tm
     from controller import Robot
     robot = Robot()
     robot.step(8); robot.step(8)
+    times = [robot.step(time_step=8), robot.step(), robot.step(8), robot.getTime()]  # by keyword, by default
     step = robot.step
     with open("seen.txt", "w") as out:
         out.write(repr((str(inspect.signature(step)), inspect.ismethod(step), step.__self__ is robot,
-                        step.__name__, step.__doc__ == Robot.step.__doc__, step == robot.step)))
+                        step.__name__, step.__doc__ == Robot.step.__doc__, step == robot.step, times)))
     """
     world = 'WorldInfo { basicTimeStep 8 }\nRobot { name "a" controller "intro" }'
     sim = load(project(world, controllers={"intro": source}))
     sim.run(0.05)
     assert (tmp_path / "controllers" / "intro" / "seen.txt").read_text() == (
-        "(\"(time_step: 'int | None' = None) -> 'int'\", True, True, 'step', True, True)")
+        "(\"(time_step: 'int | None' = None) -> 'int'\", True, True, 'step', True, True, [0, 0, 0, 0.04])")
 
 
 @pytest.mark.parametrize("when", ["before", "between runs"])
