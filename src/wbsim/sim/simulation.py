@@ -82,7 +82,8 @@ class SimulationOptions:
         start_controllers: False to run no controller files at all (every robot is driven from Python).
         mujoco_timers: True to keep MuJoCo's stage timers (``data.timer``, its profiling) running during the
             physics steps; by default they are paused there (:mod:`wbsim.sim.timers`: about 10 % of a small
-            world's step; the physics is the same).
+            world's step; the physics is the same). The clock is process-wide: while another simulation's
+            physics runs in another thread with its timers paused, MuJoCo records no durations here either.
     """
 
     seed: int | None = None
