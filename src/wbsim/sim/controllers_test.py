@@ -1339,3 +1339,27 @@ def test_a_simulation_stepped_from_another_greenlet_than_last_time_comes_back_to
     assert events == [] and sim.step_count == 7
     first.switch()
     assert events == ["task resumed"]
+
+
+def test_a_robots_own_step_wrapper_stays_when_the_class_step_is_replaced(project, load, monkeypatch):
+    """A script that wrapped one robot's ``step`` (its own attribute, calling the bound method it took before)
+    keeps its wrapper when ``Robot.step`` is then replaced on the class, and the method it took is the API's own,
+    as any bound method taken before the class changed: the one-frame method drops itself from the robot only
+    while it is the robot's ``step``, never the script's wrapper."""
+    world = 'WorldInfo { basicTimeStep 8 }\nRobot { name "a" controller "<extern>" }'
+    sim = load(project(world))
+    robot = sim.robot("a")
+    bound = robot.step
+    robot.step = lambda time_step=None: ("wrapped", bound(time_step))
+    original = Robot.step
+    calls: list[object] = []
+
+    def counted(self, time_step=None):  # noqa: ANN001, ANN202
+        calls.append(time_step)
+        return original(self, time_step)
+
+    monkeypatch.setattr(Robot, "step", counted)
+    assert robot.step(8) == ("wrapped", 0) and robot.step(8) == ("wrapped", 0)
+    assert calls == [] and sim.step_count == 2
+    del robot.step  # the class's from now on
+    assert robot.step(8) == 0 and calls == [8] and sim.step_count == 3

@@ -8,6 +8,7 @@ simulation itself, running the other controllers as it goes.
 
 from __future__ import annotations
 
+import inspect
 import math
 import weakref
 from collections import deque
@@ -27,6 +28,14 @@ if TYPE_CHECKING:
     from wbsim.sim.simulation import Simulation
 
 __all__ = ["RobotRuntime"]
+
+
+def _class_attribute(instance: object, name: str) -> Callable[..., int]:
+    """``instance.name`` as its class alone gives it (the instance's own attributes skipped): the class's
+    attribute, bound through its ``__get__`` if it is a descriptor (a function, a staticmethod), else as it is."""
+    raw = inspect.getattr_static(type(instance), name)
+    get = getattr(type(raw), "__get__", None)
+    return get(raw, instance, type(instance)) if get is not None else raw
 
 
 class RobotRuntime:
@@ -158,9 +167,12 @@ class RobotRuntime:
                     if resumed is RUNNING:  # a turn of the controllers phase: it runs on
                         return 0
                     return runtime._woken()
-            if type(robot).step is not plain:  # replaced on the class: what the robot's own lookup finds
-                vars(robot).pop("step", None)
-                return robot.step(time_step)  # type: ignore[attr-defined]
+            if type(robot).step is not plain and getattr(vars(robot).get("step"), "__func__", None) is step:
+                # Replaced on the class while this is still the robot's step: called through robot.step, which
+                # finds the class's from now on. (Called otherwise, through a reference taken before, it is the
+                # API's own, as a bound method taken then would be.)
+                del vars(robot)["step"]
+                return _class_attribute(robot, "step")(time_step)
             return plain(robot, time_step)
 
         return step
