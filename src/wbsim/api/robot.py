@@ -85,7 +85,9 @@ class Robot(ArgumentChecked):
         runtime.api_robots.add(self)
         runtime.api_robot = self  # what Motion plays on (Webots' controller library has one robot per process)
         self._step_hooks: list[Callable[[float], None]] = []
-        if type(self).step is _API_STEP:  # not overridden by a subclass nor replaced: its usual call in one frame
+        # Not overridden by a subclass nor replaced, and no step of the object's own (set by a subclass's
+        # __init__ before this one): its usual call in one frame.
+        if type(self).step is _API_STEP and "step" not in vars(self):
             fast = functools.update_wrapper(runtime.one_frame_step(_API_STEP, self._step_hooks), _API_STEP)
             self.step = types.MethodType(fast, self)  # type: ignore[method-assign]  # bound, as the class's is
         self.devices: dict[str, Device] = {}

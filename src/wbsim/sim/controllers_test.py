@@ -1363,3 +1363,28 @@ def test_a_robots_own_step_wrapper_stays_when_the_class_step_is_replaced(project
     assert calls == [] and sim.step_count == 2
     del robot.step  # the class's from now on
     assert robot.step(8) == 0 and calls == [8] and sim.step_count == 3
+
+
+def test_a_step_a_subclass_sets_on_its_robot_before_robots_init_stays(project, load, tmp_path):
+    """A subclass that gives its robot its own ``step`` attribute before calling ``Robot.__init__`` keeps it: the
+    one-frame method is set only on a robot without a ``step`` of its own."""
+    source = """
+    from controller import Robot
+    calls = []
+    class Mine(Robot):
+        def __init__(self):
+            self.step = self.counted
+            super().__init__()
+        def counted(self, duration=None):
+            calls.append(duration)
+            return Robot.step(self, duration)
+    robot = Mine()
+    for _ in range(3):
+        robot.step(8)
+    with open("calls.txt", "w") as out:
+        out.write(repr(calls))
+    """
+    world = 'WorldInfo { basicTimeStep 8 }\nRobot { name "a" controller "mine" }'
+    sim = load(project(world, controllers={"mine": source}))
+    sim.run(0.05)
+    assert (tmp_path / "controllers" / "mine" / "calls.txt").read_text() == "[8, 8, 8]"
