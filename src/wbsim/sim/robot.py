@@ -144,8 +144,8 @@ class RobotRuntime:
         ``inspect.ismethod`` as the class's). ``plain`` is the API class's own ``step`` function, which it
         calls for every call but the usual one; the usual one it does itself in one frame instead of three (the
         API's, :meth:`step`'s and :meth:`ControllerProcess.yield_to_simulation`'s): the robot's class still has
-        ``plain`` as its ``step`` (else the robot drops its own attribute and calls the class's from then on,
-        as it would without one: a ``step`` patched on the class), an ``int`` duration equal to the last valid
+        ``plain`` as its ``step`` (else, a ``step`` replaced on the class, it drops itself from the robot while it
+        is the robot's ``step`` and calls the class's, which the robot finds from then on), an ``int`` duration equal to the last valid
         one (an ``int`` too), no ``hooks`` (the API robot's step hooks, a list it appends to), called from the
         controller's own greenlet in a running simulation. The same statements as :meth:`step`'s fast path; a
         controller steps every basic step, so its frames are a part of every robot's step."""
