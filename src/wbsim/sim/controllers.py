@@ -227,19 +227,22 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         self.disjoint = None
         return outer
 
-    def end_phase(self, outer: tuple[list[str], list[str], object, object, greenlet.greenlet] | None) -> None:
+    def end_phase(self, outer: tuple[list[str], list[str], object, object, greenlet.greenlet] | None,
+                  lists: bool = True) -> None:
         """Close the bracket of :meth:`begin_phase` (``outer``: what it returned): the host's argv and path
-        back, then :meth:`end`."""
+        back (unless ``lists`` is False: a run holding the phase open put them back after each step's
+        controllers already, :meth:`restore_host_lists`), then :meth:`end`."""
         host = self.host_sys
         self.host_sys = outer
         self.disjoint = None
-        if host is not None:
+        if host is not None and lists:
             sys.argv, sys.path = host[0], host[1]
         self.end()
 
     def restore_host_lists(self) -> None:
         """Put the host's ``sys.argv`` and ``sys.path`` back, keeping the phase's bracket and note open (the end of
-        a controllers phase that ``Simulation.run`` holds across its steps)."""
+        a controllers phase that ``Simulation.run`` holds across its steps; the next step's controllers note the
+        host's objects again, :meth:`Simulation._controllers_phase`, as host code may replace them meanwhile)."""
         host = self.host_sys
         self.disjoint = None  # host code runs until the next phase
         if host is not None:

@@ -556,6 +556,10 @@ class Simulation:
                         if not held:
                             outer = self._finder.begin_phase()
                         finder = self._finder
+                        if held:  # the host's objects of now, its greenlet kept: host code (a MuJoCo callback,
+                            # another thread) may have replaced them since the last step, as between two steps
+                            finder.host_sys = (sys.argv, sys.path, sys.stdout, sys.stderr,
+                                               finder.host_sys[4])  # type: ignore[index]
                     process.take_turn(True)
                     if self.ended:
                         break
@@ -822,10 +826,11 @@ class Simulation:
                 self._release(held, outer)
 
     def _release(self, held: ControllerFinder, outer: object) -> None:
-        """End the controllers phase :meth:`run` held open across steps (the host's directory, ``os`` functions,
-        ``sys.argv`` and ``sys.path`` back); each step's controllers phase opens its own from now on."""
+        """End the controllers phase :meth:`run` held open across steps (the host's directory and ``os`` functions
+        back; its ``sys.argv`` and ``sys.path`` came back after each step's controllers, and host code may have
+        replaced them since); each step's controllers phase opens its own from now on."""
         self._phase_held = False
-        held.end_phase(outer)  # type: ignore[arg-type]
+        held.end_phase(outer, lists=False)  # type: ignore[arg-type]
 
     @property
     def failed(self) -> bool:
