@@ -785,8 +785,9 @@ class Simulation:
         While it runs with nothing of the caller's between steps (no ``on_step``, no phase hook, no physics
         plugin), the controllers phase's bracket (:meth:`ControllerFinder.begin_phase`) stays open from step to
         step: the working directory stays the last controller's folder (changed only when the next controller's
-        differs), and the caller's comes back when ``run`` returns, instead of after every step (its ``sys.argv``
-        and ``sys.path`` come back after each step's controllers). A world a supervisor loads
+        differs), and the caller's comes back when ``run`` returns, instead of after every step (its ``sys.argv``,
+        ``sys.path`` and streams are noted at each step's controllers, its ``sys.argv`` and ``sys.path`` come back
+        after them). A world a supervisor loads
         (``worldLoad``) is read with the caller's directory back (:meth:`ControllerFinder.suspend`).
         """
         remaining = None
