@@ -213,9 +213,10 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
 
     def begin_phase(self) -> tuple[list[str], list[str], object, object, greenlet.greenlet] | None:
         """Open the bracket of a controllers phase (:meth:`begin`) and note the host's ``sys.argv``,
-        ``sys.path``, ``sys.stdout`` and ``sys.stderr``: the phase's usual turns
-        (:meth:`ControllerProcess.take_turn` with ``running``) put each controller's argv and path in place without
-        putting the host's back after each, and :meth:`end_phase` restores them once.
+        ``sys.path``, ``sys.stdout`` and ``sys.stderr``, and the greenlet running the phase: the phase's usual turns
+        (:meth:`run_turns`) put each controller's argv and path in place without putting the host's back after
+        each (:meth:`end_phase` restores them once), and resume a controller that this greenlet resumed last
+        without setting its parent again.
 
         Returns:
             The note of an enclosing phase (a script stepping the simulation from inside one), for
@@ -236,12 +237,10 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
             sys.argv, sys.path = host[0], host[1]
         self.end()
 
-    def run_turns(self, robots: Sequence[RobotRuntime], sim: Simulation, held: bool) -> None:
+    def run_turns(self, robots: Sequence[RobotRuntime], sim: Simulation) -> None:
         """The controllers phase's turns: each robot whose controller's wait has elapsed (``robot.wake_step`` at
         most ``sim.step_count``, both read at its turn) runs until its next ``step`` call, in order, until
-        ``sim.ended``. One bracket for the phase (:meth:`begin_phase`), opened at the first due controller, or
-        the one ``Simulation.run`` holds across its steps (``held``: only the host's argv and path come back at
-        the end, :meth:`restore_host_lists`).
+        ``sim.ended``. One bracket for the phase (:meth:`begin_phase`), opened at the first due controller.
 
         The usual turn runs here, ``_enter`` and ``_leave`` inline (:meth:`ControllerProcess.take_turn` for the
         others): a controller resumed last from the greenlet running the phase (so that is its greenlet's parent
@@ -259,9 +258,7 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
                 if host is None:
                     # The bracket opened first: begin_phase raising (the host's directory gone, os.getcwd failing)
                     # opened nothing, and closing it anyway left the bracket's depth below zero.
-                    if not held or self.host_sys is None:
-                        outer = self.begin_phase()
-                        held = False
+                    outer = self.begin_phase()
                     host = self.host_sys
                     names = self.module_names
                 own = process.greenlet
@@ -294,18 +291,7 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
                     break
         finally:
             if host is not None:
-                if held:
-                    self.restore_host_lists()
-                else:
-                    self.end_phase(outer)
-
-    def restore_host_lists(self) -> None:
-        """Put the host's ``sys.argv`` and ``sys.path`` back, keeping the phase's bracket and note open (the end of
-        a controllers phase that ``Simulation.run`` holds across its steps)."""
-        host = self.host_sys
-        self.disjoint = None  # host code runs until the next phase
-        if host is not None:
-            sys.argv, sys.path = host[0], host[1]
+                self.end_phase(outer)
 
     def shared_names(self, names: frozenset[str]) -> frozenset[str]:
         """One set object per content for the controllers' module names (so that :attr:`disjoint` is an

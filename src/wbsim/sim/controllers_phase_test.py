@@ -325,3 +325,58 @@ def test_a_step_refused_for_a_vanished_host_directory_leaves_the_controllers_bra
         assert os.getcwd() == str(home)
     kinds = (tmp_path / "controllers" / "alpha" / "exit_kind.txt").read_text().split()
     assert kinds == ["method"] * 3  # the finder's os._exit in every turn, not the process's
+
+
+def test_host_code_inside_a_held_runs_physics_sees_the_hosts_lists(project, load, tmp_path, host_lists):
+    """``Simulation.run`` with nothing of the caller's between steps holds the controllers phase open from step
+    to step, yet the host's argv and path come back after each step's controllers: code the physics runs without
+    being a phase hook (here MuJoCo's control callback, which keeps the run held) sees the host's very lists, and
+    the controllers their own at every step."""
+    import mujoco
+
+    host_lists = host_lists()
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot { name "b" controller "beta" controllerArgs [ "--b" ] }
+    """
+    sim = load(project(world, controllers={"beta": PROBE}))
+    seen: list[bool] = []
+    mujoco.set_mjcb_control(lambda model, data: seen.append(sys.argv is host_lists[0] and sys.path is host_lists[1]))
+    try:
+        sim.run(0.05)
+    finally:
+        mujoco.set_mjcb_control(None)
+    assert len(seen) == 5 * sim.substeps and all(seen)
+    _assert_host(host_lists)
+    assert _notes(tmp_path, "beta", "b") == [[["--b"], ["beta"], True]] * 5  # its first turn and 4 more
+
+
+def test_host_code_replacing_its_stream_and_lists_during_a_held_run_keeps_them(project, load, tmp_path, host_lists):
+    """Host code that replaces ``sys.stdout``, ``sys.argv`` and ``sys.path`` while a held run's physics runs (here
+    MuJoCo's control callback; another thread could): the host keeps its new objects after the step and after the
+    run, as with a phase per step, and no controller takes the host's new stream for its own."""
+    import mujoco
+
+    host_lists()
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot { name "b" controller "beta" controllerArgs [ "--b" ] }
+    """
+    sim = load(project(world, controllers={"beta": PROBE}))
+    replaced = (["other.py"], list(sys.path), _HostStream())
+    last_path = list(sys.path)  # replaced in the last step's physics, after the last controllers
+
+    def replace(model: object, data: object) -> None:
+        if sim.step_count == 2 and sys.stdout is not replaced[2]:
+            sys.argv, sys.path, sys.stdout = replaced
+        elif sim.step_count == 4:
+            sys.path = last_path
+
+    mujoco.set_mjcb_control(replace)
+    try:
+        sim.run(0.05)
+    finally:
+        mujoco.set_mjcb_control(None)
+    assert sys.argv is replaced[0] and sys.path is last_path and sys.stdout is replaced[2]
+    assert sim.robots[0].controller.own_streams is None
+    assert _notes(tmp_path, "beta", "b") == [[["--b"], ["beta"], True]] * 5

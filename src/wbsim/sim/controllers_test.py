@@ -1190,7 +1190,7 @@ def test_robot_step_s_one_frame_path_keeps_subclass_overrides_and_late_step_hook
 def test_the_finders_note_of_disjoint_names_lasts_only_between_turns_of_one_phase():
     """The usual turn skips its test of sys.modules when the last turn of the phase ended with the same names
     (one shared set per content) seen absent: the note is dropped where other code may run (a new phase, the end
-    of one, the end of a held phase's step)."""
+    of one)."""
     from wbsim.sim.controllers import ControllerFinder
 
     finder = ControllerFinder()
@@ -1200,9 +1200,6 @@ def test_the_finders_note_of_disjoint_names_lasts_only_between_turns_of_one_phas
     try:
         assert finder.disjoint is None
         finder.disjoint = names
-        finder.restore_host_lists()  # a held phase's end of step: host code runs until the next phase
-        assert finder.disjoint is None
-        finder.disjoint = names
         inner = finder.begin_phase()
         assert finder.disjoint is None
         finder.disjoint = names
@@ -1210,3 +1207,181 @@ def test_the_finders_note_of_disjoint_names_lasts_only_between_turns_of_one_phas
         assert finder.disjoint is None
     finally:
         finder.end_phase(outer)
+
+
+def test_robot_step_introspects_as_a_bound_method_of_the_robot(project, load, tmp_path):
+    """The one-frame ``step`` (RobotRuntime.one_frame_step) is still the robot's bound method to whoever inspects
+    it: its signature without ``self``, ``inspect.ismethod``, ``__self__`` the robot, the API's name and doc."""
+    source = """
+    import inspect
+    from controller import Robot
+    robot = Robot()
+    robot.step(8); robot.step(8)
+    times = [robot.step(time_step=8), robot.step(), robot.step(8), robot.getTime()]  # by keyword, by default
+    step = robot.step
+    with open("seen.txt", "w") as out:
+        out.write(repr((str(inspect.signature(step)), inspect.ismethod(step), step.__self__ is robot,
+                        step.__name__, step.__doc__ == Robot.step.__doc__, step == robot.step, times)))
+    """
+    world = 'WorldInfo { basicTimeStep 8 }\nRobot { name "a" controller "intro" }'
+    sim = load(project(world, controllers={"intro": source}))
+    sim.run(0.05)
+    assert (tmp_path / "controllers" / "intro" / "seen.txt").read_text() == (
+        "(\"(time_step: 'int | None' = None) -> 'int'\", True, True, 'step', True, True, [0, 0, 0, 0.04])")
+
+
+@pytest.mark.parametrize("when", ["before", "between runs"])
+def test_robot_step_patched_on_the_class_is_called_at_every_step(project, load, tmp_path, monkeypatch, when):
+    """``Robot.step`` replaced on the class (a test wrapping it to count steps), before the controller makes its
+    robot or between two runs, is what every later ``robot.step`` calls, as for any method: the one-frame path
+    (RobotRuntime.one_frame_step) is taken only while the class's ``step`` is the API's own."""
+    source = """
+    from controller import Robot
+    robot = Robot()
+    while robot.step(8) != -1:
+        pass
+    """
+    world = 'WorldInfo { basicTimeStep 8 }\nRobot { name "a" controller "plain" }'
+    sim = load(project(world, controllers={"plain": source}))
+    original = Robot.step
+    calls: list[object] = []
+
+    def counted(self, time_step=None):  # noqa: ANN001, ANN202
+        calls.append(time_step)
+        return original(self, time_step)
+
+    if when == "before":
+        monkeypatch.setattr(Robot, "step", counted)
+        sim.run(0.08)
+        assert calls == [8] * 10
+    else:
+        sim.run(0.04)
+        monkeypatch.setattr(Robot, "step", counted)
+        sim.run(0.04)
+        assert calls == [8] * 5
+
+
+def test_a_full_path_turn_between_two_controllers_of_one_folder_makes_the_next_test_sys_modules(
+        project, load, tmp_path, monkeypatch):
+    """The usual turn skips its test of sys.modules after a turn of a controller with the same names
+    (ControllerFinder.disjoint) only if no other code ran in between: a turn on the full path between them (here a
+    controller with its own stdout) may import a host module of those names, which the next one must not see."""
+    shared = """
+    import sys
+    from controller import Robot
+    robot = Robot()
+    k = 0
+    while robot.step(10) != -1:
+        k += 1
+        if k == 3 and sys.argv[1] == "probe":
+            import helper
+            with open("origin.txt", "w") as out:
+                out.write(helper.ORIGIN)
+    """
+    loner = """
+    import os, sys
+    from controller import Robot
+    robot = Robot()
+    sys.stdout = open(os.devnull, "w")  # its own stream: every later turn takes the full path
+    k = 0
+    while robot.step(10) != -1:
+        k += 1
+        if k == 3:
+            import helper  # the host's module of that name (not in its folder)
+    """
+    world = """
+    WorldInfo { basicTimeStep 10 }
+    Robot { name "a" controller "shared" controllerArgs [ "quiet" ] }
+    Robot { name "x" controller "loner" }
+    Robot { name "c" controller "shared" controllerArgs [ "probe" ] }
+    """
+    path = project(world, controllers={"shared": shared, "loner": loner},
+                   files={"controllers/shared/helper.py": "ORIGIN = 'own'\n", "hostlib/helper.py": "ORIGIN = 'host'\n"})
+    monkeypatch.syspath_prepend(str(tmp_path / "hostlib"))
+    monkeypatch.delitem(sys.modules, "helper", raising=False)
+    sim = load(path)
+    try:
+        sim.run(0.06)
+    finally:
+        sys.modules.pop("helper", None)
+    assert (tmp_path / "controllers" / "shared" / "origin.txt").read_text() == "own"
+
+
+def test_a_simulation_stepped_from_another_greenlet_than_last_time_comes_back_to_its_caller(project, load, tmp_path):
+    """The usual turn resumes a controller without setting its parent and resumer only when the greenlet running
+    the phase resumed it last: stepped first in a greenlet that is still alive (suspended, as in a framework
+    running many tasks), then from another, the controllers switch back to the new caller, never into the old."""
+    import greenlet
+
+    source = """
+    from controller import Robot
+    robot = Robot()
+    while robot.step(10) != -1:
+        pass
+    """
+    world = 'WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "plain" }\nRobot { name "b" controller "plain" }'
+    sim = load(project(world, controllers={"plain": source}))
+    main = greenlet.getcurrent()
+    events: list[str] = []
+
+    def task() -> None:
+        sim.step()
+        sim.step()
+        main.switch()  # suspended here, alive
+        events.append("task resumed")
+
+    first = greenlet.greenlet(task)
+    first.switch()
+    sim.run(0.05)
+    assert events == [] and sim.step_count == 7
+    first.switch()
+    assert events == ["task resumed"]
+
+
+def test_a_robots_own_step_wrapper_stays_when_the_class_step_is_replaced(project, load, monkeypatch):
+    """A script that wrapped one robot's ``step`` (its own attribute, calling the bound method it took before)
+    keeps its wrapper when ``Robot.step`` is then replaced on the class, and the method it took is the API's own,
+    as any bound method taken before the class changed: the one-frame method drops itself from the robot only
+    while it is the robot's ``step``, never the script's wrapper."""
+    world = 'WorldInfo { basicTimeStep 8 }\nRobot { name "a" controller "<extern>" }'
+    sim = load(project(world))
+    robot = sim.robot("a")
+    bound = robot.step
+    robot.step = lambda time_step=None: ("wrapped", bound(time_step))
+    original = Robot.step
+    calls: list[object] = []
+
+    def counted(self, time_step=None):  # noqa: ANN001, ANN202
+        calls.append(time_step)
+        return original(self, time_step)
+
+    monkeypatch.setattr(Robot, "step", counted)
+    assert robot.step(8) == ("wrapped", 0) and robot.step(8) == ("wrapped", 0)
+    assert calls == [] and sim.step_count == 2
+    del robot.step  # the class's from now on
+    assert robot.step(8) == 0 and calls == [8] and sim.step_count == 3
+
+
+def test_a_step_a_subclass_sets_on_its_robot_before_robots_init_stays(project, load, tmp_path):
+    """A subclass that gives its robot its own ``step`` attribute before calling ``Robot.__init__`` keeps it: the
+    one-frame method is set only on a robot without a ``step`` of its own."""
+    source = """
+    from controller import Robot
+    calls = []
+    class Mine(Robot):
+        def __init__(self):
+            self.step = self.counted
+            super().__init__()
+        def counted(self, duration=None):
+            calls.append(duration)
+            return Robot.step(self, duration)
+    robot = Mine()
+    for _ in range(3):
+        robot.step(8)
+    with open("calls.txt", "w") as out:
+        out.write(repr(calls))
+    """
+    world = 'WorldInfo { basicTimeStep 8 }\nRobot { name "a" controller "mine" }'
+    sim = load(project(world, controllers={"mine": source}))
+    sim.run(0.05)
+    assert (tmp_path / "controllers" / "mine" / "calls.txt").read_text() == "[8, 8, 8]"

@@ -84,7 +84,8 @@ class SimulationOptions:
         start_controllers: False to run no controller files at all (every robot is driven from Python).
         mujoco_timers: True to keep MuJoCo's stage timers (``data.timer``, its profiling) running during the
             physics steps; by default they are paused there (:mod:`wbsim.sim.timers`: about 10 % of a small
-            world's step; the physics is the same).
+            world's step; the physics is the same). The clock is process-wide: while another simulation's
+            physics runs in another thread with its timers paused, MuJoCo records no durations here either.
     """
 
     seed: int | None = None
@@ -283,8 +284,6 @@ class Simulation:
         # MuJoCo's stage timers are paused during the physics steps (None: kept, as asked or where not found).
         self._timer_pause = None if self.options.mujoco_timers else TimerPause.find()
         self._finder = ControllerFinder()
-        # True while Simulation.run holds the controllers phase's bracket and host note across steps.
-        self._phase_held = False
         self._processes: list[ControllerProcess] = []
         self._finalizer = weakref.finalize(self, _shutdown, self._finder, self._processes)
         self._controller_scripts = self._resolve_controllers()
@@ -553,9 +552,8 @@ class Simulation:
     def _controllers_phase(self) -> None:
         # One bracket for the phase (controllers.ControllerFinder.run_turns): the working directory changes only
         # between folders, the host's (and its sys.argv and sys.path) comes back once, and os.chdir, os.fchdir and
-        # os._exit are swapped once, not around each controller. Simulation.run may hold the phase's bracket and
-        # note open across its steps (_phase_held): then only the host's argv and path come back.
-        self._finder.run_turns(self.robots, self, self._phase_held)
+        # os._exit are swapped once, not around each controller.
+        self._finder.run_turns(self.robots, self)
         if self._hook_lists[0]:
             self._run_hooks(Phase.CONTROLLERS)
 
@@ -807,10 +805,9 @@ class Simulation:
             SimulationError: for a negative or NaN duration.
 
         While it runs with nothing of the caller's between steps (no ``on_step``, no phase hook, no physics
-        plugin), the controllers phase's bracket (:meth:`ControllerFinder.begin_phase`) stays open from step to
-        step: the working directory stays the last controller's folder (changed only when the next controller's
-        differs), and the caller's comes back when ``run`` returns, instead of after every step (its ``sys.argv``
-        and ``sys.path`` come back after each step's controllers). A world a supervisor loads
+        plugin), the controllers' bracket (:meth:`ControllerFinder.begin`) stays open from step to step: the
+        working directory stays the last controller's folder (changed only when the next controller's differs)
+        and the caller's comes back when ``run`` returns, instead of after every step. A world a supervisor loads
         (``worldLoad``) is read with the caller's directory back (:meth:`ControllerFinder.suspend`).
         """
         remaining = None
@@ -821,10 +818,8 @@ class Simulation:
             remaining = math.inf if math.isinf(duration_s) else math.ceil(
                 duration_s * 1000.0 / self.basic_time_step_ms - 1e-9)
         held = self._finder if on_step is None and self.plugin is None and not any(self._hook_lists) else None
-        outer = None
         if held is not None:
-            outer = held.begin_phase()
-            self._phase_held = True
+            held.begin()
         try:
             if remaining is not None:
                 while remaining > 0 and self.step():
@@ -832,8 +827,8 @@ class Simulation:
                     if on_step is not None:
                         on_step(self)
                     elif held is not None and (held is not self._finder or self.plugin is not None):
-                        # A supervisor loaded another world (with a plugin, perhaps): a phase per step again.
-                        held = self._release(held, outer)
+                        held.end()  # a supervisor loaded another world (with a plugin, perhaps): per step again
+                        held = None
                 return self.exit_status
             while not self.ended and self.controllers_running():
                 self._controllers_phase()
@@ -843,17 +838,12 @@ class Simulation:
                 if on_step is not None:
                     on_step(self)
                 elif held is not None and (held is not self._finder or self.plugin is not None):
-                    held = self._release(held, outer)
+                    held.end()
+                    held = None
             return self.exit_status
         finally:
             if held is not None:
-                self._release(held, outer)
-
-    def _release(self, held: ControllerFinder, outer: object) -> None:
-        """End the controllers phase :meth:`run` held open across steps (the host's directory, ``os`` functions,
-        ``sys.argv`` and ``sys.path`` back); each step's controllers phase opens its own from now on."""
-        self._phase_held = False
-        held.end_phase(outer)  # type: ignore[arg-type]
+                held.end()
 
     @property
     def failed(self) -> bool:
