@@ -8,8 +8,10 @@ candidate if (``isReadyToAttachTo``, only C's tolerances count):
 2. the x-axes (docking normals) are anti-parallel within C's ``axisTolerance``:
    ``angle(x_C, x_O) > pi - axisTolerance`` (strict);
 3. the z-axes match one of C's docking rotations: with ``n = numberOfRotations`` (0: always) and
-   ``alpha = angle(z_C, z_O)``, ``i*2pi/n - t < alpha < i*2pi/n + t`` for some ``i`` in ``0..n//2``,
-   ``t = rotationTolerance`` (the z-axes are compared directly, not projected on the docking plane);
+   ``alpha = angle(z_C, z_O)``, ``beta_i - t < alpha < beta_i + t`` for some ``i`` in ``0..n//2``,
+   ``t = rotationTolerance`` (the z-axes are compared directly, not projected on the docking plane),
+   where ``beta_i`` is ``2pi/n`` added ``i`` times to 0.0 as Webots' loop does (a few ulps from
+   ``i * 2pi/n``; see :class:`DockingRotations`);
 4. the origins are within C's ``distanceTolerance``: ``|p_C - p_O|^2 <= distanceTolerance^2`` (inclusive).
 
 The closest candidate wins (the first one in scene order on a tie). Whether O is already linked does
@@ -36,7 +38,7 @@ from wbsim.devices.connector.schema import ACTIVE, PASSIVE, SYMMETRIC, UNKNOWN
 
 __all__ = [
     "PresenceRules", "ConnectorFrames", "PresenceSearch", "find_peers", "find_peer_reference", "first_rotation_match",
-    "compatible_types",
+    "compatible_types", "DockingRotations", "docking_rotations", "ROTATION_TABLE_LIMIT",
 ]
 
 _FAR2 = 99999.9
@@ -98,6 +100,95 @@ def _key_weights() -> np.ndarray:
     return weights
 
 
+ROTATION_TABLE_LIMIT = 65_536
+"""The largest ``numberOfRotations // 2`` given a table of Webots' docking rotations (512 KiB). Beyond it
+``beta_i = i * 2pi/n`` is used instead of Webots' running sum, which differs from it by a few ulps, so only an
+angle within a few ulps of a tolerance edge can be answered differently from Webots (and such counts make
+the rotations a few microradians apart, far below any physical meaning)."""
+
+
+def docking_rotations(rotations: int) -> np.ndarray | None:
+    """Webots' docking rotations for ``numberOfRotations = rotations`` (rad, read only, (rotations//2 + 1,)), or
+    None for ``rotations <= 0`` and for counts too large for a table (see :data:`ROTATION_TABLE_LIMIT`).
+
+    ``findClosestRotationalAlignment`` starts at ``beta = 0.0`` and adds ``2pi/n`` once per index, so its
+    ``beta_i`` are the sequential floating-point sums, which differ from ``i * 2pi/n`` by a few ulps (for
+    ``n = 30``, ``beta_15`` is 3.1415926535897927, not pi): ``np.add.accumulate`` adds in the same order,
+    bit for bit.
+    """
+    half = rotations // 2
+    if rotations <= 0 or half > ROTATION_TABLE_LIMIT:
+        return None
+    steps = np.full(half + 1, 2.0 * math.pi / rotations)
+    steps[0] = 0.0
+    betas = np.add.accumulate(steps)
+    betas.flags.writeable = False
+    return betas
+
+
+@dataclass(frozen=True, eq=False)
+class DockingRotations:
+    """Webots' docking rotations of every distinct ``numberOfRotations`` of a set of connectors, made once
+    (:meth:`of`) where their rules are built, and looked up by count.
+
+    Attributes:
+        counts: the distinct counts > 0, sorted, int64 (c,).
+        start: where each count's ``beta_0`` is in ``betas``; -1 for a count too large for a table (its
+            rotations are ``i * 2pi/n``), int64 (c,).
+        betas: the tables of the counts, one after the other, rad, (m,).
+    """
+
+    counts: np.ndarray
+    start: np.ndarray
+    betas: np.ndarray
+
+    @classmethod
+    def of(cls, rotations: np.ndarray | list[int]) -> DockingRotations:
+        """The tables of the distinct positive counts in ``rotations``."""
+        counts = np.unique(np.asarray(rotations, dtype=np.int64))
+        counts = counts[counts > 0]
+        start = np.full(len(counts), -1, dtype=np.int64)
+        tables, size = [], 0
+        for k, count in enumerate(counts.tolist()):
+            table = docking_rotations(count)
+            if table is not None:
+                start[k] = size
+                size += len(table)
+                tables.append(table)
+        betas = np.concatenate(tables) if tables else np.zeros(0)
+        for array in (counts, start, betas):
+            array.flags.writeable = False
+        return cls(counts, start, betas)
+
+    def _missing(self, count: int) -> ValueError:
+        return ValueError(f"no docking rotations for numberOfRotations {count}: call PresenceRules.derive() after "
+                          "changing rotations")
+
+    def table(self, count: int) -> np.ndarray | None:
+        """The rotations of ``count`` (a view of ``betas``), or None if it has no table (``i * 2pi/n``).
+
+        Raises:
+            ValueError: ``count`` was not among the counts the tables were made for.
+        """
+        k = int(np.searchsorted(self.counts, count))
+        if k == len(self.counts) or self.counts[k] != count:
+            raise self._missing(count)
+        start = int(self.start[k])
+        return None if start < 0 else self.betas[start:start + count // 2 + 1]
+
+    def starts(self, counts: np.ndarray) -> np.ndarray:
+        """``start`` for each of ``counts`` (int64 (k,), each > 0), -1 where there is no table.
+
+        Raises:
+            ValueError: one of ``counts`` was not among the counts the tables were made for.
+        """
+        k = np.minimum(np.searchsorted(self.counts, counts), max(len(self.counts) - 1, 0))
+        if not len(self.counts) or not np.array_equal(self.counts[k], counts):
+            wrong = counts if not len(self.counts) else counts[self.counts[k] != counts]
+            raise self._missing(int(wrong[0]))
+        return self.start[k]
+
+
 @dataclass
 class PresenceRules:
     """What presence depends on besides the poses, one entry per connector (arrays updated in place).
@@ -113,6 +204,8 @@ class PresenceRules:
         family: derived from ``type`` and ``model`` by :meth:`derive` (call it after changing them): a
             code per (model, type), int64 (n,).
         partner: the ``family`` a connector can dock with (-1: none, e.g. an unknown type), int64 (n,).
+        docking: Webots' docking rotations of every count in ``rotations``, made by :meth:`derive` (call it
+            after changing ``rotations``; a search with a count it has no rotations for raises ValueError).
     """
 
     type: np.ndarray
@@ -124,12 +217,15 @@ class PresenceRules:
     rotations: np.ndarray
     family: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     partner: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    docking: DockingRotations = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.derive()
 
     def derive(self) -> None:
-        """Recompute ``family`` and ``partner`` from ``type`` and ``model`` (in place once sized)."""
+        """Recompute ``family`` and ``partner`` from ``type`` and ``model`` (in place once sized), and
+        ``docking`` from ``rotations``."""
+        self.docking = DockingRotations.of(self.rotations)
         family = self.model * 4 + self.type
         partner = np.where(self.type == UNKNOWN, -1, self.model * 4 + _partner_types()[self.type])
         if self.family.shape == family.shape:
@@ -296,18 +392,19 @@ def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, 
                                np.take(frames.z_axis, candidate[twisted], axis=0)), -1.0, 1.0)
         alpha = np.arccos(z_dots)
         n = n[twisted]
-        step = 2.0 * math.pi / n
-        # The nearest allowed rotation is the only one that can match (the others are farther away).
-        beta = np.clip(np.rint(alpha / step), 0, n // 2) * step
-        t = np.take(rules.rotation_tolerance, asker[twisted])
-        edge = np.minimum(np.abs(alpha - beta + t), np.abs(alpha - beta - t))
-        close = np.flatnonzero(edge <= _ALPHA_EDGE)
+        beta = _rotations_around(alpha, n, rules.docking)
+        t = np.take(rules.rotation_tolerance, asker[twisted])[:, None]
+        edges = np.minimum(np.abs(alpha[:, None] - beta + t), np.abs(alpha[:, None] - beta - t))
+        close = np.flatnonzero(edges.min(axis=1) <= _ALPHA_EDGE)
         if len(close):  # at an edge: C's acos, as Webots
             alpha[close] = _acos(z_dots[close])
-        aligned[twisted] = (alpha > beta - t) & (alpha < beta + t)
+        within = (alpha[:, None] > beta - t) & (alpha[:, None] < beta + t)
+        aligned[twisted] = matched = within.any(axis=1)
         if guards is not None:
-            # acos is ill-conditioned near 0 and pi: a rounding of the dot product (a few 1e-16) moves the
-            # computed angle by up to about 1e-16 / sin(alpha), which the margin must leave room for.
+            # A match holds while alpha stays inside one matching interval, a miss while it stays out of the
+            # nearest ones. acos is ill-conditioned near 0 and pi: a rounding of the dot product (a few 1e-16)
+            # moves the computed angle by up to about 1e-16 / sin(alpha), which the margin must leave room for.
+            edge = np.where(matched, np.where(within, edges, 0.0).max(axis=1), edges.min(axis=1))
             slack = 1e-15 / np.maximum(np.sin(alpha), 1e-8)
             guards.angle = min(guards.angle, float((edge - 2.0 * slack).min()))
     if guards is not None and aligned.any():  # a passing pair must also stay within reach
@@ -329,6 +426,33 @@ def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, 
             gap = np.sqrt(distance2[ranked[runner]]) - np.sqrt(distance2[ranked[runner - 1]])
             guards.distance = min(guards.distance, float(gap.min()) / 2.0)
     return result
+
+
+def _rotations_around(alpha: np.ndarray, n: np.ndarray, docking: DockingRotations) -> np.ndarray:
+    """Webots' docking rotations ``beta_(k-1), beta_k, beta_(k+1)`` around each angle, with ``k`` the index of
+    its nearest ``i * 2pi/n`` in ``0..n//2`` (indices clipped at both ends), rad, (m, 3).
+
+    Whatever the rounding, if some docking rotation matches ``alpha`` one of these three does: the matching
+    indices form a run (``beta_i`` increases), and a run above ``k + 1`` would make ``beta_(k+1)``, which lies
+    between ``alpha`` (at most about half a step above ``beta_k``) and that run, match too; likewise below.
+
+    Args:
+        alpha: twist angles, rad, (m,).
+        n: their ``numberOfRotations`` (> 0), int64 (m,).
+        docking: the tables of those counts.
+    """
+    half = n // 2
+    step = 2.0 * math.pi / n
+    nearest = np.clip(np.rint(alpha / step).astype(np.int64), 0, half)
+    index = np.clip(nearest[:, None] + np.arange(-1, 2), 0, half[:, None])
+    start = docking.starts(n)
+    tabled = np.flatnonzero(start >= 0)
+    if len(tabled) == len(n):
+        return docking.betas[start[:, None] + index]
+    beta = index * step[:, None]  # counts too large for a table: i * 2pi/n (see ROTATION_TABLE_LIMIT)
+    if len(tabled):
+        beta[tabled] = docking.betas[start[tabled, None] + index[tabled]]
+    return beta
 
 
 def find_peers(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray) -> np.ndarray:
@@ -459,16 +583,42 @@ class PresenceSearch:
         return result
 
 
-def first_rotation_match(alpha: float, rotations: int, tolerance: float) -> float:
-    """Webots' ``findClosestRotationalAlignment``: the first docking rotation ``beta = i * 2pi/n`` (rad),
-    ``i = 0 .. n//2``, with ``beta - t < alpha < beta + t``, or -1.0 if none (found directly, not by
-    Webots' loop, so a huge ``numberOfRotations`` costs nothing)."""
+def first_rotation_match(alpha: float, rotations: int, tolerance: float,
+                         docking: DockingRotations | None = None) -> float:
+    """Webots' ``findClosestRotationalAlignment``: the first docking rotation ``beta_i`` (rad), ``i = 0 ..
+    n//2``, with ``beta_i - t < alpha < beta_i + t``, or -1.0 if none.
+
+    ``beta_i`` is Webots' running sum of ``2pi/n`` (:func:`docking_rotations`), or ``i * 2pi/n`` for counts too
+    large for a table. It is found directly, not by Webots' loop, so a huge ``numberOfRotations`` costs
+    nothing: ``beta_i + t > alpha`` holds from some index on and ``beta_i - t < alpha`` up to some index
+    (``beta_i`` increases, and rounding a sum keeps its order), so the first index of the first run is the
+    answer if it also satisfies the second.
+
+    Args:
+        alpha: the angle between the z-axes, rad.
+        rotations: ``numberOfRotations`` (> 0).
+        tolerance: ``rotationTolerance``, rad.
+        docking: tables holding ``rotations``' (:attr:`PresenceRules.docking`); made here if not given.
+
+    Raises:
+        ValueError: ``docking`` has no rotations for ``rotations``.
+    """
+    table = (docking if docking is not None else DockingRotations.of([rotations])).table(rotations)
     step = 2.0 * math.pi / rotations
-    first = max(0, math.floor((alpha - tolerance) / step) + 1)  # the first i with i * step > alpha - t
-    for i in (first - 1, first):  # one below too, in case the division rounded up
-        beta = i * step
-        if 0 <= i <= rotations // 2 and beta - tolerance < alpha < beta + tolerance:
-            return beta
+    last = rotations // 2
+
+    def beta(i: int) -> float:
+        return float(table[i]) if table is not None else i * step
+
+    # Start from the estimate of the first i with beta_i > alpha - t, then walk to the exact boundary of
+    # the run of indices with beta_i + t > alpha (an index or two at most: beta_i is i * step within ulps).
+    i = min(max(0, math.floor((alpha - tolerance) / step) + 1), last)
+    while i > 0 and beta(i - 1) + tolerance > alpha:
+        i -= 1
+    while i <= last and not beta(i) + tolerance > alpha:
+        i += 1
+    if i <= last and beta(i) - tolerance < alpha:
+        return beta(i)
     return -1.0
 
 
@@ -488,7 +638,7 @@ def find_peer_reference(frames: ConnectorFrames, rules: PresenceRules, row: int)
             continue
         n = int(rules.rotations[row])
         if n and first_rotation_match(_unit_angle(frames.z_axis[row], frames.z_axis[other]), n,
-                                      float(rules.rotation_tolerance[row])) == -1.0:
+                                      float(rules.rotation_tolerance[row]), rules.docking) == -1.0:
             continue
         d = frames.position[row] - frames.position[other]
         distance2 = float(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
