@@ -136,11 +136,18 @@ class DockingRotations:
         start: where each count's ``beta_0`` is in ``betas``; -1 for a count too large for a table (its
             rotations are ``i * 2pi/n``), int64 (c,).
         betas: the tables of the counts, one after the other, rad, (m,).
+        complete: every count has a table.
+        exact: every table is ``i * 2pi/n`` bit for bit (so are those of 1 to 11 rotations), which is then
+            computed instead of looked up.
+        deviation: the largest ``|beta_i - i * 2pi/n|`` of the tables, rad (0 if exact).
     """
 
     counts: np.ndarray
     start: np.ndarray
     betas: np.ndarray
+    complete: bool
+    exact: bool
+    deviation: float
 
     @classmethod
     def of(cls, rotations: np.ndarray | list[int]) -> DockingRotations:
@@ -148,17 +155,19 @@ class DockingRotations:
         counts = np.unique(np.asarray(rotations, dtype=np.int64))
         counts = counts[counts > 0]
         start = np.full(len(counts), -1, dtype=np.int64)
-        tables, size = [], 0
+        tables, size, deviation = [], 0, 0.0
         for k, count in enumerate(counts.tolist()):
             table = docking_rotations(count)
             if table is not None:
                 start[k] = size
                 size += len(table)
                 tables.append(table)
+                direct = np.arange(len(table)) * (2.0 * math.pi / count)
+                deviation = max(deviation, float(np.abs(table - direct).max()))
         betas = np.concatenate(tables) if tables else np.zeros(0)
         for array in (counts, start, betas):
             array.flags.writeable = False
-        return cls(counts, start, betas)
+        return cls(counts, start, betas, bool((start >= 0).all()), deviation == 0.0, deviation)
 
     def _missing(self, count: int) -> ValueError:
         return ValueError(f"no docking rotations for numberOfRotations {count}: call PresenceRules.derive() after "
@@ -182,6 +191,10 @@ class DockingRotations:
         Raises:
             ValueError: one of ``counts`` was not among the counts the tables were made for.
         """
+        if len(self.counts) == 1:  # one count in the world (the usual case)
+            if counts.min() != self.counts[0] or counts.max() != self.counts[0]:
+                raise self._missing(int(counts[counts != self.counts[0]][0]))
+            return np.full(len(counts), self.start[0])
         k = np.minimum(np.searchsorted(self.counts, counts), max(len(self.counts) - 1, 0))
         if not len(self.counts) or not np.array_equal(self.counts[k], counts):
             wrong = counts if not len(self.counts) else counts[self.counts[k] != counts]
@@ -391,22 +404,15 @@ def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, 
         z_dots = np.clip(_dots(np.take(frames.z_axis, asker[twisted], axis=0),
                                np.take(frames.z_axis, candidate[twisted], axis=0)), -1.0, 1.0)
         alpha = np.arccos(z_dots)
-        n = n[twisted]
-        beta = _rotations_around(alpha, n, rules.docking)
-        t = np.take(rules.rotation_tolerance, asker[twisted])[:, None]
-        edges = np.minimum(np.abs(alpha[:, None] - beta + t), np.abs(alpha[:, None] - beta - t))
-        close = np.flatnonzero(edges.min(axis=1) <= _ALPHA_EDGE)
-        if len(close):  # at an edge: C's acos, as Webots
-            alpha[close] = _acos(z_dots[close])
-        within = (alpha[:, None] > beta - t) & (alpha[:, None] < beta + t)
-        aligned[twisted] = matched = within.any(axis=1)
+        matched, edge = _rotation_test(alpha, z_dots, n[twisted], np.take(rules.rotation_tolerance, asker[twisted]),
+                                       rules.docking)
+        aligned[twisted] = matched
         if guards is not None:
-            # A match holds while alpha stays inside one matching interval, a miss while it stays out of the
-            # nearest ones. acos is ill-conditioned near 0 and pi: a rounding of the dot product (a few 1e-16)
-            # moves the computed angle by up to about 1e-16 / sin(alpha), which the margin must leave room for.
-            edge = np.where(matched, np.where(within, edges, 0.0).max(axis=1), edges.min(axis=1))
+            # acos is ill-conditioned near 0 and pi: a rounding of the dot product (a few 1e-16) moves the
+            # computed angle by up to about 1e-16 / sin(alpha), which the margin must leave room for.
             slack = 1e-15 / np.maximum(np.sin(alpha), 1e-8)
-            guards.angle = min(guards.angle, float((edge - 2.0 * slack).min()))
+            # The nearest rotation is picked by i * 2pi/n: Webots' may be nearer by twice their deviation.
+            guards.angle = min(guards.angle, float((edge - 2.0 * slack).min()) - 2.0 * rules.docking.deviation)
     if guards is not None and aligned.any():  # a passing pair must also stay within reach
         guards.distance = min(guards.distance, float(reach[aligned].min()))
     query_index, candidate, distance2 = query_index[aligned], candidate[aligned], distance2[aligned]
@@ -428,31 +434,79 @@ def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, 
     return result
 
 
-def _rotations_around(alpha: np.ndarray, n: np.ndarray, docking: DockingRotations) -> np.ndarray:
-    """Webots' docking rotations ``beta_(k-1), beta_k, beta_(k+1)`` around each angle, with ``k`` the index of
-    its nearest ``i * 2pi/n`` in ``0..n//2`` (indices clipped at both ends), rad, (m, 3).
+def _betas(docking: DockingRotations, start: np.ndarray, index: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """``beta_index`` (rad) of counts whose tables start at ``start`` (-1: none, then ``index * step``); the
+    arrays broadcast together (``index``: whole numbers, float or int)."""
+    direct = index * step  # also the rotations of counts too large for a table (see ROTATION_TABLE_LIMIT)
+    if docking.exact:  # the usual counts: no lookup needed
+        return direct
+    index = np.fmax(index, 0.0).astype(np.int64)  # fmax: a NaN angle (a broken pose) looks up beta_0, no warning
+    if docking.complete:
+        return docking.betas[start + index]
+    if not len(docking.betas):
+        return direct
+    return np.where(start >= 0, np.take(docking.betas, start + index, mode="clip"), direct)
 
-    Whatever the rounding, if some docking rotation matches ``alpha`` one of these three does: the matching
-    indices form a run (``beta_i`` increases), and a run above ``k + 1`` would make ``beta_(k+1)``, which lies
-    between ``alpha`` (at most about half a step above ``beta_k``) and that run, match too; likewise below.
+
+_WIDE_ROTATION = 0.4995
+"""A tolerance above this fraction of a step (half a step, less a margin far above rounding errors) makes the
+intervals of neighbouring docking rotations reach the nearest rotation's: they are tested too."""
+
+
+def _rotation_test(alpha: np.ndarray, z_dots: np.ndarray, n: np.ndarray, t: np.ndarray,
+                   docking: DockingRotations) -> tuple[np.ndarray, np.ndarray]:
+    """Webots' test of the docking rotations (rule 3) for pairs: whether some ``beta_i``, ``i`` in ``0..n//2``,
+    has ``beta_i - t < alpha < beta_i + t``, and how far ``alpha`` is from changing that.
+
+    Only ``beta_k``, ``k`` the index of the nearest ``i * 2pi/n``, can match when ``t`` is under half a step
+    (its interval's edges are then also the nearest ones). Otherwise, if ``beta_k`` does not match,
+    ``beta_(k-1)`` and ``beta_(k+1)`` are tested too, which suffices whatever the rounding: the matching
+    indices form a run (``beta_i`` increases), and a run above ``k + 1`` would make ``beta_(k+1)``, which
+    lies between ``alpha`` (at most about half a step above ``beta_k``) and that run, match too; likewise
+    below.
 
     Args:
-        alpha: twist angles, rad, (m,).
-        n: their ``numberOfRotations`` (> 0), int64 (m,).
+        alpha: numpy's ``arccos`` of ``z_dots`` (rad, (m,)); replaced in place by C's ``acos`` where it is
+            within :data:`_ALPHA_EDGE` of an edge, as Webots computes it.
+        z_dots: the z-axes' dot products, in [-1, 1], (m,).
+        n: the askers' ``numberOfRotations`` (> 0), int64 (m,).
+        t: the askers' ``rotationTolerance`` (rad), (m,).
         docking: the tables of those counts.
+
+    Returns:
+        ``matched`` (bool (m,)) and ``edge`` (rad, (m,)): a match holds while ``alpha`` moves by less than its
+        ``edge`` (it stays inside a matching interval), a miss likewise (it stays out of the nearest ones;
+        ``beta_k`` is picked by ``i * 2pi/n``, so the caller allows for :attr:`DockingRotations.deviation`).
     """
     half = n // 2
     step = 2.0 * math.pi / n
-    nearest = np.clip(np.rint(alpha / step).astype(np.int64), 0, half)
-    index = np.clip(nearest[:, None] + np.arange(-1, 2), 0, half[:, None])
+    nearest = np.minimum(np.rint(alpha / step), half)  # alpha >= 0: whole numbers in 0..n//2
     start = docking.starts(n)
-    tabled = np.flatnonzero(start >= 0)
-    if len(tabled) == len(n):
-        return docking.betas[start[:, None] + index]
-    beta = index * step[:, None]  # counts too large for a table: i * 2pi/n (see ROTATION_TABLE_LIMIT)
-    if len(tabled):
-        beta[tabled] = docking.betas[start[tabled, None] + index[tabled]]
-    return beta
+    beta = _betas(docking, start, nearest, step)
+    edge = np.minimum(np.abs(alpha - beta + t), np.abs(alpha - beta - t))
+    close = np.flatnonzero(edge <= _ALPHA_EDGE)
+    if len(close):  # at an edge: C's acos, as Webots
+        alpha[close] = _acos(z_dots[close])
+    matched = (alpha > beta - t) & (alpha < beta + t)
+    # A match at the nearest rotation decides; a miss there with a wide tolerance asks the neighbours.
+    wide = np.flatnonzero((t >= _WIDE_ROTATION * step) & ~matched)
+    if len(wide):
+        t_wide, k = t[wide], nearest[wide]
+        sides = [_betas(docking, start[wide], index, step[wide])
+                 for index in (np.maximum(k - 1.0, 0.0), np.minimum(k + 1.0, half[wide]))]
+        a = alpha[wide]
+        edges = [np.minimum(np.abs(a - b + t_wide), np.abs(a - b - t_wide)) for b in sides]
+        near = np.flatnonzero(np.minimum(*edges) <= _ALPHA_EDGE)
+        if len(near):  # at a neighbour's edge: C's acos (then the nearest rotation is tested again too)
+            alpha[wide[near]] = a[near] = _acos(z_dots[wide[near]])
+        within = [(a > b - t_wide) & (a < b + t_wide) for b in [beta[wide], *sides]]
+        hit = within[0] | within[1] | within[2]
+        matched[wide] = hit
+        # A match holds while alpha stays inside a matching interval, a miss while it stays out of all three.
+        inside = np.maximum(np.maximum(np.where(within[0], edge[wide], 0.0), np.where(within[1], edges[0], 0.0)),
+                            np.where(within[2], edges[1], 0.0))
+        edge[wide] = np.where(hit, inside, np.minimum(edge[wide], np.minimum(*edges)))
+    return matched, edge
 
 
 def find_peers(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray) -> np.ndarray:

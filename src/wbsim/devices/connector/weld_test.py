@@ -108,7 +108,7 @@ def test_docked_pose_takes_the_rotation_webots_loop_reaches() -> None:
 def test_docked_pose_uses_the_docking_rotations_it_is_given() -> None:
     own = Frame(np.zeros(3), np.eye(3))
     peer = _facing(1.05)
-    made_up = DockingRotations(np.array([4]), np.array([0]), np.array([0.0, 1.0, 2.0]))
+    made_up = DockingRotations(np.array([4]), np.array([0]), np.array([0.0, 1.0, 2.0]), True, False, 0.6)
     held = held_body2(own, docked_pose(own, peer, own, peer, 4, 0.2, made_up))
     assert abs(twist_between(own, held)) == pytest.approx(1.0, abs=1e-12)
     fallback = held_body2(own, docked_pose(own, peer, own, peer, 4, 0.01, made_up))  # none within: the nearest
