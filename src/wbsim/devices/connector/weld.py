@@ -10,8 +10,9 @@ O's). Its ``eq_data`` holds (``mj_equalityAnchors`` / ``mjEQ_WELD`` in MuJoCo 4)
 **Without snap** the link keeps the current relative pose. **With snap** it holds the pose where the
 two connectors are docked exactly, as Webots' ``snapNow`` intends: the faces superimposed (origins
 coincide), the x-axes opposite, and the z-axes at the docking rotation Webots picks
-(``findClosestRotationalAlignment``: the first of ``0, 2pi/n, ...`` within ``rotationTolerance`` of
-their angle; ``n = 0`` keeps the twist). Webots rotates each body about its own origin and does not
+(``findClosestRotationalAlignment``: the first of ``0, 2pi/n, ...``, summed as its loop sums them
+(:func:`~wbsim.devices.connector.presence.docking_rotations`), within ``rotationTolerance`` of their angle;
+``n = 0`` keeps the twist). Webots rotates each body about its own origin and does not
 compensate the lever arm, so its origins coincide only without angular error; wbsim computes the exact
 docked pose. Webots sets the target and lets ODE's ERP pull the bodies together over the next steps;
 wbsim moves the target from the current pose to the docked one along a smooth ramp (at most
