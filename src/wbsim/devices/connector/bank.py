@@ -217,6 +217,8 @@ class ConnectorBank(SampledBank):
             if message is not None:
                 self._warn(row, message)
             self._set_number(row, name, repaired)
+            if name == "numberOfRotations":
+                self.rules.derive()  # its docking rotations
             if name in _LIST_FIELDS:
                 self._search.invalidate()
             return int(repaired) if name == "numberOfRotations" else float(repaired)
@@ -324,7 +326,7 @@ class ConnectorBank(SampledBank):
         target, duration = start, 0.0
         if self.snap[row]:
             target = docked_pose(frame1, frame2, own, peer_frame, int(self.rules.rotations[row]),
-                                 float(self.rules.rotation_tolerance[row]))
+                                 float(self.rules.rotation_tolerance[row]), self.rules.docking)
             duration = Ramp.duration(start, target)
             if duration <= self._model.opt.timestep:
                 duration = 0.0  # already docked to within one physics step of motion: hold it at once

@@ -118,6 +118,8 @@ def test_supervisor_writes_are_repaired_like_the_file(project):
     bank = sim.banks["connector"]
     assert bank.field_changed(0, "axisTolerance", 5.0) == pytest.approx(math.pi)
     assert bank.field_changed(0, "numberOfRotations", -1) == 0
+    assert bank.field_changed(0, "numberOfRotations", 30) == 30  # its docking rotations made at once:
+    assert bank.rules.docking.table(30)[15] == 3.1415926535897927  # Webots' running sum, 1 ulp below pi
     assert bank.field_changed(0, "distanceTolerance", 0.02) == 0.02 and bank.rules.distance2[0] == 0.02 * 0.02
     assert bank.field_changed(0, "type", "active") == "active" and bank.rules.type[0] == ACTIVE
     assert bank.field_changed(0, "autoLock", True) is True and bank.auto_lock[0]

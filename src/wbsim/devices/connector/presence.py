@@ -8,8 +8,10 @@ candidate if (``isReadyToAttachTo``, only C's tolerances count):
 2. the x-axes (docking normals) are anti-parallel within C's ``axisTolerance``:
    ``angle(x_C, x_O) > pi - axisTolerance`` (strict);
 3. the z-axes match one of C's docking rotations: with ``n = numberOfRotations`` (0: always) and
-   ``alpha = angle(z_C, z_O)``, ``i*2pi/n - t < alpha < i*2pi/n + t`` for some ``i`` in ``0..n//2``,
-   ``t = rotationTolerance`` (the z-axes are compared directly, not projected on the docking plane);
+   ``alpha = angle(z_C, z_O)``, ``beta_i - t < alpha < beta_i + t`` for some ``i`` in ``0..n//2``,
+   ``t = rotationTolerance`` (the z-axes are compared directly, not projected on the docking plane),
+   where ``beta_i`` is ``2pi/n`` added ``i`` times to 0.0 as Webots' loop does (a few ulps from
+   ``i * 2pi/n``; see :class:`DockingRotations`);
 4. the origins are within C's ``distanceTolerance``: ``|p_C - p_O|^2 <= distanceTolerance^2`` (inclusive).
 
 The closest candidate wins (the first one in scene order on a tie). Whether O is already linked does
@@ -36,7 +38,7 @@ from wbsim.devices.connector.schema import ACTIVE, PASSIVE, SYMMETRIC, UNKNOWN
 
 __all__ = [
     "PresenceRules", "ConnectorFrames", "PresenceSearch", "find_peers", "find_peer_reference", "first_rotation_match",
-    "compatible_types",
+    "compatible_types", "DockingRotations", "docking_rotations", "ROTATION_TABLE_LIMIT",
 ]
 
 _FAR2 = 99999.9
@@ -98,6 +100,108 @@ def _key_weights() -> np.ndarray:
     return weights
 
 
+ROTATION_TABLE_LIMIT = 65_536
+"""The largest ``numberOfRotations // 2`` given a table of Webots' docking rotations (512 KiB). Beyond it
+``beta_i = i * 2pi/n`` is used instead of Webots' running sum, which differs from it by a few ulps, so only an
+angle within a few ulps of a tolerance edge can be answered differently from Webots (and such counts make
+the rotations a few microradians apart, far below any physical meaning)."""
+
+
+def docking_rotations(rotations: int) -> np.ndarray | None:
+    """Webots' docking rotations for ``numberOfRotations = rotations`` (rad, read only, (rotations//2 + 1,)), or
+    None for ``rotations <= 0`` and for counts too large for a table (see :data:`ROTATION_TABLE_LIMIT`).
+
+    ``findClosestRotationalAlignment`` starts at ``beta = 0.0`` and adds ``2pi/n`` once per index, so its
+    ``beta_i`` are the sequential floating-point sums, which differ from ``i * 2pi/n`` by a few ulps (for
+    ``n = 30``, ``beta_15`` is 3.1415926535897927, not pi): ``np.add.accumulate`` adds in the same order,
+    bit for bit.
+    """
+    half = rotations // 2
+    if rotations <= 0 or half > ROTATION_TABLE_LIMIT:
+        return None
+    steps = np.full(half + 1, 2.0 * math.pi / rotations)
+    steps[0] = 0.0
+    betas = np.add.accumulate(steps)
+    betas.flags.writeable = False
+    return betas
+
+
+@dataclass(frozen=True, eq=False)
+class DockingRotations:
+    """Webots' docking rotations of every distinct ``numberOfRotations`` of a set of connectors, made once
+    (:meth:`of`) where their rules are built, and looked up by count.
+
+    Attributes:
+        counts: the distinct counts > 0, sorted, int64 (c,).
+        start: where each count's ``beta_0`` is in ``betas``; -1 for a count too large for a table (its
+            rotations are ``i * 2pi/n``), int64 (c,).
+        betas: the tables of the counts, one after the other, rad, (m,).
+        complete: every count has a table.
+        exact: every table is ``i * 2pi/n`` bit for bit (so are those of 1 to 11 rotations), which is then
+            computed instead of looked up.
+        deviation: the largest ``|beta_i - i * 2pi/n|`` of the tables, rad (0 if exact).
+    """
+
+    counts: np.ndarray
+    start: np.ndarray
+    betas: np.ndarray
+    complete: bool
+    exact: bool
+    deviation: float
+
+    @classmethod
+    def of(cls, rotations: np.ndarray | list[int]) -> DockingRotations:
+        """The tables of the distinct positive counts in ``rotations``."""
+        counts = np.unique(np.asarray(rotations, dtype=np.int64))
+        counts = counts[counts > 0]
+        start = np.full(len(counts), -1, dtype=np.int64)
+        tables, size, deviation = [], 0, 0.0
+        for k, count in enumerate(counts.tolist()):
+            table = docking_rotations(count)
+            if table is not None:
+                start[k] = size
+                size += len(table)
+                tables.append(table)
+                direct = np.arange(len(table)) * (2.0 * math.pi / count)
+                deviation = max(deviation, float(np.abs(table - direct).max()))
+        betas = np.concatenate(tables) if tables else np.zeros(0)
+        for array in (counts, start, betas):
+            array.flags.writeable = False
+        return cls(counts, start, betas, bool((start >= 0).all()), deviation == 0.0, deviation)
+
+    def _missing(self, count: int) -> ValueError:
+        return ValueError(f"no docking rotations for numberOfRotations {count}: call PresenceRules.derive() after "
+                          "changing rotations")
+
+    def table(self, count: int) -> np.ndarray | None:
+        """The rotations of ``count`` (a view of ``betas``), or None if it has no table (``i * 2pi/n``).
+
+        Raises:
+            ValueError: ``count`` was not among the counts the tables were made for.
+        """
+        k = int(np.searchsorted(self.counts, count))
+        if k == len(self.counts) or self.counts[k] != count:
+            raise self._missing(count)
+        start = int(self.start[k])
+        return None if start < 0 else self.betas[start:start + count // 2 + 1]
+
+    def starts(self, counts: np.ndarray) -> np.ndarray:
+        """``start`` for each of ``counts`` (int64 (k,), each > 0), -1 where there is no table.
+
+        Raises:
+            ValueError: one of ``counts`` was not among the counts the tables were made for.
+        """
+        if len(self.counts) == 1:  # one count in the world (the usual case)
+            if counts.min() != self.counts[0] or counts.max() != self.counts[0]:
+                raise self._missing(int(counts[counts != self.counts[0]][0]))
+            return np.full(len(counts), self.start[0])
+        k = np.minimum(np.searchsorted(self.counts, counts), max(len(self.counts) - 1, 0))
+        if not len(self.counts) or not np.array_equal(self.counts[k], counts):
+            wrong = counts if not len(self.counts) else counts[self.counts[k] != counts]
+            raise self._missing(int(wrong[0]))
+        return self.start[k]
+
+
 @dataclass
 class PresenceRules:
     """What presence depends on besides the poses, one entry per connector (arrays updated in place).
@@ -113,6 +217,8 @@ class PresenceRules:
         family: derived from ``type`` and ``model`` by :meth:`derive` (call it after changing them): a
             code per (model, type), int64 (n,).
         partner: the ``family`` a connector can dock with (-1: none, e.g. an unknown type), int64 (n,).
+        docking: Webots' docking rotations of every count in ``rotations``, made by :meth:`derive` (call it
+            after changing ``rotations``; a search with a count it has no rotations for raises ValueError).
     """
 
     type: np.ndarray
@@ -124,12 +230,15 @@ class PresenceRules:
     rotations: np.ndarray
     family: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     partner: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    docking: DockingRotations = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.derive()
 
     def derive(self) -> None:
-        """Recompute ``family`` and ``partner`` from ``type`` and ``model`` (in place once sized)."""
+        """Recompute ``family`` and ``partner`` from ``type`` and ``model`` (in place once sized), and
+        ``docking`` from ``rotations``."""
+        self.docking = DockingRotations.of(self.rotations)
         family = self.model * 4 + self.type
         partner = np.where(self.type == UNKNOWN, -1, self.model * 4 + _partner_types()[self.type])
         if self.family.shape == family.shape:
@@ -295,21 +404,15 @@ def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, 
         z_dots = np.clip(_dots(np.take(frames.z_axis, asker[twisted], axis=0),
                                np.take(frames.z_axis, candidate[twisted], axis=0)), -1.0, 1.0)
         alpha = np.arccos(z_dots)
-        n = n[twisted]
-        step = 2.0 * math.pi / n
-        # The nearest allowed rotation is the only one that can match (the others are farther away).
-        beta = np.clip(np.rint(alpha / step), 0, n // 2) * step
-        t = np.take(rules.rotation_tolerance, asker[twisted])
-        edge = np.minimum(np.abs(alpha - beta + t), np.abs(alpha - beta - t))
-        close = np.flatnonzero(edge <= _ALPHA_EDGE)
-        if len(close):  # at an edge: C's acos, as Webots
-            alpha[close] = _acos(z_dots[close])
-        aligned[twisted] = (alpha > beta - t) & (alpha < beta + t)
+        matched, edge = _rotation_test(alpha, z_dots, n[twisted], np.take(rules.rotation_tolerance, asker[twisted]),
+                                       rules.docking)
+        aligned[twisted] = matched
         if guards is not None:
             # acos is ill-conditioned near 0 and pi: a rounding of the dot product (a few 1e-16) moves the
             # computed angle by up to about 1e-16 / sin(alpha), which the margin must leave room for.
             slack = 1e-15 / np.maximum(np.sin(alpha), 1e-8)
-            guards.angle = min(guards.angle, float((edge - 2.0 * slack).min()))
+            # The nearest rotation is picked by i * 2pi/n: Webots' may be nearer by twice their deviation.
+            guards.angle = min(guards.angle, float((edge - 2.0 * slack).min()) - 2.0 * rules.docking.deviation)
     if guards is not None and aligned.any():  # a passing pair must also stay within reach
         guards.distance = min(guards.distance, float(reach[aligned].min()))
     query_index, candidate, distance2 = query_index[aligned], candidate[aligned], distance2[aligned]
@@ -329,6 +432,81 @@ def _select(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray, 
             gap = np.sqrt(distance2[ranked[runner]]) - np.sqrt(distance2[ranked[runner - 1]])
             guards.distance = min(guards.distance, float(gap.min()) / 2.0)
     return result
+
+
+def _betas(docking: DockingRotations, start: np.ndarray, index: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """``beta_index`` (rad) of counts whose tables start at ``start`` (-1: none, then ``index * step``); the
+    arrays broadcast together (``index``: whole numbers, float or int)."""
+    direct = index * step  # also the rotations of counts too large for a table (see ROTATION_TABLE_LIMIT)
+    if docking.exact:  # the usual counts: no lookup needed
+        return direct
+    index = np.fmax(index, 0.0).astype(np.int64)  # fmax: a NaN angle (a broken pose) looks up beta_0, no warning
+    if docking.complete:
+        return docking.betas[start + index]
+    if not len(docking.betas):
+        return direct
+    return np.where(start >= 0, np.take(docking.betas, start + index, mode="clip"), direct)
+
+
+_WIDE_ROTATION = 0.4995
+"""A tolerance above this fraction of a step (half a step, less a margin far above rounding errors) makes the
+intervals of neighbouring docking rotations reach the nearest rotation's: they are tested too."""
+
+
+def _rotation_test(alpha: np.ndarray, z_dots: np.ndarray, n: np.ndarray, t: np.ndarray,
+                   docking: DockingRotations) -> tuple[np.ndarray, np.ndarray]:
+    """Webots' test of the docking rotations (rule 3) for pairs: whether some ``beta_i``, ``i`` in ``0..n//2``,
+    has ``beta_i - t < alpha < beta_i + t``, and how far ``alpha`` is from changing that.
+
+    Only ``beta_k``, ``k`` the index of the nearest ``i * 2pi/n``, can match when ``t`` is under half a step
+    (its interval's edges are then also the nearest ones). Otherwise, if ``beta_k`` does not match,
+    ``beta_(k-1)`` and ``beta_(k+1)`` are tested too, which suffices whatever the rounding: the matching
+    indices form a run (``beta_i`` increases), and a run above ``k + 1`` would make ``beta_(k+1)``, which
+    lies between ``alpha`` (at most about half a step above ``beta_k``) and that run, match too; likewise
+    below.
+
+    Args:
+        alpha: numpy's ``arccos`` of ``z_dots`` (rad, (m,)); replaced in place by C's ``acos`` where it is
+            within :data:`_ALPHA_EDGE` of an edge, as Webots computes it.
+        z_dots: the z-axes' dot products, in [-1, 1], (m,).
+        n: the askers' ``numberOfRotations`` (> 0), int64 (m,).
+        t: the askers' ``rotationTolerance`` (rad), (m,).
+        docking: the tables of those counts.
+
+    Returns:
+        ``matched`` (bool (m,)) and ``edge`` (rad, (m,)): a match holds while ``alpha`` moves by less than its
+        ``edge`` (it stays inside a matching interval), a miss likewise (it stays out of the nearest ones;
+        ``beta_k`` is picked by ``i * 2pi/n``, so the caller allows for :attr:`DockingRotations.deviation`).
+    """
+    half = n // 2
+    step = 2.0 * math.pi / n
+    nearest = np.minimum(np.rint(alpha / step), half)  # alpha >= 0: whole numbers in 0..n//2
+    start = docking.starts(n)
+    beta = _betas(docking, start, nearest, step)
+    edge = np.minimum(np.abs(alpha - beta + t), np.abs(alpha - beta - t))
+    close = np.flatnonzero(edge <= _ALPHA_EDGE)
+    if len(close):  # at an edge: C's acos, as Webots
+        alpha[close] = _acos(z_dots[close])
+    matched = (alpha > beta - t) & (alpha < beta + t)
+    # A match at the nearest rotation decides; a miss there with a wide tolerance asks the neighbours.
+    wide = np.flatnonzero((t >= _WIDE_ROTATION * step) & ~matched)
+    if len(wide):
+        t_wide, k = t[wide], nearest[wide]
+        sides = [_betas(docking, start[wide], index, step[wide])
+                 for index in (np.maximum(k - 1.0, 0.0), np.minimum(k + 1.0, half[wide]))]
+        a = alpha[wide]
+        edges = [np.minimum(np.abs(a - b + t_wide), np.abs(a - b - t_wide)) for b in sides]
+        near = np.flatnonzero(np.minimum(*edges) <= _ALPHA_EDGE)
+        if len(near):  # at a neighbour's edge: C's acos (then the nearest rotation is tested again too)
+            alpha[wide[near]] = a[near] = _acos(z_dots[wide[near]])
+        within = [(a > b - t_wide) & (a < b + t_wide) for b in [beta[wide], *sides]]
+        hit = within[0] | within[1] | within[2]
+        matched[wide] = hit
+        # A match holds while alpha stays inside a matching interval, a miss while it stays out of all three.
+        inside = np.maximum(np.maximum(np.where(within[0], edge[wide], 0.0), np.where(within[1], edges[0], 0.0)),
+                            np.where(within[2], edges[1], 0.0))
+        edge[wide] = np.where(hit, inside, np.minimum(edge[wide], np.minimum(*edges)))
+    return matched, edge
 
 
 def find_peers(frames: ConnectorFrames, rules: PresenceRules, queries: np.ndarray) -> np.ndarray:
@@ -459,16 +637,42 @@ class PresenceSearch:
         return result
 
 
-def first_rotation_match(alpha: float, rotations: int, tolerance: float) -> float:
-    """Webots' ``findClosestRotationalAlignment``: the first docking rotation ``beta = i * 2pi/n`` (rad),
-    ``i = 0 .. n//2``, with ``beta - t < alpha < beta + t``, or -1.0 if none (found directly, not by
-    Webots' loop, so a huge ``numberOfRotations`` costs nothing)."""
+def first_rotation_match(alpha: float, rotations: int, tolerance: float,
+                         docking: DockingRotations | None = None) -> float:
+    """Webots' ``findClosestRotationalAlignment``: the first docking rotation ``beta_i`` (rad), ``i = 0 ..
+    n//2``, with ``beta_i - t < alpha < beta_i + t``, or -1.0 if none.
+
+    ``beta_i`` is Webots' running sum of ``2pi/n`` (:func:`docking_rotations`), or ``i * 2pi/n`` for counts too
+    large for a table. It is found directly, not by Webots' loop, so a huge ``numberOfRotations`` costs
+    nothing: ``beta_i + t > alpha`` holds from some index on and ``beta_i - t < alpha`` up to some index
+    (``beta_i`` increases, and rounding a sum keeps its order), so the first index of the first run is the
+    answer if it also satisfies the second.
+
+    Args:
+        alpha: the angle between the z-axes, rad.
+        rotations: ``numberOfRotations`` (> 0).
+        tolerance: ``rotationTolerance``, rad.
+        docking: tables holding ``rotations``' (:attr:`PresenceRules.docking`); made here if not given.
+
+    Raises:
+        ValueError: ``docking`` has no rotations for ``rotations``.
+    """
+    table = (docking if docking is not None else DockingRotations.of([rotations])).table(rotations)
     step = 2.0 * math.pi / rotations
-    first = max(0, math.floor((alpha - tolerance) / step) + 1)  # the first i with i * step > alpha - t
-    for i in (first - 1, first):  # one below too, in case the division rounded up
-        beta = i * step
-        if 0 <= i <= rotations // 2 and beta - tolerance < alpha < beta + tolerance:
-            return beta
+    last = rotations // 2
+
+    def beta(i: int) -> float:
+        return float(table[i]) if table is not None else i * step
+
+    # Start from the estimate of the first i with beta_i > alpha - t, then walk to the exact boundary of
+    # the run of indices with beta_i + t > alpha (an index or two at most: beta_i is i * step within ulps).
+    i = min(max(0, math.floor((alpha - tolerance) / step) + 1), last)
+    while i > 0 and beta(i - 1) + tolerance > alpha:
+        i -= 1
+    while i <= last and not beta(i) + tolerance > alpha:
+        i += 1
+    if i <= last and beta(i) - tolerance < alpha:
+        return beta(i)
     return -1.0
 
 
@@ -488,7 +692,7 @@ def find_peer_reference(frames: ConnectorFrames, rules: PresenceRules, row: int)
             continue
         n = int(rules.rotations[row])
         if n and first_rotation_match(_unit_angle(frames.z_axis[row], frames.z_axis[other]), n,
-                                      float(rules.rotation_tolerance[row])) == -1.0:
+                                      float(rules.rotation_tolerance[row]), rules.docking) == -1.0:
             continue
         d = frames.position[row] - frames.position[other]
         distance2 = float(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])

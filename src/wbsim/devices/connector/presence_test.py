@@ -6,14 +6,17 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from wbsim.compile.frames import quat_from_axis_angle, quat_to_matrix
 from wbsim.devices.connector.presence import (
+    ROTATION_TABLE_LIMIT,
     ConnectorFrames,
+    DockingRotations,
     PresenceRules,
     PresenceSearch,
+    docking_rotations,
     find_peer_reference,
     find_peers,
     first_rotation_match,
@@ -167,7 +170,10 @@ def worlds(draw: st.DrawFn) -> tuple[ConnectorFrames, PresenceRules]:
     r.distance2[:] = np.square(tolerance)
     r.axis_tolerance[:] = draw(st.lists(st.floats(0, math.pi), min_size=n, max_size=n))
     r.rotation_tolerance[:] = draw(st.lists(st.floats(0, math.pi), min_size=n, max_size=n))
-    r.rotations[:] = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n))
+    # Counts 1..11 have docking rotations i * 2pi/n bit for bit; 12, 17, 30 do not (Webots' running sums).
+    r.rotations[:] = draw(st.lists(st.one_of(st.integers(0, 6), st.sampled_from([12, 17, 30])), min_size=n,
+                                   max_size=n))
+    r.derive()  # the docking rotations of those counts
     return frames, r
 
 
@@ -244,14 +250,87 @@ def _first_rotation_loop(alpha: float, n: int, t: float) -> float:
 
 @settings(max_examples=500, deadline=None)
 @given(st.floats(0, math.pi), st.integers(1, 40), st.floats(0, math.pi))
+@example(alpha=3.1415926535897927, n=30, t=2.220446049250313e-16)  # beta_15 is pi - 1 ulp in Webots' loop
 def test_first_rotation_match_agrees_with_webots_loop(alpha: float, n: int, t: float) -> None:
-    assert first_rotation_match(alpha, n, t) == pytest.approx(_first_rotation_loop(alpha, n, t), abs=1e-12)
+    assert first_rotation_match(alpha, n, t) == _first_rotation_loop(alpha, n, t)  # bit for bit
+
+
+def test_docking_rotations_are_webots_running_sums_bit_for_bit() -> None:
+    for n in [*range(1, 200), 1001, 2 * ROTATION_TABLE_LIMIT, 2 * ROTATION_TABLE_LIMIT + 1]:
+        step, beta, sums = 2.0 * math.pi / n, 0.0, []
+        for _ in range(n // 2 + 1):
+            sums.append(beta)
+            beta += step
+        assert docking_rotations(n).tolist() == sums  # type: ignore[union-attr]
+    assert docking_rotations(30)[15] == 3.1415926535897927 != math.pi  # type: ignore[index]
+    assert docking_rotations(0) is None and docking_rotations(2 * ROTATION_TABLE_LIMIT + 2) is None
 
 
 def test_first_rotation_match_is_direct_for_huge_counts() -> None:
     n = 10 ** 12
+    assert DockingRotations.of([n]).table(n) is None  # no table of 5e11 rotations: i * 2pi/n, found directly
     assert first_rotation_match(0.3, n, 0.2) == pytest.approx(0.1, abs=1e-9)  # the first above 0.1, not 0
     assert first_rotation_match(0.0, n, 0.0) == -1.0
+    # Just beyond the table limit the loop's sums and i * step differ by ulps only.
+    n = 2 * ROTATION_TABLE_LIMIT + 2
+    assert first_rotation_match(1.0, n, 0.5 * math.pi / n) == pytest.approx(1.0, abs=math.pi / n)
+
+
+def test_rotations_without_their_table_are_refused() -> None:
+    r = rules(2, rotations=4)
+    r.rotations[0] = 30  # changed without derive()
+    with pytest.raises(ValueError, match="numberOfRotations 30"):
+        find_peer_reference(pair(), r, 0)
+    with pytest.raises(ValueError, match="numberOfRotations 30"):
+        find_peers(pair(), r, np.array([0]))
+    r.derive()
+    assert both(pair(), r, 0) == 1
+
+
+def test_anti_parallel_z_axes_miss_webots_last_rotation_by_its_ulp() -> None:
+    # n = 30: Webots' beta_15 is pi - 1 ulp, so z-axes exactly opposite (alpha = pi) with a tolerance of one ulp
+    # are not docked (beta + t rounds to pi, and pi < pi is false), while i * 2pi/n = pi would dock them.
+    ulp = math.pi - 3.1415926535897927
+    x = np.array([[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]])
+    frames = _two(x, np.array([[0.0, 0.0, 1.0], [0.0, 0.0, -1.0]]))
+    for t, present in ((ulp, False), (2 * ulp, True)):
+        r = rules(2, rotation=t, rotations=30)
+        expected = 1 if present else -1
+        assert find_peer_reference(frames, r, 0) == expected
+        assert find_peers(frames, r, np.array([0])).tolist() == [expected]
+        assert PresenceSearch().find(frames, r, np.array([0])).tolist() == [expected]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.integers(1, 60), st.sampled_from([1000, 2 * ROTATION_TABLE_LIMIT, 2 * ROTATION_TABLE_LIMIT + 2,
+                                                      10 ** 9])), st.data())
+def test_vectorised_search_agrees_with_the_reference_at_rotation_edges(n: int, data: st.DataObject) -> None:
+    # The twist angle put on an edge of a docking rotation's interval (Webots' beta_i +- t), to within a few
+    # ulps: the oracle follows Webots' loop literally (counts with a table), and the grid search and the
+    # neighbour list follow the oracle (i * 2pi/n beyond the table limit).
+    betas = docking_rotations(n)
+    i = data.draw(st.integers(0, n // 2))
+    beta = float(betas[i]) if betas is not None else i * (2.0 * math.pi / n)
+    offset = data.draw(st.one_of(st.sampled_from([0.0, 1e-16, 1e-12, 1e-6]), st.floats(0.0, 2.0 * math.pi / n),
+                                 st.floats(0.0, math.pi)))
+    angle = min(max(beta + data.draw(st.sampled_from([-1.0, 1.0])) * offset, 0.0), math.pi)
+    z = np.array([[0.0, 0.0, 1.0], [0.0, -math.sin(angle), math.cos(angle)]])
+    frames = _two(np.array([[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]]), z)
+    dot = float(z[0, 0] * z[1, 0] + z[0, 1] * z[1, 1] + z[0, 2] * z[1, 2])
+    alpha = 0.0 if dot >= 1.0 else math.pi if dot <= -1.0 else math.acos(dot)  # as Webots computes it
+    ulps = data.draw(st.integers(-3, 3))
+    t = min(max(abs(alpha - beta) + ulps * 2.0 ** -52, 0.0), math.pi)
+    r = rules(2, rotation=t, rotations=n)
+    expected = find_peer_reference(frames, r, 0)
+    if betas is not None:
+        assert expected == (1 if _first_rotation_loop(alpha, n, t) != -1.0 else -1)
+    assert find_peers(frames, r, np.array([0])).tolist() == [expected]
+    search = PresenceSearch()
+    assert search.find(frames, r, np.array([0])).tolist() == [expected]
+    for turn in (1e-15, -3e-15, 1e-12, -1e-9, 1e-6):  # tiny turns: the last answer is reused only if it holds
+        turned = angle + turn
+        frames = _two(frames.x_axis, np.array([[0.0, 0.0, 1.0], [0.0, -math.sin(turned), math.cos(turned)]]))
+        assert search.find(frames, r, np.array([0])).tolist() == [find_peer_reference(frames, r, 0)]
 
 
 def test_one_wide_tolerance_does_not_fill_the_neighbour_list() -> None:

@@ -10,8 +10,9 @@ O's). Its ``eq_data`` holds (``mj_equalityAnchors`` / ``mjEQ_WELD`` in MuJoCo 4)
 **Without snap** the link keeps the current relative pose. **With snap** it holds the pose where the
 two connectors are docked exactly, as Webots' ``snapNow`` intends: the faces superimposed (origins
 coincide), the x-axes opposite, and the z-axes at the docking rotation Webots picks
-(``findClosestRotationalAlignment``: the first of ``0, 2pi/n, ...`` within ``rotationTolerance`` of
-their angle; ``n = 0`` keeps the twist). Webots rotates each body about its own origin and does not
+(``findClosestRotationalAlignment``: the first of ``0, 2pi/n, ...``, summed as its loop sums them
+(:func:`~wbsim.devices.connector.presence.docking_rotations`), within ``rotationTolerance`` of their angle;
+``n = 0`` keeps the twist). Webots rotates each body about its own origin and does not
 compensate the lever arm, so its origins coincide only without angular error; wbsim computes the exact
 docked pose. Webots sets the target and lets ODE's ERP pull the bodies together over the next steps;
 wbsim moves the target from the current pose to the docked one along a smooth ramp (at most
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from wbsim.compile.frames import Frame, matrix_to_quat, quat_from_axis_angle, quat_to_matrix
-from wbsim.devices.connector.presence import first_rotation_match
+from wbsim.devices.connector.presence import DockingRotations, first_rotation_match
 
 __all__ = ["WeldPose", "current_pose", "docked_pose", "Ramp", "SNAP_SPEED", "SNAP_TURN_RATE"]
 
@@ -74,7 +75,7 @@ def _rotation_between(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def docked_pose(body1: Frame, body2: Frame, own: Frame, peer: Frame, rotations: int,
-                rotation_tolerance: float) -> WeldPose:
+                rotation_tolerance: float, docking: DockingRotations | None = None) -> WeldPose:
     """The weld pose with the two connectors docked exactly (frames in world coordinates).
 
     Args:
@@ -83,6 +84,8 @@ def docked_pose(body1: Frame, body2: Frame, own: Frame, peer: Frame, rotations: 
         peer: O's frame.
         rotations: C's ``numberOfRotations`` (0: keep the twist).
         rotation_tolerance: C's ``rotationTolerance``, rad.
+        docking: Webots' docking rotations, including ``rotations``' (the bank's ``rules.docking``); made
+            here if not given.
     """
     x_own = own.rot[:, 0]
     # 1. O turns so that its x-axis points against C's.
@@ -94,12 +97,14 @@ def docked_pose(body1: Frame, body2: Frame, own: Frame, peer: Frame, rotations: 
         z_own, z_peer = own.rot[:, 2], aligned[:, 2]
         twist = math.atan2(float(np.dot(np.cross(z_own, z_peer), x_own)), float(np.dot(z_own, z_peer)))
         if twist:
-            beta = first_rotation_match(abs(twist), rotations, rotation_tolerance)
+            docking = docking if docking is not None else DockingRotations.of([rotations])
+            beta = first_rotation_match(abs(twist), rotations, rotation_tolerance, docking)
             if beta < 0.0:
                 # No allowed rotation within tolerance of the twist once the x-axes are aligned (possible with
-                # a wide axisTolerance; Webots asserts): the nearest allowed one.
-                step = 2.0 * math.pi / rotations
-                beta = min(round(abs(twist) / step), rotations // 2) * step
+                # a wide axisTolerance; Webots asserts): the nearest allowed one, as Webots' loop reaches it.
+                nearest = min(round(abs(twist) / (2.0 * math.pi / rotations)), rotations // 2)
+                table = docking.table(rotations)
+                beta = float(table[nearest]) if table is not None else nearest * (2.0 * math.pi / rotations)
             aligned = quat_to_matrix(quat_from_axis_angle((*x_own, math.copysign(beta, twist) - twist))) @ aligned
     # 3. O's origin on C's; body 2 keeps its pose relative to O.
     peer_target = Frame(own.pos, aligned)

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wbsim.compile.frames import Frame, quat_from_axis_angle, quat_to_matrix
+from wbsim.devices.connector.presence import DockingRotations, docking_rotations
 from wbsim.devices.connector.weld import Ramp, WeldPose, current_pose, docked_pose
 
 
@@ -78,6 +79,40 @@ def test_docked_pose_takes_webots_first_rotation_match() -> None:
     narrow = held_body2(body1, docked_pose(body1, body2, own, peer, 4, 0.2))
     assert abs(twist_between(own, wide)) == pytest.approx(0.0, abs=1e-12)
     assert abs(twist_between(own, narrow)) == pytest.approx(math.pi / 2, abs=1e-12)
+
+
+def _facing(alpha: float) -> Frame:
+    """A connector facing one with the identity frame (x-axes opposite), its z-axis at ``alpha`` from it."""
+    x, z = np.array([-1.0, 0.0, 0.0]), np.array([0.0, -math.sin(alpha), math.cos(alpha)])
+    return Frame(np.zeros(3), np.column_stack([x, np.cross(z, x), z]))
+
+
+def test_docked_pose_takes_the_rotation_webots_loop_reaches() -> None:
+    # n = 17: Webots' beta_7 (2pi/17 added 7 times) is 1 ulp below 7 * 2pi/17. With the twist at the upper
+    # edge of beta_7's interval by that ulp, Webots' first match is beta_8, a whole step (21 degrees) further.
+    n, own = 17, Frame(np.zeros(3), np.eye(3))
+    betas = docking_rotations(n)
+    assert betas is not None and betas[7] < 7 * (2 * math.pi / n)
+    peer = _facing(float(betas[7]) + 0.53 * (2 * math.pi / n))
+    alpha = abs(twist_between(own, peer))
+    t = alpha - float(betas[7])
+    while betas[7] + t > alpha:  # not within beta_7's interval as Webots computes it...
+        t = math.nextafter(t, 0.0)
+    assert 7 * (2 * math.pi / n) + t > alpha  # ...though within 7 * 2pi/n's
+    held = held_body2(own, docked_pose(own, peer, own, peer, n, t, DockingRotations.of([n])))
+    assert abs(twist_between(own, held)) == pytest.approx(float(betas[8]), abs=1e-12)
+    default = held_body2(own, docked_pose(own, peer, own, peer, n, t))  # the tables made on the spot
+    assert abs(twist_between(own, default)) == pytest.approx(float(betas[8]), abs=1e-12)
+
+
+def test_docked_pose_uses_the_docking_rotations_it_is_given() -> None:
+    own = Frame(np.zeros(3), np.eye(3))
+    peer = _facing(1.05)
+    made_up = DockingRotations(np.array([4]), np.array([0]), np.array([0.0, 1.0, 2.0]), True, False, 0.6)
+    held = held_body2(own, docked_pose(own, peer, own, peer, 4, 0.2, made_up))
+    assert abs(twist_between(own, held)) == pytest.approx(1.0, abs=1e-12)
+    fallback = held_body2(own, docked_pose(own, peer, own, peer, 4, 0.01, made_up))  # none within: the nearest
+    assert abs(twist_between(own, fallback)) == pytest.approx(1.0, abs=1e-12)
 
 
 def test_current_pose_holds_the_bodies_where_they_are() -> None:
