@@ -15,7 +15,8 @@ binding does. A second row per world ("loop, no timers") compares against the sa
 wbsim's own layer alone.
 
 Also against raw C stepping: the same model advanced by ``mj_step`` with all the block's steps in one call
-(no Python, no controller), the cost floor of the physics alone; and loading a world with 100 robots.
+(no Python, no controller, the timers paused), the cost floor of the physics alone; and loading a world with 100
+robots.
 
 wbsim's blocks are ``Simulation.run`` calls on a warmed-up simulation (its bounce threshold on its compiled edit, as
 in any long enough run: about 180 s of simulated time for one rover in a fresh process); ``--step-loop`` adds a row per world with ``Simulation.step`` called from
@@ -300,16 +301,22 @@ def greenlet_floor_block(path: Path, steps: int, start: mujoco.MjData | None = N
 
 def raw_block(path: Path, steps: int, start: mujoco.MjData | None = None) -> Callable[[], None]:
     """A function advancing the same model by ``steps`` basic steps in one C call (``mj_step`` with
-    ``nstep = steps * substeps``) from ``start`` (as :func:`baseline_block`): no controller, no Python per step;
-    the floor of what any loop can reach."""
+    ``nstep = steps * substeps``) from ``start`` (as :func:`baseline_block`): no controller, no Python per step,
+    MuJoCo's stage timers paused (as wbsim pauses them); the floor of what any loop can reach."""
     sim = _load(path)
     model, data = sim.model, mujoco.MjData(sim.model)
     mujoco.mj_copyData(data, model, sim.data if start is None else start)
     total = steps * sim.substeps
     sim.close()
+    pause = TimerPause.find()
 
     def run() -> None:
-        mujoco.mj_step(model, data, nstep=total)
+        saved = pause.pause() if pause is not None else None
+        try:
+            mujoco.mj_step(model, data, nstep=total)
+        finally:
+            if pause is not None:
+                pause.resume(saved)
 
     return run
 
