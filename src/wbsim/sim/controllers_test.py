@@ -1385,3 +1385,24 @@ def test_a_step_a_subclass_sets_on_its_robot_before_robots_init_stays(project, l
     sim = load(project(world, controllers={"mine": source}))
     sim.run(0.05)
     assert (tmp_path / "controllers" / "mine" / "calls.txt").read_text() == "[8, 8, 8]"
+
+
+def test_step_hooks_added_after_robots_init_ran_again_on_the_robot_run_at_every_step(project, load, tmp_path):
+    """``Robot.__init__`` run again on the same robot (a subclass initialising its bases twice) makes a new list of
+    step hooks: a hook added after that (as a Radio or a Motion adds theirs) runs at every later step, and the robot's
+    usual ``step`` still runs in one frame."""
+    source = """
+    from controller import Robot
+    robot = Robot()
+    robot.step(8)
+    Robot.__init__(robot)  # prints Webots' line about a second Robot on stderr
+    hooks = []
+    robot._add_step_hook(lambda duration: hooks.append((duration, round(robot.getTime() * 1000))))
+    robot.step(8); robot.step(8)
+    with open("hooks.txt", "w") as out:
+        out.write(repr((hooks, "step" in vars(robot))))
+    """
+    world = 'WorldInfo { basicTimeStep 8 }\nRobot { name "a" controller "again" }'
+    sim = load(project(world, controllers={"again": source}))
+    sim.run(0.1)
+    assert (tmp_path / "controllers" / "again" / "hooks.txt").read_text() == "([(8, 8), (8, 16)], True)"

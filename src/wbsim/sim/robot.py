@@ -148,7 +148,8 @@ class RobotRuntime:
         is the robot's ``step`` and calls the class's, which the robot finds from then on), an ``int`` duration equal to the last valid
         one (an ``int`` too), no ``hooks`` (the API robot's step hooks, a list it appends to), called from the
         controller's own greenlet in a running simulation. The same statements as :meth:`step`'s fast path; a
-        controller steps every basic step, so its frames are a part of every robot's step."""
+        controller steps every basic step, so its frames are a part of every robot's step. The function has
+        ``one_frame = True``: ``Robot.__init__`` run again on the robot binds a new one, for its new hooks list."""
         runtime, sim_ref = self, self._sim_ref
 
         def step(robot: object, time_step: int | None = None) -> int:
@@ -175,6 +176,7 @@ class RobotRuntime:
                 return _class_attribute(robot, "step")(time_step)
             return plain(robot, time_step)
 
+        step.one_frame = True  # type: ignore[attr-defined]
         return step
 
     def _wait(self, process: ControllerProcess, steps: int, step_count: int) -> int:
