@@ -133,7 +133,7 @@ class RobotRuntime:
                 steps = self.last_duration_steps = self._last_steps
                 self.wake_step = sim.step_count + steps
                 del sim  # no strong reference in the suspended frame (see _wait)
-                if process.yield_to_simulation() is RUNNING:  # a turn of the controllers phase: it runs on
+                if process.yield_to_simulation() is RUNNING:  # a usual turn of the controllers phase: it runs on
                     return 0
                 return self._woken()
         return self._step(duration_ms)
@@ -165,7 +165,7 @@ class RobotRuntime:
                     resumed = process.resumer.switch()  # type: ignore[union-attr]  # yield_to_simulation inline
                     if process._terminating:  # noqa: SLF001
                         raise _Terminate()
-                    if resumed is RUNNING:  # a turn of the controllers phase: it runs on
+                    if resumed is RUNNING:  # a usual turn of the controllers phase: it runs on
                         return 0
                     return runtime._woken()
             if type(robot).step is not plain and getattr(vars(robot).get("step"), "__func__", None) is step:
