@@ -85,8 +85,9 @@ class _Running:
 
 
 RUNNING = _Running()
-"""What the controllers phase resumes a controller waiting in ``step`` with (:meth:`ControllerProcess.take_turn`):
-the simulation runs on, so ``step`` returns 0 at once. A unique constant, compared by identity."""
+"""What the controllers phase's usual turn resumes a controller waiting in ``step`` with
+(:meth:`ControllerFinder.run_turns`): the simulation runs on, so ``step`` returns 0 at once (a turn on the full path,
+:meth:`ControllerProcess.take_turn`, resumes it with nothing). A unique constant, compared by identity."""
 
 
 class _Terminate(BaseException):
@@ -166,9 +167,10 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         # (argv, path, stdout, stderr, greenlet) of the host while a controllers phase runs (begin_phase), else
         # None; the greenlet is the one running the phase.
         self.host_sys: tuple[list[str], list[str], object, object, greenlet.greenlet] | None = None
-        # The module names of a controller that sys.modules was last seen not to hold, at the end of a turn of
-        # the phase (None at its start): the next turn with the same names (one shared set per content,
-        # shared_names) skips that test, as no code ran in between.
+        # The module names of a controller that sys.modules was last seen not to hold, at the end of a usual turn
+        # of the phase (None at the phase's start and end, before each usual turn's switch and in every full-path
+        # turn): the next turn with the same names (one shared set per content, shared_names) skips that test,
+        # as no code ran in between.
         self.disjoint: frozenset[str] | None = None
         self._names: dict[frozenset[str], frozenset[str]] = {}
 
@@ -243,8 +245,10 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
         ``sim.ended``. One bracket for the phase (:meth:`begin_phase`), opened at the first due controller.
 
         The usual turn runs here, ``_enter`` and ``_leave`` inline (:meth:`ControllerProcess.take_turn` for the
-        others): a controller resumed last from the greenlet running the phase (so that is its greenlet's parent
-        already), with nothing of its own to swap in (``_plain``: the host's streams, no runtime.ini variables;
+        others): outside any controller's turn (a phase run from inside one runs them all as nested turns), a
+        controller resumed last from the greenlet running the phase (so that is its greenlet's parent already; a
+        simulation stepped from another greenlet than last time, or a first turn, takes the full path), with
+        nothing of its own to swap in (``_plain``: the host's streams, no runtime.ini variables;
         no module of its names in ``sys.modules``, known without a test when the last turn of the phase ended
         with the same names absent, :attr:`disjoint`). It gets its folder, argv and ``sys.path``; the phase puts
         the host's argv and path back once, after its last turn. It is resumed with :data:`RUNNING`: its
@@ -436,8 +440,8 @@ class ControllerProcess:
         self.path: list[str] | None = None
         self.host_entries: frozenset[str] = frozenset()
         self.runtime_ini = read_runtime_ini(self.folder)  # its PYTHONPATH and environment variables
-        # True once the usual turn applies (take_turn): a first turn made its sys.path, the host's streams, no
-        # module of its own, no runtime.ini variables; _leave keeps it current.
+        # True once the usual turn applies (ControllerFinder.run_turns): a first turn made its sys.path, the host's
+        # streams, no module of its own, no runtime.ini variables; _leave keeps it current.
         self._plain = False
         self._outside_environment: dict[str, str | None] = {}
 
@@ -688,7 +692,8 @@ class ControllerProcess:
         """Called from the controller's greenlet by ``robot.step``: give control back to the simulation.
 
         Returns:
-            What the greenlet was resumed with: :data:`RUNNING` from a turn of the controllers phase."""
+            What the greenlet was resumed with: :data:`RUNNING` from a usual turn of the controllers phase
+            (:meth:`ControllerFinder.run_turns`), else nothing."""
         assert self.resumer is not None
         resumed = self.resumer.switch()
         if self._terminating:

@@ -1385,3 +1385,78 @@ def test_a_step_a_subclass_sets_on_its_robot_before_robots_init_stays(project, l
     sim = load(project(world, controllers={"mine": source}))
     sim.run(0.05)
     assert (tmp_path / "controllers" / "mine" / "calls.txt").read_text() == "[8, 8, 8]"
+
+
+def test_step_hooks_added_after_robots_init_ran_again_on_the_robot_run_at_every_step(project, load, tmp_path):
+    """``Robot.__init__`` run again on the same robot (a subclass initialising its bases twice) makes a new list of
+    step hooks: a hook added after that (as a Radio or a Motion adds theirs) runs at every later step, and the robot's
+    usual ``step`` still runs in one frame."""
+    source = """
+    from controller import Robot
+    robot = Robot()
+    robot.step(8)
+    Robot.__init__(robot)  # prints Webots' line about a second Robot on stderr
+    hooks = []
+    robot._add_step_hook(lambda duration: hooks.append((duration, round(robot.getTime() * 1000))))
+    robot.step(8); robot.step(8)
+    with open("hooks.txt", "w") as out:
+        out.write(repr((hooks, "step" in vars(robot))))
+    """
+    world = 'WorldInfo { basicTimeStep 8 }\nRobot { name "a" controller "again" }'
+    sim = load(project(world, controllers={"again": source}))
+    sim.run(0.1)
+    assert (tmp_path / "controllers" / "again" / "hooks.txt").read_text() == "([(8, 8), (8, 16)], True)"
+
+
+@pytest.mark.parametrize("ending", ["return", "interrupt", "exit"])
+def test_a_controller_ending_in_a_usual_turn_after_the_caller_changed_greenlets_ends_into_the_new_caller(
+        project, load, ending):
+    """Stepped first from a greenlet that stays alive, then from another: a controller that ends in a later usual
+    turn (its script returns, Ctrl-C, ``os._exit``) hands control to the new caller, the greenlet running the
+    phase (the usual turn does not set the parent again: the full-path turn after the change did), never to the
+    old one; the run goes on with the other controller (Ctrl-C: it reaches the new caller)."""
+    import greenlet
+
+    action = {"return": "break", "interrupt": "raise KeyboardInterrupt", "exit": "os._exit(0)"}[ending]
+    source = f"""
+    import os
+    from controller import Robot
+    robot = Robot()
+    k = 0
+    while robot.step(10) != -1:
+        k += 1
+        if robot.getName() == "a" and k == 6:
+            {action}
+    """
+    world = 'WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "plain" }\nRobot { name "b" controller "plain" }'
+    sim = load(project(world, controllers={"plain": source}))
+    main = greenlet.getcurrent()
+    events: list[str] = []
+
+    def task() -> None:
+        sim.step()
+        sim.step()
+        main.switch()  # suspended here, alive
+        events.append("task resumed")
+
+    first = greenlet.greenlet(task)
+    first.switch()
+
+    def second_caller() -> str:
+        try:
+            for _ in range(8):
+                sim.step()
+        except KeyboardInterrupt:
+            return f"interrupted at {sim.step_count}"
+        return f"ran to {sim.step_count}"
+
+    second = greenlet.greenlet(second_caller)
+    outcome = second.switch()
+    a, b = (robot.controller for robot in sim.robots)
+    assert events == [] and a.finished and not b.finished
+    if ending == "interrupt":
+        assert outcome == "interrupted at 6"
+    else:
+        assert outcome == "ran to 10" and b.greenlet.parent is second
+    first.switch()
+    assert events == ["task resumed"]

@@ -133,7 +133,7 @@ class RobotRuntime:
                 steps = self.last_duration_steps = self._last_steps
                 self.wake_step = sim.step_count + steps
                 del sim  # no strong reference in the suspended frame (see _wait)
-                if process.yield_to_simulation() is RUNNING:  # a turn of the controllers phase: it runs on
+                if process.yield_to_simulation() is RUNNING:  # a usual turn of the controllers phase: it runs on
                     return 0
                 return self._woken()
         return self._step(duration_ms)
@@ -148,7 +148,8 @@ class RobotRuntime:
         is the robot's ``step`` and calls the class's, which the robot finds from then on), an ``int`` duration equal to the last valid
         one (an ``int`` too), no ``hooks`` (the API robot's step hooks, a list it appends to), called from the
         controller's own greenlet in a running simulation. The same statements as :meth:`step`'s fast path; a
-        controller steps every basic step, so its frames are a part of every robot's step."""
+        controller steps every basic step, so its frames are a part of every robot's step. The function has
+        ``one_frame = True``: ``Robot.__init__`` run again on the robot binds a new one, for its new hooks list."""
         runtime, sim_ref = self, self._sim_ref
 
         def step(robot: object, time_step: int | None = None) -> int:
@@ -164,7 +165,7 @@ class RobotRuntime:
                     resumed = process.resumer.switch()  # type: ignore[union-attr]  # yield_to_simulation inline
                     if process._terminating:  # noqa: SLF001
                         raise _Terminate()
-                    if resumed is RUNNING:  # a turn of the controllers phase: it runs on
+                    if resumed is RUNNING:  # a usual turn of the controllers phase: it runs on
                         return 0
                     return runtime._woken()
             if type(robot).step is not plain and getattr(vars(robot).get("step"), "__func__", None) is step:
@@ -175,6 +176,7 @@ class RobotRuntime:
                 return _class_attribute(robot, "step")(time_step)
             return plain(robot, time_step)
 
+        step.one_frame = True  # type: ignore[attr-defined]
         return step
 
     def _wait(self, process: ControllerProcess, steps: int, step_count: int) -> int:
