@@ -1307,22 +1307,15 @@ def test_a_full_path_turn_between_two_controllers_of_one_folder_makes_the_next_t
     assert (tmp_path / "controllers" / "shared" / "origin.txt").read_text() == "own"
 
 
-def test_a_simulation_stepped_from_another_greenlet_than_last_time_comes_back_to_its_caller(project, load, tmp_path):
-    """The usual turn resumes a controller without setting its parent and resumer only when the greenlet running
-    the phase resumed it last: stepped first in a greenlet that is still alive (suspended, as in a framework
-    running many tasks), then from another, the controllers switch back to the new caller, never into the old."""
+TWO_PLAIN = 'WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "plain" }\nRobot { name "b" controller "plain" }'
+
+
+def _stepping_task_left_suspended(sim, events: list[str]):  # noqa: ANN001, ANN202
+    """A greenlet that steps ``sim`` twice, switches back to its caller and stays suspended there (alive, as a
+    task of a framework running many) until switched to again, when it notes "task resumed" in ``events``."""
     import greenlet
 
-    source = """
-    from controller import Robot
-    robot = Robot()
-    while robot.step(10) != -1:
-        pass
-    """
-    world = 'WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "plain" }\nRobot { name "b" controller "plain" }'
-    sim = load(project(world, controllers={"plain": source}))
     main = greenlet.getcurrent()
-    events: list[str] = []
 
     def task() -> None:
         sim.step()
@@ -1332,6 +1325,22 @@ def test_a_simulation_stepped_from_another_greenlet_than_last_time_comes_back_to
 
     first = greenlet.greenlet(task)
     first.switch()
+    return first
+
+
+def test_a_simulation_stepped_from_another_greenlet_than_last_time_comes_back_to_its_caller(project, load, tmp_path):
+    """The usual turn resumes a controller without setting its parent and resumer only when the greenlet running
+    the phase resumed it last: stepped first in a greenlet that is still alive (suspended, as in a framework
+    running many tasks), then from another, the controllers switch back to the new caller, never into the old."""
+    source = """
+    from controller import Robot
+    robot = Robot()
+    while robot.step(10) != -1:
+        pass
+    """
+    sim = load(project(TWO_PLAIN, controllers={"plain": source}))
+    events: list[str] = []
+    first = _stepping_task_left_suspended(sim, events)
     sim.run(0.05)
     assert events == [] and sim.step_count == 7
     first.switch()
@@ -1428,19 +1437,9 @@ def test_a_controller_ending_in_a_usual_turn_after_the_caller_changed_greenlets_
         if robot.getName() == "a" and k == 6:
             {action}
     """
-    world = 'WorldInfo { basicTimeStep 10 }\nRobot { name "a" controller "plain" }\nRobot { name "b" controller "plain" }'
-    sim = load(project(world, controllers={"plain": source}))
-    main = greenlet.getcurrent()
+    sim = load(project(TWO_PLAIN, controllers={"plain": source}))
     events: list[str] = []
-
-    def task() -> None:
-        sim.step()
-        sim.step()
-        main.switch()  # suspended here, alive
-        events.append("task resumed")
-
-    first = greenlet.greenlet(task)
-    first.switch()
+    first = _stepping_task_left_suspended(sim, events)
 
     def second_caller() -> str:
         try:
