@@ -130,4 +130,8 @@ def test_supervisor_writes_are_repaired_like_the_file(project):
     assert "c: 'numberOfRotations' must be positive or zero." in text
     sim.reset()
     assert bank.rules.axis_tolerance[0] == pytest.approx(0.2) and bank.rules.type[0] == SYMMETRIC
+    # The file's count again, and only its docking rotations: the written count's are gone with it.
+    assert bank.rules.rotations[0] == 4 and bank.rules.docking.counts.tolist() == [4]
+    with pytest.raises(ValueError, match="numberOfRotations 30"):
+        bank.rules.docking.table(30)
     sim.close()

@@ -10,8 +10,8 @@ candidate if (``isReadyToAttachTo``, only C's tolerances count):
 3. the z-axes match one of C's docking rotations: with ``n = numberOfRotations`` (0: always) and
    ``alpha = angle(z_C, z_O)``, ``beta_i - t < alpha < beta_i + t`` for some ``i`` in ``0..n//2``,
    ``t = rotationTolerance`` (the z-axes are compared directly, not projected on the docking plane),
-   where ``beta_i`` is ``2pi/n`` added ``i`` times to 0.0 as Webots' loop does (a few ulps from
-   ``i * 2pi/n``; see :class:`DockingRotations`);
+   where ``beta_i`` is ``2pi/n`` added ``i`` times to 0.0 as Webots' loop does (up to about ``n/11`` ulps
+   from ``i * 2pi/n``; see :class:`DockingRotations`);
 4. the origins are within C's ``distanceTolerance``: ``|p_C - p_O|^2 <= distanceTolerance^2`` (inclusive).
 
 The closest candidate wins (the first one in scene order on a tie). Whether O is already linked does
@@ -38,7 +38,7 @@ from wbsim.devices.connector.schema import ACTIVE, PASSIVE, SYMMETRIC, UNKNOWN
 
 __all__ = [
     "PresenceRules", "ConnectorFrames", "PresenceSearch", "find_peers", "find_peer_reference", "first_rotation_match",
-    "compatible_types", "DockingRotations", "docking_rotations", "ROTATION_TABLE_LIMIT",
+    "compatible_types", "DockingRotations", "docking_rotations", "ROTATION_TABLE_LIMIT", "ROTATION_TABLES_BUDGET",
 ]
 
 _FAR2 = 99999.9
@@ -102,9 +102,15 @@ def _key_weights() -> np.ndarray:
 
 ROTATION_TABLE_LIMIT = 65_536
 """The largest ``numberOfRotations // 2`` given a table of Webots' docking rotations (512 KiB). Beyond it
-``beta_i = i * 2pi/n`` is used instead of Webots' running sum, which differs from it by a few ulps, so only an
-angle within a few ulps of a tolerance edge can be answered differently from Webots (and such counts make
-the rotations a few microradians apart, far below any physical meaning)."""
+``beta_i = i * 2pi/n`` is used instead of Webots' running sum. The sum drifts from ``i * 2pi/n`` by about ``n/11``
+ulps of pi (one ulp for 30 rotations, 50 for 1000, 8503 at the limit; 3e-8 rad, ten steps, at 2**31 - 1), so
+such counts can be answered differently from Webots for angles within that drift of a tolerance's edge (and
+their rotations are at most 48 microradians apart, far below any physical meaning)."""
+
+ROTATION_TABLES_BUDGET = 1 << 18
+"""The most entries (2 MiB) of all the tables of one set of rules together: the smallest counts get theirs
+first, the larger ones use ``i * 2pi/n`` as counts beyond :data:`ROTATION_TABLE_LIMIT` do (without it, 1000
+distinct counts near the limit would make half a GiB of tables at every :meth:`PresenceRules.derive`)."""
 
 
 def docking_rotations(rotations: int) -> np.ndarray | None:
@@ -112,9 +118,9 @@ def docking_rotations(rotations: int) -> np.ndarray | None:
     None for ``rotations <= 0`` and for counts too large for a table (see :data:`ROTATION_TABLE_LIMIT`).
 
     ``findClosestRotationalAlignment`` starts at ``beta = 0.0`` and adds ``2pi/n`` once per index, so its
-    ``beta_i`` are the sequential floating-point sums, which differ from ``i * 2pi/n`` by a few ulps (for
-    ``n = 30``, ``beta_15`` is 3.1415926535897927, not pi): ``np.add.accumulate`` adds in the same order,
-    bit for bit.
+    ``beta_i`` are the sequential floating-point sums, which drift from ``i * 2pi/n`` by up to about ``n/11``
+    ulps of pi (for ``n = 30``, ``beta_15`` is 3.1415926535897927, not pi): ``np.add.accumulate`` adds in the
+    same order, bit for bit.
     """
     half = rotations // 2
     if rotations <= 0 or half > ROTATION_TABLE_LIMIT:
@@ -133,8 +139,8 @@ class DockingRotations:
 
     Attributes:
         counts: the distinct counts > 0, sorted, int64 (c,).
-        start: where each count's ``beta_0`` is in ``betas``; -1 for a count too large for a table (its
-            rotations are ``i * 2pi/n``), int64 (c,).
+        start: where each count's ``beta_0`` is in ``betas``; -1 for a count too large for a table, or beyond
+            :data:`ROTATION_TABLES_BUDGET` (its rotations are ``i * 2pi/n``), int64 (c,).
         betas: the tables of the counts, one after the other, rad, (m,).
         complete: every count has a table.
         exact: every table is ``i * 2pi/n`` bit for bit (so are those of 1 to 11 rotations), which is then
@@ -151,12 +157,15 @@ class DockingRotations:
 
     @classmethod
     def of(cls, rotations: np.ndarray | list[int]) -> DockingRotations:
-        """The tables of the distinct positive counts in ``rotations``."""
+        """The tables of the distinct positive counts in ``rotations``, the smallest first while they fit in
+        :data:`ROTATION_TABLES_BUDGET`."""
         counts = np.unique(np.asarray(rotations, dtype=np.int64))
         counts = counts[counts > 0]
         start = np.full(len(counts), -1, dtype=np.int64)
         tables, size, deviation = [], 0, 0.0
-        for k, count in enumerate(counts.tolist()):
+        for k, count in enumerate(counts.tolist()):  # ascending: the tables that fit are a prefix
+            if size + count // 2 + 1 > ROTATION_TABLES_BUDGET:
+                break
             table = docking_rotations(count)
             if table is not None:
                 start[k] = size

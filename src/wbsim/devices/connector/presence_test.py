@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from wbsim.compile.frames import quat_from_axis_angle, quat_to_matrix
 from wbsim.devices.connector.presence import (
     ROTATION_TABLE_LIMIT,
+    ROTATION_TABLES_BUDGET,
     ConnectorFrames,
     DockingRotations,
     PresenceRules,
@@ -271,9 +272,49 @@ def test_first_rotation_match_is_direct_for_huge_counts() -> None:
     assert DockingRotations.of([n]).table(n) is None  # no table of 5e11 rotations: i * 2pi/n, found directly
     assert first_rotation_match(0.3, n, 0.2) == pytest.approx(0.1, abs=1e-9)  # the first above 0.1, not 0
     assert first_rotation_match(0.0, n, 0.0) == -1.0
-    # Just beyond the table limit the loop's sums and i * step differ by ulps only.
+    # Just beyond the table limit: i * step (Webots' loop sums drift from it by about n/11 ulps, see below).
     n = 2 * ROTATION_TABLE_LIMIT + 2
     assert first_rotation_match(1.0, n, 0.5 * math.pi / n) == pytest.approx(1.0, abs=math.pi / n)
+
+
+def _drift_ulps(n: int) -> float:
+    """The largest distance, in ulps of pi, between Webots' running sums and ``i * 2pi/n`` (a C-style loop)."""
+    step, beta, worst = 2.0 * math.pi / n, 0.0, 0.0
+    for i in range(n // 2 + 1):
+        worst = max(worst, abs(beta - i * step))
+        beta += step
+    return worst / math.ulp(math.pi)
+
+
+def test_running_sums_drift_from_i_step_as_the_docs_say() -> None:
+    # docs/connector.md, point 3: exact up to 11 rotations, one ulp for 30, tens of ulps for 1000, thousands at
+    # the table limit and beyond it (so counts without a table are answered as i * 2pi/n, not within ulps).
+    assert all(_drift_ulps(n) == 0.0 for n in range(1, 12))
+    assert _drift_ulps(30) == 1.0 and _drift_ulps(1000) == 50.0
+    assert _drift_ulps(2 * ROTATION_TABLE_LIMIT + 1) == 8503.0  # the largest count with a table
+    assert _drift_ulps(2 * ROTATION_TABLE_LIMIT + 2) == 1288.0  # the smallest without
+    assert DockingRotations.of([2 * ROTATION_TABLE_LIMIT + 1]).deviation == 8503.0 * math.ulp(math.pi)
+
+
+def test_tables_of_many_large_counts_stay_within_the_budget() -> None:
+    # 1000 distinct counts just under the table limit: half a GiB of tables (and 2 s at every derive()) unless the
+    # tables share a budget; the smallest counts get theirs first, the others use i * 2pi/n.
+    counts = np.arange(2 * ROTATION_TABLE_LIMIT - 1998, 2 * ROTATION_TABLE_LIMIT + 2)
+    docking = DockingRotations.of(counts)
+    assert len(docking.betas) <= ROTATION_TABLES_BUDGET
+    smallest, largest = int(counts[0]), int(counts[-1])
+    assert docking.table(smallest).tolist() == docking_rotations(smallest).tolist()  # type: ignore[union-attr]
+    assert docking.table(largest) is None and not docking.complete
+    assert (docking.start >= 0).tolist() == sorted((docking.start >= 0).tolist(), reverse=True)  # a prefix
+    # Every count of a world with that many still answers as the reference (each its table or i * 2pi/n).
+    r = rules(4, rotation=0.3 * math.pi / smallest)
+    r.rotations[:] = [smallest, smallest, largest, largest]
+    r.derive()
+    frames = ConnectorFrames(np.array([[0.0, 0.0, 0.0], [0.004, 0.0, 0.0], [1.0, 0.0, 0.0], [1.004, 0.0, 0.0]]),
+                             np.array([[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]] * 2),
+                             np.array([[0.0, 0.0, 1.0], [0.0, -math.sin(1.0), math.cos(1.0)]] * 2))
+    for row in range(4):
+        assert find_peers(frames, r, np.array([row])).tolist() == [find_peer_reference(frames, r, row)]
 
 
 def test_rotations_without_their_table_are_refused() -> None:
