@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import math
 import sys
-import types
 from pathlib import Path
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
@@ -85,12 +84,6 @@ class Robot(ArgumentChecked):
         runtime.api_robots.add(self)
         runtime.api_robot = self  # what Motion plays on (Webots' controller library has one robot per process)
         self._step_hooks: list[Callable[[float], None]] = []
-        # Not overridden by a subclass nor replaced, and no step of the object's own (set by a subclass's
-        # __init__ before this one) but the one-frame method of an earlier __init__ of this robot (bound to that
-        # one's hooks list: made again for the new list): its usual call in one frame.
-        if type(self).step is _API_STEP and ("step" not in vars(self) or _is_one_frame(vars(self)["step"])):
-            fast = functools.update_wrapper(runtime.one_frame_step(_API_STEP, self._step_hooks), _API_STEP)
-            self.step = types.MethodType(fast, self)  # type: ignore[method-assign]  # bound, as the class's is
         self.devices: dict[str, Device] = {}
         self.keyboard = Keyboard(runtime)
         self.mouse = Mouse(runtime)
@@ -354,18 +347,6 @@ class Robot(ArgumentChecked):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.getName()!r}>"
-
-
-_API_STEP = Robot.step
-"""The API's own ``Robot.step`` function (a constant): a robot whose class still has it as ``step`` runs its usual
-call in one frame (:meth:`RobotRuntime.one_frame_step`); a subclass's override or a ``step`` replaced on the class
-is called as it is."""
-
-
-def _is_one_frame(step: object) -> bool:
-    """True for a robot's one-frame ``step`` method (:meth:`RobotRuntime.one_frame_step`, bound by
-    ``Robot.__init__``)."""
-    return getattr(getattr(step, "__func__", None), "one_frame", False) is True
 
 
 @functools.cache

@@ -1152,10 +1152,10 @@ def test_robots_sharing_a_script_code_object_share_nothing_they_can_change(proje
     assert sim.robots[1].controller.crash[1] == f"{script}:21"
 
 
-def test_robot_step_s_one_frame_path_keeps_subclass_overrides_and_late_step_hooks(project, load, tmp_path):
-    """The API robot's usual ``step`` runs in one frame (RobotRuntime.one_frame_step) only for ``Robot`` itself:
-    a subclass's own ``step`` is called, and a step hook added after the robot was made (as a Radio or a
-    Motion adds theirs) runs at every later step."""
+def test_robot_step_keeps_subclass_overrides_and_late_step_hooks(project, load, tmp_path):
+    """The API robot's usual ``step`` (RobotRuntime.step's fast path) leaves a subclass's own ``step`` called,
+    and a step hook added after the robot was made (as a Radio or a Motion adds theirs) runs at every later
+    step."""
     subclass = """
     from controller import Robot
     calls = []
@@ -1210,8 +1210,7 @@ def test_the_finders_note_of_disjoint_names_lasts_only_between_turns_of_one_phas
 
 
 def test_robot_step_introspects_as_a_bound_method_of_the_robot(project, load, tmp_path):
-    """The one-frame ``step`` (RobotRuntime.one_frame_step) is still the robot's bound method to whoever inspects
-    it: its signature without ``self``, ``inspect.ismethod``, ``__self__`` the robot, the API's name and doc."""
+    """The robot's ``step`` is its bound method to whoever inspects it: its signature without ``self``, ``inspect.ismethod``, ``__self__`` the robot, the API's name and doc."""
     source = """
     import inspect
     from controller import Robot
@@ -1233,8 +1232,7 @@ def test_robot_step_introspects_as_a_bound_method_of_the_robot(project, load, tm
 @pytest.mark.parametrize("when", ["before", "between runs"])
 def test_robot_step_patched_on_the_class_is_called_at_every_step(project, load, tmp_path, monkeypatch, when):
     """``Robot.step`` replaced on the class (a test wrapping it to count steps), before the controller makes its
-    robot or between two runs, is what every later ``robot.step`` calls, as for any method: the one-frame path
-    (RobotRuntime.one_frame_step) is taken only while the class's ``step`` is the API's own."""
+    robot or between two runs, is what every later ``robot.step`` calls, as for any method."""
     source = """
     from controller import Robot
     robot = Robot()
@@ -1350,8 +1348,7 @@ def test_a_simulation_stepped_from_another_greenlet_than_last_time_comes_back_to
 def test_a_robots_own_step_wrapper_stays_when_the_class_step_is_replaced(project, load, monkeypatch):
     """A script that wrapped one robot's ``step`` (its own attribute, calling the bound method it took before)
     keeps its wrapper when ``Robot.step`` is then replaced on the class, and the method it took is the API's own,
-    as any bound method taken before the class changed: the one-frame method drops itself from the robot only
-    while it is the robot's ``step``, never the script's wrapper."""
+    as any bound method taken before the class changed."""
     world = 'WorldInfo { basicTimeStep 8 }\nRobot { name "a" controller "<extern>" }'
     sim = load(project(world))
     robot = sim.robot("a")
@@ -1372,8 +1369,8 @@ def test_a_robots_own_step_wrapper_stays_when_the_class_step_is_replaced(project
 
 
 def test_a_step_a_subclass_sets_on_its_robot_before_robots_init_stays(project, load, tmp_path):
-    """A subclass that gives its robot its own ``step`` attribute before calling ``Robot.__init__`` keeps it: the
-    one-frame method is set only on a robot without a ``step`` of its own."""
+    """A subclass that gives its robot its own ``step`` attribute before calling ``Robot.__init__`` keeps it
+    (``__init__`` sets no ``step`` of its own on the robot)."""
     source = """
     from controller import Robot
     calls = []
@@ -1399,7 +1396,7 @@ def test_a_step_a_subclass_sets_on_its_robot_before_robots_init_stays(project, l
 def test_step_hooks_added_after_robots_init_ran_again_on_the_robot_run_at_every_step(project, load, tmp_path):
     """``Robot.__init__`` run again on the same robot (a subclass initialising its bases twice) makes a new list of
     step hooks: a hook added after that (as a Radio or a Motion adds theirs) runs at every later step, and the robot's
-    usual ``step`` still runs in one frame."""
+    ``step`` is still the class's, bound."""
     source = """
     from controller import Robot
     robot = Robot()
@@ -1409,7 +1406,7 @@ def test_step_hooks_added_after_robots_init_ran_again_on_the_robot_run_at_every_
     robot._add_step_hook(lambda duration: hooks.append((duration, round(robot.getTime() * 1000))))
     robot.step(8); robot.step(8)
     with open("hooks.txt", "w") as out:
-        out.write(repr((hooks, "step" in vars(robot))))
+        out.write(repr((hooks, robot.step.__func__ is Robot.step)))
     """
     world = 'WorldInfo { basicTimeStep 8 }\nRobot { name "a" controller "again" }'
     sim = load(project(world, controllers={"again": source}))

@@ -8,11 +8,9 @@ simulation itself, running the other controllers as it goes.
 
 from __future__ import annotations
 
-import inspect
 import math
 import weakref
 from collections import deque
-from collections.abc import Callable
 from numbers import Real
 from typing import TYPE_CHECKING
 
@@ -28,14 +26,6 @@ if TYPE_CHECKING:
     from wbsim.sim.simulation import Simulation
 
 __all__ = ["RobotRuntime"]
-
-
-def _class_attribute(instance: object, name: str) -> Callable[..., int]:
-    """``instance.name`` as its class alone gives it (the instance's own attributes skipped): the class's
-    attribute, bound through its ``__get__`` if it is a descriptor (a function, a staticmethod), else as it is."""
-    raw = inspect.getattr_static(type(instance), name)
-    get = getattr(type(raw), "__get__", None)
-    return get(raw, instance, type(instance)) if get is not None else raw
 
 
 class RobotRuntime:
@@ -129,55 +119,18 @@ class RobotRuntime:
                 and self._last_steps and not self.removed and _getcurrent() is process.greenlet):
             sim = self._sim_ref()
             if sim is not None and not sim.ended:
-                # _wait inline (the same statements): one frame less in every step of every controller.
+                # _wait and ControllerProcess.yield_to_simulation inline (the same statements): two frames less in
+                # every step of every controller.
                 steps = self.last_duration_steps = self._last_steps
                 self.wake_step = sim.step_count + steps
                 del sim  # no strong reference in the suspended frame (see _wait)
-                if process.yield_to_simulation() is RUNNING:  # a usual turn of the controllers phase: it runs on
+                resumed = process.resumer.switch()  # type: ignore[union-attr]
+                if process._terminating:  # noqa: SLF001
+                    raise _Terminate()
+                if resumed is RUNNING:  # a usual turn of the controllers phase: it runs on
                     return 0
                 return self._woken()
         return self._step(duration_ms)
-
-    def one_frame_step(self, plain: Callable[..., int], hooks: list[object]) -> Callable[..., int]:
-        """The API ``Robot.step`` of this robot's controller as one function of ``(robot, time_step=None)``, for
-        the API robot to bind as its own ``step`` (a bound method: the same signature, ``__self__`` and
-        ``inspect.ismethod`` as the class's). ``plain`` is the API class's own ``step`` function, which it
-        calls for every call but the usual one; the usual one it does itself in one frame instead of three (the
-        API's, :meth:`step`'s and :meth:`ControllerProcess.yield_to_simulation`'s): the robot's class still has
-        ``plain`` as its ``step`` (else, a ``step`` replaced on the class, it drops itself from the robot while it
-        is the robot's ``step`` and calls the class's, which the robot finds from then on), an ``int`` duration equal to the last valid
-        one (an ``int`` too), no ``hooks`` (the API robot's step hooks, a list it appends to), called from the
-        controller's own greenlet in a running simulation. The same statements as :meth:`step`'s fast path; a
-        controller steps every basic step, so its frames are a part of every robot's step. The function has
-        ``one_frame = True``: ``Robot.__init__`` run again on the robot binds a new one, for its new hooks list."""
-        runtime, sim_ref = self, self._sim_ref
-
-        def step(robot: object, time_step: int | None = None) -> int:
-            process = runtime.controller
-            if (type(time_step) is int and time_step == runtime._last_ms and type(runtime._last_ms) is int
-                    and runtime._last_steps and not hooks and not runtime.removed and process is not None
-                    and _getcurrent() is process.greenlet and type(robot).step is plain):
-                sim = sim_ref()
-                if sim is not None and not sim.ended:
-                    steps = runtime.last_duration_steps = runtime._last_steps
-                    runtime.wake_step = sim.step_count + steps
-                    del sim  # no strong reference in the suspended frame (see _wait)
-                    resumed = process.resumer.switch()  # type: ignore[union-attr]  # yield_to_simulation inline
-                    if process._terminating:  # noqa: SLF001
-                        raise _Terminate()
-                    if resumed is RUNNING:  # a usual turn of the controllers phase: it runs on
-                        return 0
-                    return runtime._woken()
-            if type(robot).step is not plain and getattr(vars(robot).get("step"), "__func__", None) is step:
-                # Replaced on the class while this is still the robot's step: called through robot.step, which
-                # finds the class's from now on. (Called otherwise, through a reference taken before, it is the
-                # API's own, as a bound method taken then would be.)
-                del vars(robot)["step"]
-                return _class_attribute(robot, "step")(time_step)
-            return plain(robot, time_step)
-
-        step.one_frame = True  # type: ignore[attr-defined]
-        return step
 
     def _wait(self, process: ControllerProcess, steps: int, step_count: int) -> int:
         """Suspend the robot's own controller for ``steps`` basic steps from ``step_count``; -1 if the
