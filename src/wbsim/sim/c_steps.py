@@ -67,7 +67,7 @@ import numpy as np
 from wbsim.compile.contacts import BOUNCE_USERDATA_WORDS
 from wbsim.errors import SimulationError
 
-__all__ = ["CallbackLost", "ControlCallback", "binding_library", "control_callback", "control_slot",
+__all__ = ["CallbackLost", "ControlCallback", "binding_library", "binding_slot", "control_callback", "control_slot",
            "one_call_steps", "reference_constraint_address"]
 
 _NAN_BITS = 0x7FF8_0000_0000_0000
@@ -154,20 +154,24 @@ def binding_library() -> ctypes.CDLL | None:
     return library if slot is not None else None
 
 
-def control_slot() -> ctypes.c_void_p | None:
-    """libmujoco's ``mjcb_control`` pointer as a ctypes object (reading and writing it costs about 0.03 us,
-    where the binding's ``set_mjcb_control`` costs 0.45 us), after checking that a callback set through the
-    binding shows in it (the probe briefly resets the callback: called when a threshold makes its callback, in
-    the physics phase but outside any MuJoCo call); None if the library is not found or not the binding's
-    instance."""
-    library = _library()
+def binding_slot(name: str) -> ctypes.c_void_p | None:
+    """libmujoco's global pointer ``name`` (``mjcb_control``, ``mjcb_time``, ``mju_user_warning``, ...) as a
+    ctypes object, in the library instance the binding uses (:func:`binding_library`, whose check briefly resets
+    the control callback through the binding: call it outside any MuJoCo call); None if that library is not
+    found. Reading and writing it costs about 0.03 us, where the binding's setters cost 0.45 us."""
+    library = binding_library()
     if library is None:
         return None
     try:
-        return _probed_slot(library, "mjcb_control", mujoco.set_mjcb_control, mujoco.get_mjcb_control,
-                            _CONTROL_TYPE(_no_control))
-    except (AttributeError, ValueError, TypeError):
+        return ctypes.c_void_p.in_dll(library, name)
+    except ValueError:
         return None
+
+
+def control_slot() -> ctypes.c_void_p | None:
+    """libmujoco's ``mjcb_control`` pointer (:func:`binding_slot`; called when a threshold makes its callback, in
+    the physics phase but outside any MuJoCo call)."""
+    return binding_slot("mjcb_control")
 
 
 @dataclass(frozen=True)

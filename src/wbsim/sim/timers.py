@@ -10,7 +10,7 @@ either way (the timers only record durations). While the callback is unset, MuJo
 meanwhile (the binding releases the GIL in ``mj_step``) records no durations either.
 
 The callback's pointer is written in libmujoco directly, found once in the library instance the binding uses
-(:func:`wbsim.sim.c_steps.binding_library`): the binding's ``set_mjcb_time`` would replace its own timer, which
+(:func:`wbsim.sim.c_steps.binding_slot`): the binding's ``set_mjcb_time`` would replace its own timer, which
 ``get_mjcb_time`` does not even report.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ctypes
 
-from wbsim.sim.c_steps import binding_library
+from wbsim.sim.c_steps import binding_slot
 
 __all__ = ["TimerPause"]
 
@@ -39,13 +39,8 @@ class TimerPause:
     def find(cls) -> TimerPause | None:
         """The pause for the binding's libmujoco, or None where its ``mjcb_time`` cannot be found (another
         platform, not the binding's library instance): the timers then stay on."""
-        library = binding_library()
-        if library is None:
-            return None
-        try:
-            return cls(ctypes.c_void_p.in_dll(library, "mjcb_time"))
-        except ValueError:
-            return None
+        slot = binding_slot("mjcb_time")
+        return cls(slot) if slot is not None else None
 
     def pause(self) -> int | None:
         """Unset the callback; returns what was set (None if nothing: the timers were off already), for

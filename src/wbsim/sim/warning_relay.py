@@ -29,8 +29,6 @@ import ctypes
 import weakref
 from collections.abc import Callable
 
-import mujoco
-
 from wbsim.sim import c_steps
 
 __all__ = ["WarningRelay", "warning_slot"]
@@ -40,16 +38,9 @@ _WARNING_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_char_p)
 
 
 def warning_slot() -> ctypes.c_void_p | None:
-    """libmujoco's ``mju_user_warning`` pointer as a ctypes object, in the library instance the binding uses
-    (:func:`wbsim.sim.c_steps.binding_library`, whose check briefly replaces the current handler through the
-    binding and sets it back: call it outside any step); None if that library is not found."""
-    library = c_steps.binding_library()
-    if library is None:
-        return None
-    try:
-        return ctypes.c_void_p.in_dll(library, "mju_user_warning")
-    except ValueError:
-        return None
+    """libmujoco's ``mju_user_warning`` pointer (:func:`wbsim.sim.c_steps.binding_slot`: call it outside any
+    step); None if the binding's library is not found."""
+    return c_steps.binding_slot("mju_user_warning")
 
 
 def _release(slot: ctypes.c_void_p, address: int, callback: object) -> None:
