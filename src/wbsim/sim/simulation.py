@@ -590,13 +590,7 @@ class Simulation:
         # The handler is written into libmujoco's pointer directly (sim/warning_relay.py), the binding's record
         # left as the user set it; through the binding's setter where the pointer was not found.
         relay = self._warnings
-        slot = relay.slot
-        if slot is not None:
-            previous_address = slot.value
-            slot.value = relay.address
-        else:
-            previous_handler = mujoco.get_mju_user_warning()
-            mujoco.set_mju_user_warning(self._on_mujoco_warning)
+        previous_warning = relay.install()
         timers = self._timer_pause
         paused = timers.pause() if timers is not None else None
         try:
@@ -638,12 +632,7 @@ class Simulation:
             relay.failures.clear()
             raise
         finally:
-            if slot is None:
-                mujoco.set_mju_user_warning(previous_handler)
-            elif slot.value == relay.address:  # not a handler another thread set meanwhile
-                slot.value = previous_address
-            else:  # another thread's step may have kept this address, to put back after this simulation is gone
-                relay.pin()
+            relay.restore(previous_warning)
             if paused is not None:
                 timers.resume(paused)  # type: ignore[union-attr]
         if plugin is not None:

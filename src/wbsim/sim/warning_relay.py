@@ -29,6 +29,8 @@ import ctypes
 import weakref
 from collections.abc import Callable
 
+import mujoco
+
 from wbsim.sim import c_steps
 
 __all__ = ["WarningRelay", "warning_slot"]
@@ -59,8 +61,8 @@ class WarningRelay:
         slot: libmujoco's pointer (:func:`warning_slot`), or None to use the binding's setter.
 
     Attributes:
-        slot: the pointer, or None (the caller then sets ``handler`` through the binding around the step).
-        address: the callback's address (what the caller writes into ``slot``); 0 without a slot.
+        slot: the pointer, or None (:meth:`install` then sets ``handler`` through the binding).
+        address: the callback's address (what :meth:`install` writes into ``slot``); 0 without a slot.
         failures: exceptions the handler raised inside MuJoCo, oldest first; the caller raises the first and
             clears them after the MuJoCo call (clears them when the call itself raised).
     """
@@ -70,9 +72,9 @@ class WarningRelay:
         self.address = 0
         self.failures: list[BaseException] = []
         self._pinned = False  # the callback kept for the process (pin)
+        method = self._method = weakref.WeakMethod(handler)  # type: ignore[arg-type]
         if slot is None:
             return
-        method = weakref.WeakMethod(handler)  # type: ignore[arg-type]
         failures = self.failures
 
         def relay(message: bytes | None) -> None:
@@ -87,6 +89,30 @@ class WarningRelay:
         self._callback = _WARNING_TYPE(relay)
         self.address = int(ctypes.cast(self._callback, ctypes.c_void_p).value or 0)
         weakref.finalize(self, _release, slot, self.address, self._callback)
+
+    def install(self) -> object:
+        """Make the simulation's handler MuJoCo's for a physics phase: its callback's address written into the
+        pointer (the binding's record untouched), or the handler set through the binding where there is no
+        pointer. Returns what was there, for :meth:`restore`."""
+        slot = self.slot
+        if slot is None:
+            previous = mujoco.get_mju_user_warning()
+            mujoco.set_mju_user_warning(self._method())
+            return previous
+        previous = slot.value
+        slot.value = self.address
+        return previous
+
+    def restore(self, previous: object) -> None:
+        """Put back what :meth:`install` found, unless another handler was written meanwhile (another thread's
+        step, which may put this callback back later: then it is kept for the process, :meth:`pin`)."""
+        slot = self.slot
+        if slot is None:
+            mujoco.set_mju_user_warning(previous)
+        elif slot.value == self.address:
+            slot.value = previous  # type: ignore[assignment]
+        else:
+            self.pin()
 
     def pin(self) -> None:
         """Keep the callback's code for the rest of the process (a deliberate leak of a few hundred bytes, once
