@@ -23,14 +23,16 @@ class PositionSensor(Sensor):
 
     def _bind(self) -> None:
         super()._bind()
-        self._values = self._core.bank.value  # read directly: controllers read encoders every step
+        # Read directly, through a memoryview of the bank's values (updated in place; an element read costs a
+        # third of numpy's): controllers read encoders every step.
+        self._values = memoryview(self._core.bank.value)
         self._period_list = self._core.bank.schedule.period_list  # the periods as Python ints (in place too)
 
     def getValue(self) -> float:
         """The last sampled position (rad or m); NaN before the first sample."""
         if self._period_list[self._row] <= 0:
             self._disabled_error("get_value")
-        return self._values.item(self._row)
+        return self._values[self._row]
 
     def getType(self) -> int:
         """``PositionSensor.ROTATIONAL`` or ``PositionSensor.LINEAR``."""
