@@ -416,6 +416,31 @@ def test_rk4_keeps_the_split_loop() -> None:
     assert steps is not None and steps(sim.substeps) is False  # stepped nothing: the split loop ran
 
 
+@pytest.mark.parametrize("through_binding", [False, True])
+@pytest.mark.parametrize("change", ["rk4", "no actuation"])
+def test_options_changed_after_the_call_was_made_are_seen_at_the_next_step(
+        change: str, through_binding: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one call reads the integrator and the disable flags at every call (from the mjModel struct, or through
+    the binding where the offsets did not check out): RK4 or disabled actuation set between two steps makes it
+    step nothing (the split loop runs), and setting them back makes it step again."""
+    if through_binding:
+        monkeypatch.setattr("wbsim.sim.mjlayout.option_offsets", lambda model: None)
+    sim = simulation(THROWN)
+    sim.run(0.1)
+    steps = sim._bounce.one_call_steps(sim.model, sim.data)  # type: ignore[union-attr]
+    assert steps is not None and steps(1) is True
+    options = sim.model.opt
+    saved = (options.integrator, options.disableflags)
+    if change == "rk4":
+        options.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    else:
+        options.disableflags |= mujoco.mjtDisableBit.mjDSBL_ACTUATION
+    before = sim.data.time
+    assert steps(1) is False and sim.data.time == before
+    options.integrator, options.disableflags = saved
+    assert steps(1) is True and sim.data.time > before
+
+
 def _supervised_digest(sim: Simulation, steps: int) -> tuple[str, int]:
     """sha256 of the state after each step of the rebuild test's world while its supervisor moves the walker,
     pushes it, resets its physics, resets the whole physics, imports a box (a recompiled model) and resets the

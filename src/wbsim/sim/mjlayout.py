@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-__all__ = ["DataLayout", "control_offsets", "data_layout"]
+__all__ = ["DataLayout", "control_offsets", "data_layout", "option_offsets"]
 
 # Sizes of the scalar types in MuJoCo's struct declarations (LP64, double-precision mjtNum).
 _SCALARS = {"int": 4, "mjtBool": 1, "mjtByte": 1, "mjtNum": 8, "mjtSize": 8, "size_t": 8, "uintptr_t": 8,
@@ -75,8 +75,9 @@ def _size_align(type_: object) -> tuple[int, int] | None:
     return None
 
 
-def _offsets(struct: object) -> tuple[dict[str, int], tuple[int, int]] | None:
-    """Field offsets of an introspected struct and its (size, alignment), by C's layout rules."""
+def _offsets(struct: object, until: str | None = None) -> tuple[dict[str, int], tuple[int, int]] | None:
+    """Field offsets of an introspected struct and its (size, alignment), by C's layout rules; with ``until``,
+    the fields up to that one only (its size and alignment then those of that prefix)."""
     from mujoco.introspect import ast_nodes
 
     offset, align, fields = 0, 1, {}
@@ -91,6 +92,8 @@ def _offsets(struct: object) -> tuple[dict[str, int], tuple[int, int]] | None:
         fields[field.name] = offset
         offset += size
         align = max(align, field_align)
+        if field.name == until:
+            break
     return fields, ((offset + align - 1) // align * align, align)
 
 
@@ -180,3 +183,35 @@ def control_offsets(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[int, in
     finally:
         data.time = saved
     return userdata, time
+
+
+def option_offsets(model: mujoco.MjModel) -> tuple[int, int] | None:
+    """The byte offsets of ``opt.integrator`` and ``opt.disableflags`` in ``mjModel`` (int fields of its
+    embedded ``mjOption``), checked on ``model``: two values set through the binding are read back at each
+    (then the model's own restored). None if a check fails."""
+    try:
+        from mujoco.introspect import structs
+
+        # Up to ``opt`` only: mjVisual, after it, holds anonymous structs.
+        found_model = _offsets(structs.STRUCTS["mjModel"], until="opt")
+        found_option = _offsets(structs.STRUCTS["mjOption"])
+    except (ImportError, KeyError, AttributeError, ValueError):
+        return None
+    if (found_model is None or found_option is None or "opt" not in found_model[0]
+            or not {"integrator", "disableflags"} <= found_option[0].keys()):
+        return None
+    base = int(model._address) + found_model[0]["opt"]  # noqa: SLF001
+    offsets = []
+    options = model.opt
+    for name in ("integrator", "disableflags"):
+        at = found_option[0][name]
+        saved = getattr(options, name)
+        try:
+            for probe in (1, 2):  # valid for both (Euler/RK4 is 0/1, implicit 2; flag bits)
+                setattr(options, name, probe)
+                if _int(base + at) != probe:
+                    return None
+        finally:
+            setattr(options, name, saved)
+        offsets.append(base - int(model._address) + at)  # noqa: SLF001
+    return offsets[0], offsets[1]

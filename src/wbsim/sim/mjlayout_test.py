@@ -92,3 +92,26 @@ def test_control_offsets_need_userdata_and_refuse_a_wrong_layout(monkeypatch: py
     model, data = with_userdata()
     monkeypatch.setitem(mjlayout._SCALARS, "mjtNum", 16)
     assert mjlayout.control_offsets(model, data) is None
+
+
+def test_option_offsets_read_the_integrator_and_the_disable_flags() -> None:
+    """The offsets read what the binding's ``model.opt`` shows, also after later changes, and the check left the
+    model's own values in place."""
+    model = mujoco.MjModel.from_xml_string(BOXES.replace("<option ", '<option integrator="implicitfast" '))
+    model.opt.disableflags = int(mujoco.mjtDisableBit.mjDSBL_WARMSTART)
+    offsets = mjlayout.option_offsets(model)
+    assert offsets is not None
+    integrator, flags = (ctypes.c_int32.from_address(model._address + at) for at in offsets)
+    assert integrator.value == model.opt.integrator == mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    assert flags.value == model.opt.disableflags == mujoco.mjtDisableBit.mjDSBL_WARMSTART
+    model.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_ACTUATION
+    assert integrator.value == mujoco.mjtIntegrator.mjINT_RK4 and flags.value == model.opt.disableflags
+
+
+@pytest.mark.parametrize("scalar", ["int", "mjtNum"])
+def test_option_offsets_refuse_a_wrong_layout(monkeypatch: pytest.MonkeyPatch, scalar: str) -> None:
+    model = mujoco.MjModel.from_xml_string(BOXES)
+    monkeypatch.setitem(mjlayout._SCALARS, scalar, mjlayout._SCALARS[scalar] * 2)
+    assert mjlayout.option_offsets(model) is None
+    assert model.opt.integrator == mujoco.mjtIntegrator.mjINT_EULER and model.opt.disableflags == 0
