@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import struct
 
 import pytest
 
@@ -162,3 +163,59 @@ def test_a_controller_file_uses_touch_sensors(project, load, capfd):
     sim = load(path)
     sim.run()
     assert "touched at 0.016" in capfd.readouterr().out
+
+
+def test_reads_are_the_banks_values_bit_for_bit_through_steps_a_reset_and_a_rebuild(project, load, capfd):
+    """getValue and getValues read the bank's values in place (a flat view made at binding, the periods as Python
+    ints): the same doubles as the bank's array (NaN included), Python floats and lists, and the disabled error
+    exactly when the sensor is disabled, after steps, a reset of the simulation and a rebuild that moves every
+    sensor to another row (a supervisor importing a touch sensor in front of them)."""
+    sim = load(project(WORLD.replace('name "r"', 'name "r" supervisor TRUE')))
+    robot = sim.robot("r")
+    names = ["bumper", "force", "force3d"]
+
+    def check(label: str) -> None:
+        bank = sim.banks["touch_sensor"]
+        for name in names:
+            sensor = robot.getDevice(name)
+            row = sensor._core.index
+            capfd.readouterr()
+            if sensor.getType() == sensor.FORCE3D:
+                read = sensor.getValues()
+                assert type(read) is list and all(type(v) is float for v in read), (label, name)
+                expected = bank.values[row].tolist()
+            else:
+                read = [sensor.getValue()]
+                assert type(read[0]) is float, (label, name)
+                expected = [bank.values.item(row, 0)]
+            assert struct.pack(f"{len(read)}d", *read) == struct.pack(f"{len(expected)}d", *expected), (label, name)
+            refused = "disabled device" in capfd.readouterr().err
+            assert refused == (sensor.getSamplingPeriod() == 0), (label, name)
+
+    check("loaded")  # NaN, all disabled
+    robot.getDevice("bumper").enable(16)
+    robot.getDevice("force3d").enable(16)
+    for _ in range(5):
+        robot.step(16)
+        check("enabled")
+    robot.getDevice("force").enable(32)
+    robot.getDevice("bumper").disable()
+    for _ in range(3):
+        robot.step(16)
+        check("force enabled, bumper disabled")
+    row = robot.getDevice("force3d")._row
+    robot.getSelf().getField("children").importMFNodeFromString(
+        0, 'TouchSensor { translation 0 0.2 0 name "new" type "force-3d" boundingObject Box { size 0.02 0.02 0.02 } '
+           'physics Physics { } }')
+    robot.step(16)
+    names.append("new")
+    assert robot.getDevice("force3d")._row == row + 1  # the rows moved
+    robot.getDevice("new").enable(16)
+    for _ in range(3):
+        robot.step(16)
+        check("rebuilt")
+    sim.reset()
+    check("reset")
+    robot.getDevice("force3d").enable(16)
+    robot.step(16)
+    check("reset, then enabled")
