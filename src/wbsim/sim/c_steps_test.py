@@ -458,6 +458,31 @@ def test_options_changed_after_the_call_was_made_are_seen_at_the_next_step(
     assert steps(1) is True and sim.data.time > before
 
 
+def test_option_offsets_in_either_order_are_read_where_they_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one call reads the integrator and the disable flags at the offsets :func:`option_offsets` gives,
+    whichever comes first in the struct (each is checked on its own: a MuJoCo declaring ``disableflags``
+    before ``integrator`` would give them in that order). Told here that each lives at the other's offset,
+    it reads the integrator where the disable flags are, and the flags where the integrator is."""
+    from wbsim.sim import mjlayout
+
+    real = mjlayout.option_offsets
+    monkeypatch.setattr(mjlayout, "option_offsets", lambda model: tuple(reversed(real(model))))
+    sim = simulation(THROWN)
+    sim.run(0.1)  # binds the one call (with the offsets reversed)
+    steps = sim._bounce.one_call_steps(sim.model, sim.data)  # type: ignore[union-attr]
+    assert steps is not None and steps(1) is True
+    options = sim.model.opt
+    integrator, flags = options.integrator, options.disableflags
+    before = sim.data.time
+    options.disableflags = int(mujoco.mjtIntegrator.mjINT_RK4)  # read as the integrator here
+    assert steps(1) is False and sim.data.time == before
+    options.disableflags = flags
+    options.integrator = int(mujoco.mjtDisableBit.mjDSBL_ACTUATION)  # read as the flags here (nothing steps)
+    assert steps(1) is False and sim.data.time == before
+    options.integrator = integrator
+    assert steps(1) is True and sim.data.time > before
+
+
 def _supervised_digest(sim: Simulation, steps: int) -> tuple[str, int]:
     """sha256 of the state after each step of the rebuild test's world while its supervisor moves the walker,
     pushes it, resets its physics, resets the whole physics, imports a box (a recompiled model) and resets the

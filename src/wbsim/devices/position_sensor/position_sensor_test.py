@@ -205,7 +205,7 @@ def test_a_kept_sensor_object_reads_its_sensor_after_a_reset(rig, reset, capfd):
         sensor.enable(16)
     else:
         sim.request_world_reset()
-        robot.step(16)  # the world is reset at the end of this step; the last value stays readable until the next sample
+        robot.step(16)  # reset at the end of this step; the last value stays readable until the next sample
     robot.step(16)
     value = sensor.getValue()
     assert type(value) is float and value == sensor._core.value == pytest.approx(0.25, abs=1e-3)
