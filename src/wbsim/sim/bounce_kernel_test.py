@@ -82,3 +82,37 @@ def test_a_sticking_contact_gets_the_resting_damping_on_its_friction_rows(in_pla
                                     entries, dims, 1, 2)
     np.testing.assert_array_equal(kbip[:, 1], 7.0)
     assert kbip[0, 0] == 100.0 and (kbip[1:, 0] == 0.0).all()
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_contacts_without_rows_are_skipped_and_pairs_found_from_unordered_geoms(in_place: bool) -> None:
+    """Three contacts of geoms 0, 1, 2 (one class whose contacts never switch; one explicit pair, geoms 0 and
+    2, that does): the first has no constraint rows (skipped, the loop goes on); the second is the pair listed
+    (2, 0) and slow (its pair's resting solref and rows); the third (1, 2) is slow too but no pair (its key
+    lies beyond the last pair's): its class leaves it alone."""
+    velocity, kbip = np.zeros(2), np.zeros((2, 4))
+    entries = np.vstack([entries_table(-np.inf), entries_table(1.0)])
+    entries[1, k.REST:k.REST + 2] = (0.03, 1.0)
+    entries[1, k.STIFFNESS], entries[1, k.DAMPING] = 50.0, 5.0
+    dims = np.array([1, 1], dtype=np.int64)
+    geom_class, pair_keys = np.zeros(3, dtype=np.int64), np.array([0 * 3 + 2], dtype=np.int64)
+    geoms, addresses = [(2, 1), (2, 0), (1, 2)], [-1, 0, 1]
+    if in_place:
+        struct, _, layout = fake_data((0, 0), 0, velocity, kbip)
+        struct[0] = len(geoms) | (len(velocity) << 32)
+        contacts = np.zeros((len(geoms), 8), dtype=np.int64)  # 64 bytes each, as fake_data's
+        for i, (geom, address) in enumerate(zip(geoms, addresses)):
+            contacts[i, 0] = geom[0] | (geom[1] << 32)
+            contacts[i, 1] = address
+        struct[1] = contacts.ctypes.data
+        tables = k.pack_tables(layout, geom_class, pair_keys, dims, 1, 3)
+        changed = k.rest_slow_contacts_at(struct.ctypes.data, tables, entries)
+        solref = contacts[:, 2:4].copy().view(np.float64)
+    else:
+        solref = np.zeros((len(geoms), 2))
+        changed = k.rest_slow_contacts(np.array(geoms, dtype=np.int32), np.array(addresses, dtype=np.int32),
+                                       solref, np.zeros((len(geoms), 2)), velocity, kbip, geom_class,
+                                       pair_keys, entries, dims, 1, 3)
+    assert changed
+    np.testing.assert_array_equal(solref, [(0.0, 0.0), (0.03, 1.0), (0.0, 0.0)])
+    np.testing.assert_array_equal(kbip, [(50.0, 5.0, 0.0, 0.0), (0.0, 0.0, 0.0, 0.0)])

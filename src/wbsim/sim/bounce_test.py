@@ -534,3 +534,57 @@ def test_a_world_with_explicit_pairs_never_takes_the_plain_edit() -> None:
             mujoco.mj_referenceConstraint(model, data)
         mujoco.mj_step2(model, data)
     assert counts >= {2} and max(counts) <= 8 and changed_steps > 100, (counts, changed_steps)
+
+
+# An explicit pair whose contacts MuJoCo lists with the higher geom id first: a ball (geom 1) on a static box
+# (geom 0); MuJoCo's collision functions take the lower geom type first (sphere before box), so the contact's
+# geoms are (1, 0). The pair's surface (rubber on pad) differs from the classes' (pad with anything): its
+# threshold must be found from the unordered key. A box of the default material rests on the pad too (a
+# contact whose key lies beyond the last pair's).
+SWAPPED_PAIR_WORLD = HEADER + """WorldInfo { basicTimeStep 4 physicsDisableTime 0 contactProperties [
+    ContactProperties { material1 "pad" material2 "rubber" coulombFriction 1.5 bounce 0.5 bounceVelocity 0.2 }
+    ContactProperties { material1 "pad" coulombFriction 0.3 bounce 0.9 bounceVelocity 0.001 }
+  ] }
+  Solid { contactMaterial "pad" boundingObject Box { size 4 4 0.1 } }
+  DEF BALL Solid { translation 0 0 0.3 contactMaterial "rubber" physics Physics { density -1 mass 0.2 }
+    boundingObject Sphere { radius 0.05 } }
+  DEF BOX Solid { translation 0.5 0 0.3 physics Physics { density -1 mass 1 } boundingObject Box { size 0.2 0.2 0.2 } }
+"""
+
+
+@pytest.mark.parametrize("in_place", [True, False], ids=["struct-reading", "views"])
+def test_a_pair_contact_listing_the_higher_geom_first_gets_its_pairs_threshold(
+        in_place: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both compiled loops find an explicit pair from its unordered geoms, as the numpy path: in each MuJoCo
+    step of a ball settling on a pad (contact geoms (1, 0), pair key 0 * ngeom + 1), they write exactly the
+    numpy path's rows, and the ball's slow contact gets the pair's resting solref (the classes' threshold
+    would leave it bouncy)."""
+    pytest.importorskip("numba")  # the compiled loop (the numpy path runs without it)
+    import wbsim.sim.mjlayout as mjlayout
+
+    if not in_place:
+        monkeypatch.setattr(mjlayout, "data_layout", lambda data: None)  # another MuJoCo's layout: the views
+    sim = Simulation(compile_world(load_world_model_from_string(SWAPPED_PAIR_WORLD, "pair.wbt")))
+    model, data = sim.model, sim.data
+    assert sim.compiled.bounce is not None
+    compiled = BounceThreshold(sim.compiled.bounce, model, compiled=True)
+    numpy_path = BounceThreshold(sim.compiled.bounce, model, compiled=False)
+    assert list(numpy_path.table.pair_keys) == [1] and model.ngeom == 3
+    copy = mujoco.MjData(model)
+    swapped_and_slow = 0
+    for _ in range(500):  # 2 s: the ball bounces and settles
+        mujoco.mj_step1(model, data)
+        mujoco.mj_copyData(copy, model, data)
+        expected = numpy_path.edit(model, copy)
+        changed = compiled.edit(model, data)
+        assert changed == expected
+        _assert_same_edit(data, copy)
+        for c in data.contact[:data.ncon] if data.ncon else []:
+            if tuple(c.geom) == (1, 0) and c.efc_address >= 0 and abs(data.efc_vel[c.efc_address]) <= 0.2:
+                swapped_and_slow += 1
+                assert c.solref[1] == 1.0  # the resting dampratio (the bouncy one is below 1)
+        if changed:
+            mujoco.mj_referenceConstraint(model, data)
+        mujoco.mj_step2(model, data)
+    assert (compiled._raw is not None) == in_place and compiled._kernel is not None
+    assert swapped_and_slow > 100

@@ -220,6 +220,16 @@ def control_callback(model: mujoco.MjModel, data: mujoco.MjData) -> ControlCallb
     return ControlCallback(function, pointer, ctypes.cast(pointer, ctypes.c_void_p).value, slot, reference)
 
 
+def _int_fields(model: mujoco.MjModel, offsets: tuple[int, int]) -> tuple[memoryview, int, int]:
+    """One memoryview of the int32 words of the ``mjModel`` struct spanning two int fields at byte ``offsets``
+    (4-byte aligned, in either order: :func:`~wbsim.sim.mjlayout.option_offsets` checks each field, not which
+    comes first), and the two fields' indices in it."""
+    low = min(offsets)
+    at = int(model._address) + low  # noqa: SLF001
+    view = (ctypes.c_int32 * ((max(offsets) - low) // 4 + 1)).from_address(at)
+    return memoryview(view).cast("B").cast("i"), (offsets[0] - low) // 4, (offsets[1] - low) // 4
+
+
 def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: ControlCallback, block: np.ndarray,
                    owners: tuple = ()) -> Callable[[int], bool]:
     """``steps(count)``: ``count`` MuJoCo steps of ``model`` and ``data`` with the callback's edit, in one
@@ -254,11 +264,9 @@ def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: Control
     # model.opt properties cost 0.2 us); else through the binding.
     offsets = option_offsets(model)
     options = model.opt  # the binding hands out the same object each time
-    ints, last = None, 0
+    ints, at_integrator, at_flags = None, 0, 0
     if offsets is not None:
-        last = (offsets[1] - offsets[0]) // 4
-        at = int(model._address) + offsets[0]  # noqa: SLF001
-        ints = memoryview((ctypes.c_int32 * (last + 1)).from_address(at)).cast("B").cast("i")
+        ints, at_integrator, at_flags = _int_fields(model, offsets)
 
     def steps(count: int) -> bool:
         # A user's callback (through the binding or not) keeps running in the split loop. mj_step differs
@@ -267,7 +275,7 @@ def one_call_steps(model: mujoco.MjModel, data: mujoco.MjData, callback: Control
         if get() is not None or slot.value is not None:
             return False
         if ints is not None:
-            if ints[0] == rk4 or ints[last] & no_actuation:
+            if ints[at_integrator] == rk4 or ints[at_flags] & no_actuation:
                 return False
         elif options.integrator == rk4 or options.disableflags & no_actuation:
             return False

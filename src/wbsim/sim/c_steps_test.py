@@ -18,7 +18,7 @@ from wbsim.compile.contacts import BOUNCE_USERDATA_WORDS
 from wbsim.errors import SimulationError
 from wbsim.sim import c_steps
 from wbsim.sim.bounce import BounceThreshold
-from wbsim.sim.bounce_test import MIXED_WORLD, UNIFORM_WORLD
+from wbsim.sim.bounce_test import MIXED_WORLD, SWAPPED_PAIR_WORLD, UNIFORM_WORLD
 from wbsim.sim.simulation import Simulation
 from wbsim.world.loader import load_world_model_from_string
 
@@ -104,6 +104,23 @@ def test_one_call_steps_give_the_split_loops_run_bit_for_bit(text: str,
     split = simulation(text)
     assert _run_digest(split, 400) == fast_digest
     assert not _one_call_ran(split)
+
+
+@pytest.mark.parametrize("text", [MIXED_WORLD, SWAPPED_PAIR_WORLD], ids=["material-pairs", "swapped-pair"])
+def test_one_call_steps_give_the_numpy_edits_run_bit_for_bit(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Explicit pairs (one listed by MuJoCo with its higher geom first, keys beyond the last pair's) with slow
+    and fast contacts: the control callback's run equals the split loop's with the numpy edit (the reference
+    the compiled loops copy; the split loop's compiled edit shares the callback's code, so comparing those two
+    alone would miss a lookup both got wrong)."""
+    fast = simulation(text)
+    fast_digest = _run_digest(fast, 400)
+    assert _one_call_ran(fast)
+    _split_only(monkeypatch)
+    reference = Simulation(compile_world(load_world_model_from_string(text, "w.wbt")))
+    assert reference.compiled.bounce is not None
+    reference._bounce = BounceThreshold(reference.compiled.bounce, reference.model, compiled=False)
+    assert _run_digest(reference, 400) == fast_digest
+    assert reference._bounce._kernel is None and not _one_call_ran(reference)
 
 
 def test_the_one_call_path_is_the_default_once_the_compiled_edit_is_loaded() -> None:
@@ -438,6 +455,31 @@ def test_options_changed_after_the_call_was_made_are_seen_at_the_next_step(
     before = sim.data.time
     assert steps(1) is False and sim.data.time == before
     options.integrator, options.disableflags = saved
+    assert steps(1) is True and sim.data.time > before
+
+
+def test_option_offsets_in_either_order_are_read_where_they_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one call reads the integrator and the disable flags at the offsets :func:`option_offsets` gives,
+    whichever comes first in the struct (each is checked on its own: a MuJoCo declaring ``disableflags``
+    before ``integrator`` would give them in that order). Told here that each lives at the other's offset,
+    it reads the integrator where the disable flags are, and the flags where the integrator is."""
+    from wbsim.sim import mjlayout
+
+    real = mjlayout.option_offsets
+    monkeypatch.setattr(mjlayout, "option_offsets", lambda model: tuple(reversed(real(model))))
+    sim = simulation(THROWN)
+    sim.run(0.1)  # binds the one call (with the offsets reversed)
+    steps = sim._bounce.one_call_steps(sim.model, sim.data)  # type: ignore[union-attr]
+    assert steps is not None and steps(1) is True
+    options = sim.model.opt
+    integrator, flags = options.integrator, options.disableflags
+    before = sim.data.time
+    options.disableflags = int(mujoco.mjtIntegrator.mjINT_RK4)  # read as the integrator here
+    assert steps(1) is False and sim.data.time == before
+    options.disableflags = flags
+    options.integrator = int(mujoco.mjtDisableBit.mjDSBL_ACTUATION)  # read as the flags here (nothing steps)
+    assert steps(1) is False and sim.data.time == before
+    options.integrator = integrator
     assert steps(1) is True and sim.data.time > before
 
 

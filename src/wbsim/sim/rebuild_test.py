@@ -510,3 +510,50 @@ def test_a_bounding_object_write_in_a_physics_plugin_world_is_refused(project, l
     assert capfd.readouterr().err.endswith("changing a boundingObject at run time is not supported yet in a world "
                                            "with a physics plugin.\n")
     assert size.getSFVec3f() == [0.2, 0.2, 0.2]
+
+
+KEPT_DEVICES = """
+WorldInfo { basicTimeStep 16 }
+Robot {
+  name "r"
+  controller "<extern>"
+  supervisor TRUE
+  children [
+    HingeJoint {
+      jointParameters HingeJointParameters { axis 0 0 1 }
+      device [ RotationalMotor { name "m" maxTorque 100 } PositionSensor { name "s" } ]
+      endPoint Solid { physics Physics { } boundingObject Box { size 0.1 0.1 0.1 } }
+    }
+  ]
+}
+"""
+
+
+def test_kept_motor_and_sensor_objects_use_the_rebuilt_banks_rows(project, load):
+    """A recompilation that moves a motor and its sensor to other rows of new banks (a joint with its own
+    devices imported in front of them): the Motor and PositionSensor objects the controller keeps write and
+    read the new banks' rows (setVelocity's and getValue's memoryviews are taken again at the rebinding), never
+    the old arrays."""
+    sim = load(project(KEPT_DEVICES))
+    robot = sim.robot("r")
+    motor, sensor = robot.getDevice("m"), robot.getDevice("s")
+    sensor.enable(16)
+    motor.setPosition(math.inf)
+    motor.setVelocity(1.0)
+    robot.step(160)
+    old_motors, old_sensors = sim.banks["motor"], sim.banks["position_sensor"]
+    robot.getSelf().getField("children").importMFNodeFromString(
+        0, 'HingeJoint { jointParameters HingeJointParameters { axis 0 0 1 } '
+           'device [ RotationalMotor { name "new" } PositionSensor { name "new sensor" } ] '
+           'endPoint Solid { translation 0 1 0 physics Physics { } boundingObject Box { size 0.1 0.1 0.1 } } }')
+    robot.step(16)
+    motors, sensors = sim.banks["motor"], sim.banks["position_sensor"]
+    assert motors is not old_motors and sensors is not old_sensors
+    assert robot.getDevice("m") is motor and motor._core.index == 1 and sensor._core.index == 1
+    motor.setVelocity(2.0)
+    assert motors.target_velocity.tolist() == [10.0, 2.0]  # the new bank's row of "m"; "new" at maxVelocity
+    robot.step(320)
+    joint = next(b.joint for b in sim.bindings.devices["motor"] if b.node["name"] == "m")
+    assert sim.data.qvel[joint.dof_adr] == pytest.approx(2.0, rel=1e-3)
+    value = sensor.getValue()
+    assert type(value) is float and value == sensors.value[1] and value != old_sensors.value[0]

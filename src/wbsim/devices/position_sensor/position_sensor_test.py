@@ -184,3 +184,28 @@ def test_get_value_refuses_exactly_the_disabled_sensors_on_every_path(project, l
     sim.reset()
     robot.step(16)
     check("reset")
+
+
+@pytest.mark.parametrize("reset", ["world reset", "reset"])
+def test_a_kept_sensor_object_reads_its_sensor_after_a_reset(rig, reset, capfd):
+    """A PositionSensor object a controller keeps across a world reset (``simulationReset``, controllers
+    running) or ``sim.reset()`` (an ``<extern>`` script's objects) reads the values sampled after it, as Python
+    floats: resets update the bank's value array in place (getValue reads a memoryview of it, taken once)."""
+    sim, robot = rig
+    sensor, motor = robot.getDevice("exact"), robot.getDevice("m")
+    sensor.enable(16)
+    motor.setPosition(1.0)
+    robot.step(480)
+    moved = sensor.getValue()
+    assert type(moved) is float and moved == pytest.approx(1.0, abs=0.01)
+    if reset == "reset":
+        sim.reset()
+        value = sensor.getValue()  # disabled by the reset (an error printed), and NaN as after loading
+        assert type(value) is float and math.isnan(value) and "disabled device" in capfd.readouterr().err
+        sensor.enable(16)
+    else:
+        sim.request_world_reset()
+        robot.step(16)  # reset at the end of this step; the last value stays readable until the next sample
+    robot.step(16)
+    value = sensor.getValue()
+    assert type(value) is float and value == sensor._core.value == pytest.approx(0.25, abs=1e-3)

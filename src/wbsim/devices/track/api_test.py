@@ -94,3 +94,28 @@ def test_the_belt_motor_object_drives_its_track_after_a_reset(robot, reset):
     assert motor._core.bank.target_velocity[motor._core.index] == 0.2
     r.step(16)
     assert motor._core.belt_velocity == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("reset", ["world reset", "reset"])
+def test_the_belt_sensor_object_reads_its_track_after_a_reset(robot, reset, capfd):
+    """A PositionSensor object of a Track kept across a world reset or ``sim.reset()`` reads the belt run
+    sampled after it, as Python floats (the bank's value array, which resets update in place)."""
+    sim, r = robot
+    motor, sensor = r.getDevice("belt"), r.getDevice("belt sensor")
+    sensor.enable(16)
+    motor.setPosition(math.inf)
+    motor.setVelocity(0.3)
+    r.step(160)
+    moved = sensor.getValue()
+    assert type(moved) is float and moved == pytest.approx(0.05, abs=0.011)
+    if reset == "reset":
+        sim.reset()
+        value = sensor.getValue()  # disabled by the reset (an error printed), and NaN as after loading
+        assert type(value) is float and math.isnan(value) and "disabled device" in capfd.readouterr().err
+        sensor.enable(16)
+    else:
+        sim.request_world_reset()
+        r.step(16)  # the world is reset at the end of this step
+    r.step(16)
+    value = sensor.getValue()
+    assert type(value) is float and value == sensor._core.value == 0.0  # the belt at rest at 0 after a reset
