@@ -283,8 +283,9 @@ class ControllerFinder(importlib.abc.MetaPathFinder):
                     try:
                         own.switch(RUNNING)
                     finally:
-                        swap = process._swap  # with this turn's imports
-                        if sys.stdout is host_out and sys.stderr is host_err and names.isdisjoint(swap):
+                        swap, one = process._swap, process._swap_one  # with this turn's imports
+                        if sys.stdout is host_out and sys.stderr is host_err and (
+                                one not in names if one is not None else names.isdisjoint(swap)):
                             self.active = None
                             self.disjoint = swap
                             process.path = sys.path  # the controller may have replaced its lists
@@ -421,7 +422,7 @@ class ControllerProcess:
         self.private_names = importable_names(self.folder)
         self.loaded_names: set[str] = set()
         # The names swapped in sys.modules around each turn: private_names | loaded_names (add_loaded_name).
-        self._swap = finder.shared_names(frozenset(self.private_names))
+        self._set_swap(frozenset(self.private_names))
         self.private_modules: dict[str, ModuleType] = {}
         self.finished = False
         self.crashed = False
@@ -554,7 +555,15 @@ class ControllerProcess:
         """Record a module this controller imported from its own folder or path (private to it from now
         on)."""
         self.loaded_names.add(fullname)
-        self._swap = self.finder.shared_names(frozenset(self.private_names | self.loaded_names))
+        self._set_swap(frozenset(self.private_names | self.loaded_names))
+
+    def _set_swap(self, names: frozenset[str]) -> None:
+        """The module names swapped in ``sys.modules`` around each turn (one shared set per content,
+        :meth:`ControllerFinder.shared_names`), and the only one if there is one (the usual controller: its
+        script alone), which the usual turn tests with one dict lookup, a third of the names view's
+        ``isdisjoint``."""
+        self._swap = self.finder.shared_names(names)
+        self._swap_one = next(iter(names)) if len(names) == 1 else None
 
     def _enter(self) -> tuple[list[str], list[str], dict[str, ModuleType | None] | None,
                               ControllerProcess | None]:

@@ -1456,3 +1456,39 @@ def test_a_controller_ending_in_a_usual_turn_after_the_caller_changed_greenlets_
         assert outcome == "ran to 10" and b.greenlet.parent is second
     first.switch()
     assert events == ["task resumed"]
+
+
+SOLO_PUBLISHER = """
+import sys
+import types
+from controller import Robot
+
+robot = Robot()
+seen = []
+while robot.step(10) != -1:
+    seen.append(getattr(sys.modules.get("solo"), "origin", None))
+    if len(seen) == 3:  # a module of its script's name, put in sys.modules during its turn
+        mine = types.ModuleType("solo")
+        mine.origin = "controller"
+        sys.modules["solo"] = mine
+    with open("seen.txt", "w") as out:
+        out.write(repr(seen))
+"""
+
+
+def test_a_module_of_the_scripts_only_name_made_during_a_usual_turn_stays_the_controllers(project, load, tmp_path):
+    """A controller whose folder holds only its script (one module name, tested by the usual turn with one
+    lookup) puts a module of that name in sys.modules during a usual turn: the host never sees it after the
+    turn, and the controller finds it again in its next turns."""
+    path = project("WorldInfo { basicTimeStep 10 }\nRobot { controller \"solo\" }\n",
+                   controllers={"solo": SOLO_PUBLISHER})
+    sim = load(path)
+    sys.modules.pop("solo", None)
+    try:
+        for _ in range(8):
+            sim.step()
+            assert "solo" not in sys.modules
+    finally:
+        sys.modules.pop("solo", None)
+    seen = eval((tmp_path / "controllers" / "solo" / "seen.txt").read_text())  # noqa: S307 - its own file
+    assert seen[:3] == [None, None, None] and set(seen[3:]) == {"controller"} and len(seen) >= 6, seen
