@@ -1492,3 +1492,49 @@ def test_a_module_of_the_scripts_only_name_made_during_a_usual_turn_stays_the_co
         sys.modules.pop("solo", None)
     seen = eval((tmp_path / "controllers" / "solo" / "seen.txt").read_text())  # noqa: S307 - its own file
     assert seen[:3] == [None, None, None] and set(seen[3:]) == {"controller"} and len(seen) >= 6, seen
+
+
+SOLO_LIBRARY_USER = """
+import os, sys
+from controller import Robot
+
+robot = Robot()
+for _ in range(3):
+    robot.step(10)
+sys.path.append(os.path.join(os.getcwd(), "..", "..", "libraries"))
+import shared
+first = shared
+while robot.step(10) != -1:
+    import shared
+    shared.hits += 1
+    robot.setCustomData(f"{shared is first} {shared.hits}")
+"""
+
+
+def test_a_controller_of_one_module_name_importing_from_its_own_path_on_a_later_turn_keeps_the_module(
+        project, load):
+    """Robots of a controller whose folder holds only its script (one module name: the usual turn's one-lookup
+    test) import a module from a sys.path entry of their own on a later, usual turn: their names grow to
+    two, the test after that turn sees the new module, and each robot keeps its own copy, never left in
+    sys.modules."""
+    from wbsim.sim.phases import Phase
+
+    world = "WorldInfo { basicTimeStep 10 }\n" + "\n".join(
+        f'Robot {{ name "{name}" controller "solo_lib" }}' for name in ("a", "b"))
+    sim = load(project(world, controllers={"solo_lib": SOLO_LIBRARY_USER},
+                       files={"libraries/shared.py": "hits = 0\n"}))
+    assert [robot.controller.private_names for robot in sim.robots] == [{"solo_lib"}] * 2
+    leaks: list[tuple[int, object]] = []
+
+    def check(s: object) -> None:  # the host never sees the controllers' module between their turns
+        if "shared" in sys.modules:
+            leaks.append((sim.step_count, sys.modules["shared"]))
+
+    sim.add_hook(Phase.CONTROLLERS, check)
+    try:
+        sim.run(0.1)
+    finally:
+        sys.modules.pop("shared", None)
+    assert leaks == []
+    hits = [robot.custom_data for robot in sim.robots]
+    assert hits[0] == hits[1] and hits[0].startswith("True ") and int(hits[0].split()[1]) >= 5, hits
