@@ -10,7 +10,7 @@ kernel read memory as another type).
 
 The table holds addresses: a :class:`Packed` keeps its arrays alive, and callers pack again, or
 :meth:`Packed.replace` the entries, whenever an argument array is replaced (the arrays' contents may change
-freely). Only C-contiguous arrays of float64,
+freely; :meth:`Packed.set_length` reads a prefix of a kept array). Only C-contiguous arrays of float64,
 int64 or bool with at most three dimensions pack; :func:`pack` returns None otherwise and the caller takes
 another path (the packed form is each kernel's only form: the motion kinds sample on their own, a distance
 sensor plan casts and looks up at the sample, the caster raises: its arrays always pack).
@@ -73,6 +73,23 @@ class Packed:
         for j, array in enumerate(arrays):
             _put(self.table, k + j, array, int(self.table[SLOT * (k + j) + 1]))
             self.arrays[k + j] = array
+        return True
+
+    def set_length(self, k: int, length: int) -> bool:
+        """The ``k``-th array is read as its first ``length`` rows (a prefix of the array kept here: C-contiguous,
+        so at the same address), without packing anything: a kernel's output buffer, kept from call to call, whose
+        filled part changes.
+
+        Returns:
+            False, with nothing changed, if there is no ``k``-th array or ``length`` is not within its first
+            dimension (the table never describes more memory than the array it keeps).
+        """
+        if not 0 <= k < len(self.arrays):
+            return False
+        array = self.arrays[k]
+        if array.ndim == 0 or not 0 <= length <= array.shape[0]:
+            return False
+        self.table[SLOT * k + 2] = length
         return True
 
 

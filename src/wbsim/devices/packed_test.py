@@ -88,3 +88,33 @@ def test_replacing_several_arrays_changes_all_of_them_or_none():
         [new_a.ctypes.data, I2, 3, 5, 0], [new_b.ctypes.data, F1, 5, 0, 0], [new_c.ctypes.data, F2, 5, 12, 0]]
     assert packed.arrays[1] is new_a and packed.arrays[2] is new_b and packed.arrays[3] is new_c
     assert (packed.table[:SLOT] == before[:SLOT]).all()
+
+
+def test_setting_a_length_reads_a_prefix_of_the_kept_array_and_never_more_than_it():
+    # A kernel's lasting output buffer (the caster's broad-phase pairs): the table describes its filled rows, at
+    # the same address, from none to all of them; a length beyond the array, or a missing entry, changes nothing.
+    rows, radii = np.arange(24, dtype=np.int64).reshape(8, 3), np.arange(8.0)
+    packed = pack((rows, radii), (I2, F1))
+    for length in (3, 0, 8, 5):
+        assert packed.set_length(0, length) and packed.set_length(1, length)
+        assert packed.table.reshape(2, SLOT).tolist() == [[rows.ctypes.data, I2, length, 3, 0],
+                                                          [radii.ctypes.data, F1, length, 0, 0]]
+    before = packed.table.copy()
+    for k, length in ((0, 9), (1, -1), (2, 1), (-1, 1)):
+        assert not packed.set_length(k, length)
+        assert (packed.table == before).all()
+    assert packed.arrays[0] is rows and packed.arrays[1] is radii
+
+
+def test_the_compiled_readers_see_the_prefix_a_length_sets():
+    pytest.importorskip("numba")
+    from wbsim.devices import packed_kernel as k
+
+    rows, radii = np.arange(24, dtype=np.int64).reshape(8, 3), np.arange(8.0)
+    packed = pack((rows, radii), (I2, F1))
+    packed.set_length(0, 5)
+    packed.set_length(1, 0)
+    view = k.i2(packed.table, 0)
+    assert view.ctypes.data == rows.ctypes.data and view.shape == (5, 3)
+    np.testing.assert_array_equal(view, rows[:5])
+    assert k.f1(packed.table, 1).shape == (0,)

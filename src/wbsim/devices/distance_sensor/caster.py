@@ -375,20 +375,20 @@ class _Candidates:
         centres: the bounded geoms' centres when found, (b, 3).
         margin: how far things may move (m).
 
-    The compiled path's pairs leave ``sensor``, ``geom_id``, ``centre_at``, ``origin_at``, ``length`` and
-    ``rendering`` None (its cast does not read them) and ``primitive`` False.
+    Only the numpy path makes them: the compiled broad phase writes its pairs into buffers its cast reads
+    (:meth:`RayCaster._pair_buffers`).
     """
 
     ray: np.ndarray
     geom: np.ndarray
-    sensor: np.ndarray | None
+    sensor: np.ndarray
     target: np.ndarray
-    geom_id: np.ndarray | None
-    centre_at: np.ndarray | None
-    origin_at: np.ndarray | None
-    length: np.ndarray | None
+    geom_id: np.ndarray
+    centre_at: np.ndarray
+    origin_at: np.ndarray
+    length: np.ndarray
     radius2: np.ndarray
-    rendering: np.ndarray | None
+    rendering: np.ndarray
     primitive: bool
     origins: np.ndarray
     frames: np.ndarray
@@ -432,6 +432,8 @@ class _Static:
     views: tuple | None = None  # the pose views ``packed`` holds
     reused: tuple | None = None  # the outputs of :meth:`RayCaster.cast_distances`, kept between casts
     broad: tuple | None = None  # the compiled broad phase's pose views, margin and fixed arguments
+    room: tuple | None = None  # the compiled broad phase's lasting outputs (RayCaster._pair_buffers)
+    found: int = 0  # how many pairs of ``room`` the last compiled broad phase found
 
 
 class RayCaster:
@@ -456,6 +458,9 @@ class RayCaster:
     """
 
     grid_from: int = 1 << 18
+    pair_room: int = 1024
+    """The (ray, geom) pairs a batch's first compiled broad phase has room for; a broad phase finding more makes
+    room for twice as many and runs again (each batch keeps its buffers: its packed cast reads them)."""
 
     def __init__(self, model: mujoco.MjModel, targets: RayTargets, margin: float = 0.1,
                  compiled: bool | None = None) -> None:
@@ -465,9 +470,8 @@ class RayCaster:
         self._broad_pairs = None
         self._every_pair = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))  # no grid: test every pair
         self._views: tuple | None = None  # (data, its pose arrays, its body positions) for the compiled cast
-        self._scratch = np.zeros((7, 9))  # the compiled cast's work space, and room for the broad phase's pairs
+        self._scratch = np.zeros((7, 9))  # the compiled cast's work space
         self._shapes: tuple | None = None  # the compiled cast's per-target tables, packed at its first batch
-        self._pair_room = np.empty((2, 1024), dtype=np.int64)
         self.broad_phases = 0  # how many broad phases ran (the others reused their pairs)
         kinds = np.array([_KIND_OF.get(int(model.geom_type[g]), -1) for g in targets.geom_ids], dtype=np.int64)
         keep = kinds >= 0  # other geom types (none from boundingObjects) are not seen
@@ -656,23 +660,33 @@ class RayCaster:
                     self._bounded_rb, self._bounded_robot, self._bounded_transparent, margin,
                     batch.ray_length))
             margin = broad[2]
-            arguments = broad[3] + (out[3],) + self._near_geoms(site_xpos, views[2], geom_xpos, batch, margin)
-            room = self._pair_room
-            found = self._broad_pairs(*arguments, room[0], room[1])
+            arguments = broad[3] + (out[3],) + self._near_geoms(site_xpos, views[2], geom_xpos, batch, margin) + (
+                self._bounded, self._bounded_r2)
+            room = static.room
+            if room is None:
+                room = static.room = self._pair_buffers(batch, self.pair_room)
+            found = self._broad_pairs(*arguments, *room)
             if found > len(room[0]):  # not enough room: again with enough
-                room = self._pair_room = np.empty((2, 2 * found), dtype=np.int64)
-                self._broad_pairs(*arguments, room[0], room[1])
-            # Only what the compiled cast reads (the numpy path runs its own broad phase if it takes over).
-            ray, geom = room[0, :found].copy(), room[1, :found].copy()
-            static.candidates = found_pairs = _Candidates(
-                ray=ray, geom=geom, sensor=None, target=self._bounded.take(geom), geom_id=None,
-                centre_at=None, origin_at=None, length=None, radius2=self._bounded_r2.take(geom),
-                rendering=None, primitive=False,
-                origins=site_xpos.take(batch.sites, axis=0), frames=site_xmat.take(batch.sites, axis=0),
-                centres=geom_xpos.take(self._bounded_gid, axis=0), margin=margin)
-            static.pairs = self._pair_args(found_pairs, static)
+                room = static.room = self._pair_buffers(batch, 2 * found)
+                self._broad_pairs(*arguments, *room)
+            # The cast reads the pairs where the broad phase wrote them: only the lengths change in its table.
+            static.found = found
+            static.pairs = room + (margin, static.reach)
+            packed = self._packed(static, views, static.pairs)
+            if not (packed.set_length(16, found) and packed.set_length(17, found)):
+                raise RuntimeError("the distance-sensor caster's pair buffers are too short (wbsim.devices.packed)")
+            packed.scalars = (static.head[5], margin, static.reach)  # (the margin changes with RayCaster.margin)
+            kernel(packed.table, *packed.scalars, False, normals, *out)
+            return
         packed = self._packed(static, views, static.pairs)
         kernel(packed.table, *packed.scalars, False, normals, *out)
+
+    def _pair_buffers(self, batch: RayBatch, rows: int) -> tuple:
+        """Lasting outputs of the compiled broad phase (:func:`.kernel.broad_pairs`) with room for ``rows`` pairs,
+        which the compiled cast reads as they are: the pairs (rows, 3), their squared radii (rows,), the poses
+        they are found in (s, 12) and the bounded geoms' centres (b, 3)."""
+        return (np.zeros((rows, 3), dtype=np.int64), np.zeros(rows), np.zeros((len(batch.sites), 12)),
+                np.zeros((len(self._bounded), 3)))
 
     @staticmethod
     def _packed(static: _Static, views: tuple, pairs: tuple) -> Packed:
@@ -691,6 +705,9 @@ class RayCaster:
         packed = pack(views[1] + static.head + pairs, CAST_CODES)
         if packed is None:  # the caster makes every array C-contiguous with the kernel's types
             raise RuntimeError("the distance-sensor caster's arrays do not pack (wbsim.devices.packed)")
+        if static.room is not None and pairs[0] is static.room[0]:  # the filled part of the broad phase's buffers
+            packed.set_length(16, static.found)
+            packed.set_length(17, static.found)
         static.packed, static.views = packed, views
         return packed
 
@@ -732,7 +749,8 @@ class RayCaster:
     @staticmethod
     def _pair_args(found: _Candidates, static: _Static) -> tuple:
         """The compiled cast's arguments for the pairs ``found``."""
-        return (np.array([found.ray, found.geom, found.target], dtype=np.int64).reshape(3, -1), found.radius2,
+        return (np.ascontiguousarray(np.stack([found.ray, found.geom, found.target], axis=1), dtype=np.int64),
+                found.radius2,
                 np.concatenate([found.origins, found.frames], axis=1), found.centres, found.margin,
                 static.reach)
 
@@ -793,8 +811,7 @@ class RayCaster:
         """Rays against the geoms with a bounding sphere: candidate pairs, then exact tests per geom type."""
         centres = data.geom_xpos[self._bounded_gid]  # (b, 3)
         found = static.candidates
-        # (Pairs of the compiled path hold only what its cast reads: a new broad phase, the same hits.)
-        if found is None or found.sensor is None or not found.valid(origins, frames, centres, static.reach):
+        if found is None or not found.valid(origins, frames, centres, static.reach):
             found = static.candidates = self._broad_phase(data, origins, frames, direction, batch, static, centres)
         if not len(found.ray):
             return

@@ -235,7 +235,7 @@ def cast_rays(arrays: np.ndarray, any_rendering: bool, margin: float, reach: flo
             floats (slab half widths (3), quadric (3), squared radius, capsule radius and half height,
             height-field half sizes (2)), and ``tris``, every triangle's vertex and edges, (triangles, 3, 3);
             ``bounded_gid``, the MuJoCo geom of each bounded target (the broad phase's geom index), (b,); the
-            broad phase's (ray, bounded geom) ``pairs``: ray, bounded index and target index, (3, m), and their
+            broad phase's (ray, bounded geom) ``pairs``: ray, bounded index and target index, (m, 3), and their
             squared bounding radius ``pair_radius2``, (m,); the poses the pairs were found in, ``found_poses``,
             each sensor's origin and rotation, (s, 12), and ``found_centres``, each bounded geom's centre, (b, 3).
         any_rendering: some sensor has the infra-red rule.
@@ -330,11 +330,11 @@ def cast_rays(arrays: np.ndarray, any_rendering: bool, margin: float, reach: flo
                     normal[r, 0], normal[r, 1], normal[r, 2] = x[2] * sign, x[5] * sign, x[8] * sign
     # The pairs whose segment crosses the bounding sphere now, exact tests in the geom frame, nearest hit.
     out, part, p, v, n_local = scratch[0], scratch[1:4], scratch[4, :3], scratch[5, :3], scratch[6, :3]
-    for j in range(pairs.shape[1]):
-        r = pairs[0, j]
+    for j in range(pairs.shape[0]):
+        r = pairs[j, 0]
         s = ray_sensor[r]
         o = site_xpos[sites[s]]
-        g = bounded_gid[pairs[1, j]]
+        g = bounded_gid[pairs[j, 1]]
         c = geom_xpos[g]
         tc0, tc1, tc2 = c[0] - o[0], c[1] - o[1], c[2] - o[2]
         d0, d1, d2 = direction[r, 0], direction[r, 1], direction[r, 2]
@@ -347,7 +347,7 @@ def cast_rays(arrays: np.ndarray, any_rendering: bool, margin: float, reach: flo
         for i in range(3):
             p[i] = x[i] * -tc0 + x[3 + i] * -tc1 + x[6 + i] * -tc2
             v[i] = x[i] * d0 + x[3 + i] * d1 + x[6 + i] * d2
-        index = pairs[2, j]
+        index = pairs[j, 2]
         rendering = sensor_rendering[s]
         shape = shape_i[index, 0]
         if shape == _MESH or shape == _HFIELD:
@@ -557,7 +557,9 @@ def broad_pairs(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndar
                 cluster_members: np.ndarray, cluster_exclude: np.ndarray, filter_sensors: bool,
                 bounded_gid: np.ndarray, bounded_rb: np.ndarray, bounded_robot: np.ndarray,
                 bounded_transparent: np.ndarray, margin: float, ray_length: np.ndarray, direction: np.ndarray,
-                near_start: np.ndarray, near: np.ndarray, rays: np.ndarray, geoms: np.ndarray) -> int:
+                near_start: np.ndarray, near: np.ndarray, bounded_target: np.ndarray, bounded_r2: np.ndarray,
+                pairs: np.ndarray, pair_radius2: np.ndarray, found_poses: np.ndarray,
+                found_centres: np.ndarray) -> int:
     """The caster's broad phase (its numpy ``_broad_phase``, compiled): the (ray, bounded geom) pairs whose ray
     segment passes within ``margin`` (m) of the geom's bounding sphere, in (cluster, geom, sensor, ray) order.
 
@@ -569,13 +571,28 @@ def broad_pairs(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndar
     (r, 3); ``filter_sensors``: some sensor of a cluster ignores other geoms than its cluster's (mixed
     exclusions, or transparent geoms and lasers).
 
+    The pairs are written as :func:`cast_rays` reads them, into the caller's lasting buffers (no arrays to make
+    or repack after a broad phase): ``pairs`` (ray, bounded index, target index ``bounded_target[b]``), (k, 3),
+    and ``pair_radius2`` (``bounded_r2[b]``, the squared bounding radius with the slack), (k,); and the poses
+    they are found in: ``found_poses``, each sensor's origin and rotation, (s, 12), ``found_centres``, each
+    bounded geom's centre, (b, 3).
+
     Returns:
-        The number of pairs ``m``; the first ``min(m, len(rays))`` are written to ``rays`` and ``geoms`` (ray,
-        bounded geom index): the caller calls again with room for ``m`` if there was not enough.
+        The number of pairs ``m``; the first ``min(m, k)`` are written: the caller calls again with room for
+        ``m`` if there was not enough.
     """
     n_clusters = len(cluster_body)
     n_bounded = len(bounded_gid)
     gridded = len(near_start) > 0
+    for s in range(len(sites)):
+        for i in range(3):
+            found_poses[s, i] = site_xpos[sites[s], i]
+        for i in range(9):
+            found_poses[s, 3 + i] = site_xmat[sites[s], i]
+    for b in range(n_bounded):
+        for i in range(3):
+            found_centres[b, i] = geom_xpos[bounded_gid[b], i]
+    room = len(pairs)
     m = 0
     for c in range(n_clusters):
         body = body_xpos[cluster_body[c]]
@@ -621,9 +638,11 @@ def broad_pairs(site_xpos: np.ndarray, site_xmat: np.ndarray, geom_xpos: np.ndar
                     a = _min(_max(t0 * e0 + t1 * e1 + t2 * e2, 0.0), ray_length[r])
                     g0, g1, g2 = t0 - a * e0, t1 - a * e1, t2 - a * e2
                     if g0 * g0 + g1 * g1 + g2 * g2 <= rb * rb:
-                        if m < len(rays):
-                            rays[m] = r
-                            geoms[m] = b
+                        if m < room:
+                            pairs[m, 0] = r
+                            pairs[m, 1] = b
+                            pairs[m, 2] = bounded_target[b]
+                            pair_radius2[m] = bounded_r2[b]
                         m += 1
     return m
 

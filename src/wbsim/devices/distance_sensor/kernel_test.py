@@ -58,6 +58,17 @@ def _scene(transparent_ball: bool = False) -> tuple[mujoco.MjModel, mujoco.MjDat
     return model, data, targets
 
 
+def _compiled_pairs(caster: RayCaster, batch: RayBatch) -> SimpleNamespace:
+    """The (ray, bounded geom) pairs of the compiled caster's last broad phase for ``batch``, as its cast reads them
+    (the filled part of its buffers, as its packed table describes it)."""
+    static = caster._static[batch]
+    table = static.packed.table
+    count = int(table[16 * 5 + 2])
+    assert count == static.found and int(table[17 * 5 + 2]) == count
+    pairs = static.room[0][:count]
+    return SimpleNamespace(ray=pairs[:, 0], geom=pairs[:, 1], target=pairs[:, 2], radius2=static.room[1][:count])
+
+
 def _assert_same_hits(got, expected, context) -> None:
     # The numpy path sums some dot products in matrix products: the last bit may differ there.
     np.testing.assert_array_equal(got.target, expected.target, err_msg=str(context))
@@ -107,18 +118,20 @@ def test_compiled_broad_phase_finds_the_numpy_pairs_in_their_order():
         mujoco.mj_kinematics(model, data)
         compiled.cast(data, batch, True)
         numpy_caster.cast(data, batch, True)
-        a = compiled._static[batch].candidates
+        a = _compiled_pairs(compiled, batch)
         b = numpy_caster._static[batch].candidates
         np.testing.assert_array_equal(a.ray, b.ray)
         np.testing.assert_array_equal(a.geom, b.geom)
+        np.testing.assert_array_equal(a.target, b.target)
+        np.testing.assert_array_equal(a.radius2, b.radius2)
         found += len(a.ray)
     assert compiled.broad_phases == numpy_caster.broad_phases >= 20
     assert found > 100
 
 
 def test_a_caster_switched_to_numpy_after_compiled_casts_finds_its_own_pairs_and_the_same_hits():
-    # The compiled broad phase keeps only what its cast reads: a caster switched to the numpy path (as the
-    # benchmark's --numpy after its warm-up) runs a broad phase of its own instead of reusing those pairs.
+    # The compiled broad phase keeps its pairs in its cast's buffers only: a caster switched to the numpy path (as
+    # the benchmark's --numpy after its warm-up) runs a broad phase of its own.
     model, data, targets = _scene()
     local = ray_directions(5, 1.0)
     batch = RayBatch.build(model, np.arange(4), np.full(4, 5), np.tile(local, (4, 1)), np.full(4, 1.2),
@@ -126,7 +139,7 @@ def test_a_caster_switched_to_numpy_after_compiled_casts_finds_its_own_pairs_and
                            np.array([False, True, False, False]))
     switched, reference = RayCaster(model, targets, compiled=True), RayCaster(model, targets, compiled=False)
     switched.cast(data, batch, True)
-    assert switched._static[batch].candidates.sensor is None and switched.broad_phases == 1
+    assert switched._static[batch].candidates is None and switched.broad_phases == 1
     switched.compiled = False
     hits = switched.cast(data, batch, True)
     assert switched.broad_phases == 2 and switched._static[batch].candidates.sensor is not None
@@ -380,7 +393,7 @@ def test_the_compiled_broad_phase_of_a_crowd_finds_the_numpy_pairs_in_their_orde
         data.qpos.reshape(-1, 7)[:, :2] += rng.normal(0.0, 0.15, (model.nbody - 1, 2))
         mujoco.mj_kinematics(model, data)
         _assert_same_hits(compiled.cast(data, batch, True), numpy_caster.cast(data, batch, True), "crowd")
-        a, b = compiled._static[batch].candidates, numpy_caster._static[batch].candidates
+        a, b = _compiled_pairs(compiled, batch), numpy_caster._static[batch].candidates
         np.testing.assert_array_equal(a.ray, b.ray)
         np.testing.assert_array_equal(a.geom, b.geom)
         found += len(a.ray)
@@ -392,17 +405,62 @@ def test_the_compiled_broad_phase_grows_its_pair_buffer_and_keeps_every_pair():
     # large enough, and the pairs and hits are the numpy path's.
     model, data, targets, batch = _crowd(4)
     compiled, numpy_caster = RayCaster(model, targets, compiled=True), RayCaster(model, targets, compiled=False)
-    compiled._pair_room = np.empty((2, 4), dtype=np.int64)
+    compiled.pair_room = 4
     _assert_same_hits(compiled.cast(data, batch, True), numpy_caster.cast(data, batch, True), "grown")
-    a, b = compiled._static[batch].candidates, numpy_caster._static[batch].candidates
+    a, b = _compiled_pairs(compiled, batch), numpy_caster._static[batch].candidates
     np.testing.assert_array_equal(a.ray, b.ray)
     np.testing.assert_array_equal(a.geom, b.geom)
-    assert len(a.ray) > 4 and compiled._pair_room.shape[1] == 2 * len(a.ray)
+    static = compiled._static[batch]
+    assert len(a.ray) > 4 and len(static.room[0]) == len(static.room[1]) == 2 * len(a.ray)
+    assert all(static.packed.arrays[16 + k] is static.room[k] for k in range(4))
 
 
-def test_the_cast_keeps_its_packed_table_and_replaces_only_the_pairs_after_a_broad_phase():
-    # The compiled cast's lasting arrays are packed once per batch (wbsim.devices.packed); a broad phase replaces
-    # the four pair entries of the same table, and another MjData packs a new one. Hits as the numpy path's.
+def test_pair_counts_that_change_between_broad_phases_give_the_numpy_pairs_and_hits():
+    # The broad phases write into the same buffers until one finds more pairs than they hold (a room of 32 to
+    # start with): none, a few, more (grown), many (grown again), fewer, none, more; the cast reads each time the
+    # count just found (its table's lengths), never an earlier phase's tail.
+    model, data, targets, batch = _crowd(4)
+    compiled, numpy_caster = RayCaster(model, targets, compiled=True), RayCaster(model, targets, compiled=False)
+    compiled.pair_room = 32
+    counts, rooms = [], []
+    for step, shift in enumerate((40.0, 0.6, 0.3, 0.0, 0.2, 40.0, 0.1)):  # 40 m: every robot far from the rest
+        data.qpos.reshape(-1, 7)[:, 0] = np.arange(model.nbody - 1) * shift + step * 0.05
+        mujoco.mj_kinematics(model, data)
+        _assert_same_hits(compiled.cast(data, batch, True), numpy_caster.cast(data, batch, True), step)
+        a, b = _compiled_pairs(compiled, batch), numpy_caster._static[batch].candidates
+        np.testing.assert_array_equal(a.ray, b.ray)
+        np.testing.assert_array_equal(a.geom, b.geom)
+        counts.append(len(a.ray))
+        rooms.append(len(compiled._static[batch].room[0]))
+    assert compiled.broad_phases == numpy_caster.broad_phases == len(counts)
+    assert counts[0] == counts[5] == 0 and 0 < counts[1] <= 32 < counts[2] < counts[3] and counts[4] < counts[3]
+    assert rooms == [32, 32, 2 * counts[2]] + [2 * counts[3]] * 4, (counts, rooms)
+
+
+def test_a_broad_phase_without_pairs_casts_only_the_planes():
+    # Sensors far from every bounded geom: the broad phase finds no pair (length 0 in the cast's table), and the
+    # hits are the numpy path's (none: short rays, above the floor); then back among the geoms, pairs again.
+    model, data, targets = _scene()
+    local = ray_directions(5, 1.0)
+    batch = RayBatch.build(model, np.arange(4), np.full(4, 5), np.tile(local, (4, 1)), np.full(4, 0.3),
+                           np.zeros(4), np.zeros(4, dtype=bool), np.zeros(4, dtype=bool))  # (all ignore the hull)
+    compiled, reference = RayCaster(model, targets, compiled=True), RayCaster(model, targets, compiled=False)
+    data.qpos[:3] = [5.0, 5.0, 0.2]
+    mujoco.mj_kinematics(model, data)
+    got, expected = compiled.cast(data, batch, True), reference.cast(data, batch, True)
+    _assert_same_hits(got, expected, "no pairs")
+    assert len(_compiled_pairs(compiled, batch).ray) == 0 and len(reference._static[batch].candidates.ray) == 0
+    assert compiled.broad_phases == 1 and np.isinf(got.distance).all()
+    data.qpos[:3] = [0.45, 0.1, 0.3]  # back among the geoms (by the box): pairs again
+    mujoco.mj_kinematics(model, data)
+    _assert_same_hits(compiled.cast(data, batch, True), reference.cast(data, batch, True), "pairs again")
+    assert len(_compiled_pairs(compiled, batch).ray) > 0
+
+
+def test_the_cast_keeps_its_packed_table_and_sets_only_the_pair_count_after_a_broad_phase():
+    # The compiled cast's lasting arrays are packed once per batch (wbsim.devices.packed); a broad phase writes its
+    # pairs into the buffers the table holds and sets their length there, and another MjData packs a new table
+    # (with the same length). Hits as the numpy path's.
     model, data, targets = _scene()
     local = ray_directions(5, 1.0)
     batch = RayBatch.build(model, np.arange(4), np.full(4, 5), np.tile(local, (4, 1)), np.full(4, 1.2),
@@ -417,21 +475,23 @@ def test_the_cast_keeps_its_packed_table_and_replaces_only_the_pairs_after_a_bro
         mujoco.mj_kinematics(model, data)
         _assert_same_hits(compiled.cast(data, batch, True), reference.cast(data, batch, True), step)
         assert static.packed is packed and (packed.table[:16 * 5] == head).all()
-        assert all(packed.arrays[16 + k] is static.pairs[k] for k in range(4))
-        assert packed.table[16 * 5] == static.pairs[0].ctypes.data and packed.table[16 * 5 + 3] == len(static.pairs[1])
+        assert all(packed.arrays[16 + k] is static.pairs[k] is static.room[k] for k in range(4))
+        assert packed.table[16 * 5] == static.room[0].ctypes.data and packed.table[16 * 5 + 3] == 3
+        assert packed.table[16 * 5 + 2] == packed.table[17 * 5 + 2] == static.found <= len(static.room[0])
         assert packed.scalars == (static.head[5], static.pairs[4], static.pairs[5])
     assert compiled.broad_phases >= 8
     other = mujoco.MjData(model)
     mujoco.mj_forward(model, other)
     got = compiled.cast(other, batch, True)
     assert static.packed is not packed and static.packed.table[0] == other.site_xpos.ctypes.data
+    assert static.packed.table[16 * 5 + 2] == static.packed.table[17 * 5 + 2] == static.found
     np.testing.assert_array_equal(got.distance, reference.cast(other, batch, True).distance)
 
 
 def test_pairs_that_do_not_pack_leave_the_cast_table_whole_and_fail_at_every_cast(monkeypatch):
-    # A broad phase's pair arrays replace their four entries together: if one does not pack (not the caster's
-    # types: a bug), the cast fails with an error and its table keeps the previous pairs whole, so no later cast
-    # reads new pairs with the old radii's length (memory the table does not describe).
+    # A broad phase's grown pair buffers replace their four entries together: if one does not pack (not the
+    # caster's types: a bug), the cast fails with an error and its table keeps the previous pairs whole, so no
+    # later cast reads new pairs with the old radii's length (memory the table does not describe).
     model, data, targets = _scene()
     local = ray_directions(5, 1.0)
     batch = RayBatch.build(model, np.arange(4), np.full(4, 5), np.tile(local, (4, 1)), np.full(4, 1.2),
@@ -441,13 +501,14 @@ def test_pairs_that_do_not_pack_leave_the_cast_table_whole_and_fail_at_every_cas
     static = caster._static[batch]
     packed = static.packed
     old = tuple(static.pairs[:4])
-    pair_args = RayCaster._pair_args
+    pair_buffers = RayCaster._pair_buffers
 
-    def single_radii(found, static):  # float32 radii: they do not pack (wbsim.devices.packed)
-        pairs = pair_args(found, static)
-        return (pairs[0], pairs[1].astype(np.float32), *pairs[2:])
+    def single_radii(self, batch, rows):  # float32 radii: they do not pack (wbsim.devices.packed)
+        room = pair_buffers(self, batch, rows)
+        return (room[0], room[1].astype(np.float32), *room[2:])
 
-    monkeypatch.setattr(RayCaster, "_pair_args", staticmethod(single_radii))
+    monkeypatch.setattr(RayCaster, "_pair_buffers", single_radii)
+    static.room = None  # (as if the buffers had to grow)
     data.qpos[:2] = [0.7, 0.4]  # beyond the margin: a new broad phase
     mujoco.mj_kinematics(model, data)
     with pytest.raises(RuntimeError, match="do not pack"):
