@@ -31,6 +31,7 @@ All arrays are in the world frame, lengths in metres. See ``docs/distance_sensor
 
 from __future__ import annotations
 
+import copy
 import math
 import weakref
 from dataclasses import dataclass
@@ -598,6 +599,15 @@ class RayCaster:
             out = static.reused = self._outputs(len(batch.ray_sensor))
         self._run_compiled(data, batch, static, False, out)
         return out[0]
+
+    def __deepcopy__(self, memo: dict) -> RayCaster:
+        """A copy that packs its compiled cast's tables again at its first cast: a copied table would hold the
+        addresses of this caster's arrays (and a copied MjData's pose views are not views of the copied data)."""
+        twin = object.__new__(type(self))
+        memo[id(self)] = twin
+        for name, value in self.__dict__.items():
+            setattr(twin, name, None if name == "_views" else copy.deepcopy(value, memo))
+        return twin
 
     def _static_of(self, batch: RayBatch) -> _Static:
         """What never changes for ``batch`` (prepared at its first cast)."""

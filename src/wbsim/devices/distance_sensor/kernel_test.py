@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 import subprocess
 import sys
@@ -517,3 +518,24 @@ def test_pairs_that_do_not_pack_leave_the_cast_table_whole_and_fail_at_every_cas
     assert packed.table[16 * 5] == old[0].ctypes.data and packed.table[17 * 5] == old[1].ctypes.data
     with pytest.raises(RuntimeError, match="do not pack"):
         caster.cast(data, batch, True)
+
+
+def test_a_deep_copy_of_a_compiled_caster_with_its_data_casts_in_the_copied_data():
+    # A packed table holds addresses: copied as it is, the copy's cast would read the original caster's pair
+    # buffers and MjData (or freed memory once they are gone). The copy packs again; hits as the numpy path's.
+    model, data, targets = _scene()
+    local = ray_directions(5, 1.0)
+    batch = RayBatch.build(model, np.arange(4), np.full(4, 5), np.tile(local, (4, 1)), np.full(4, 1.2),
+                           np.zeros(4), np.zeros(4, dtype=bool), np.zeros(4, dtype=bool))
+    caster = RayCaster(model, targets, compiled=True)
+    mujoco.mj_kinematics(model, data)
+    caster.cast(data, batch, True)
+    twin, twin_data = copy.deepcopy((caster, data))
+    twin_data.qpos[:2] = [0.45, 0.1]  # the copy's sensors move, the original's stay
+    mujoco.mj_kinematics(model, twin_data)
+    reference = RayCaster(model, targets, compiled=False)
+    _assert_same_hits(twin.cast(twin_data, batch, True), reference.cast(twin_data, batch, True), "copy")
+    static = twin._static[batch]
+    assert static.packed.table[0] == twin_data.site_xpos.ctypes.data
+    assert all(static.packed.arrays[16 + k] is static.room[k] for k in range(4))
+    _assert_same_hits(caster.cast(data, batch, True), reference.cast(data, batch, True), "original")
