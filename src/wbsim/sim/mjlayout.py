@@ -200,11 +200,11 @@ def option_offsets(model: mujoco.MjModel) -> tuple[int, int] | None:
     if (found_model is None or found_option is None or "opt" not in found_model[0]
             or not {"integrator", "disableflags"} <= found_option[0].keys()):
         return None
-    base = int(model._address) + found_model[0]["opt"]  # noqa: SLF001
+    base = int(model._address)  # noqa: SLF001
     offsets = []
     options = model.opt
     for name in ("integrator", "disableflags"):
-        at = found_option[0][name]
+        at = found_model[0]["opt"] + found_option[0][name]
         saved = getattr(options, name)
         try:
             for probe in (1, 2):  # valid for both (Euler/RK4 is 0/1, implicit 2; flag bits)
@@ -213,5 +213,5 @@ def option_offsets(model: mujoco.MjModel) -> tuple[int, int] | None:
                     return None
         finally:
             setattr(options, name, saved)
-        offsets.append(base - int(model._address) + at)  # noqa: SLF001
+        offsets.append(at)
     return offsets[0], offsets[1]
