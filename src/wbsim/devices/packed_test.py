@@ -134,7 +134,8 @@ def test_a_copy_or_an_unpickled_table_holds_the_addresses_of_its_own_arrays(how)
     rows, radii, flags = np.arange(24, dtype=np.int64).reshape(8, 3), np.arange(8.0), np.ones((2, 4), dtype=bool)
     packed = pack((rows, 0.25, radii, flags, "x"), (I2, F1, B2))
     packed.set_length(0, 5)
-    twin = {"deepcopy": copy.deepcopy, "pickle": lambda p: pickle.loads(pickle.dumps(p)), "copy": copy.copy}[how](packed)
+    copier = {"deepcopy": copy.deepcopy, "pickle": lambda p: pickle.loads(pickle.dumps(p)), "copy": copy.copy}[how]
+    twin = copier(packed)
     assert twin.table is not packed.table and twin.arrays is not packed.arrays and twin.scalars == (0.25, "x")
     assert [entry[1:] for entry in _entries(twin)] == [entry[1:] for entry in _entries(packed)]  # codes, dims
     assert [entry[0] for entry in _entries(twin)] == [array.ctypes.data for array in twin.arrays]
