@@ -22,6 +22,7 @@ __all__ = [
     "PluginError",
     "TransmissionError",
     "SimulationError",
+    "NotCopyableError",
     "RecordingError",
 ]
 
@@ -117,6 +118,12 @@ class TransmissionError(WbsimError):
 
 class SimulationError(WbsimError):
     """The simulation was used in a way it does not allow (e.g. stepping after it has ended)."""
+
+
+class NotCopyableError(SimulationError, TypeError):
+    """An object that belongs to one running simulation (the simulation, its device banks) was copied or pickled
+    (:class:`wbsim.bound.BoundToSimulation`); a ``TypeError`` too, as ``copy`` and ``pickle`` raise for objects
+    they cannot copy."""
 
 
 class RecordingError(WbsimError):

@@ -38,6 +38,11 @@ class StateViews:
         self.cvel = data.cvel
         self.subtree_com = data.subtree_com
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Copies and pickles are views of the copied data, made again: ``copy.deepcopy`` copies each view into an
+        array of its own, which :meth:`of` would take for the copied data's views (poses that never move)."""
+        return StateViews, (self.data,)
+
     @staticmethod
     def of(cache: StateViews | None, data: Any) -> StateViews:
         """``cache`` if it holds the views of ``data``, else new views of ``data``."""

@@ -1,13 +1,17 @@
 """numba's cache choices for wbsim's compiled loops: a cache file next to the module when possible, compilation in
-memory (no failed import) when numba finds nowhere to store the code."""
+memory (no failed import) when numba finds nowhere to store the code; the MjData views the loops read, copied."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 import sys
 
+import mujoco
+import numpy as np
 import pytest
 
-from wbsim.devices.compiled import cached_njit, motion_kernels, numba_installed
+from wbsim.devices.compiled import StateViews, cached_njit, motion_kernels, numba_installed
 
 numba = pytest.importorskip("numba")
 
@@ -33,3 +37,25 @@ def test_functions_numba_cannot_cache_compile_in_memory():
     compiled = cached_njit(error_model="numpy", nogil=True)(namespace["twice"])
     assert compiled(1.5) == 3.0
     assert type(compiled._cache).__name__ == "NullCache"
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_state_views_copied_with_their_data_view_the_copied_data(how):
+    # Copied as they were, the views would be arrays of their own with the copy's data beside them: StateViews.of
+    # would keep them for that data, and the motion kernels would read poses that never move.
+    model = mujoco.MjModel.from_xml_string(
+        '<mujoco><worldbody><body><freejoint/><geom size="0.1"/><site name="s" pos="0.1 0 0"/></body>'
+        '</worldbody></mujoco>')
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    views = StateViews(data)
+    pair = (views, data)
+    twin, twin_data = copy.deepcopy(pair) if how == "deepcopy" else pickle.loads(pickle.dumps(pair))
+    twin_data.qpos[:3] = [1.0, 2.0, 3.0]
+    mujoco.mj_forward(model, twin_data)
+    assert twin.data is twin_data and StateViews.of(twin, twin_data) is twin
+    for name in ("site_xmat", "site_xpos", "cvel", "subtree_com"):
+        assert np.shares_memory(getattr(twin, name), getattr(twin_data, name)), name
+        assert not np.shares_memory(getattr(twin, name), getattr(data, name)), name
+    np.testing.assert_array_equal(twin.site_xpos, [[1.1, 2.0, 3.0]])
+    np.testing.assert_array_equal(views.site_xpos, [[0.1, 0.0, 0.0]])

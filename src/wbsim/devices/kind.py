@@ -29,6 +29,8 @@ import importlib
 
 import numpy as np
 
+from wbsim.bound import BoundToSimulation
+
 if TYPE_CHECKING:
     import mujoco
 
@@ -160,7 +162,7 @@ class BankContext:
     sampling_changed: Callable[[], None] = lambda: None
 
 
-class DeviceBank:
+class DeviceBank(BoundToSimulation):
     """Vectorised runtime state of every device of one kind in a simulation (row ``i`` = ``bindings[i]``).
 
     Subclasses set :attr:`actuates` / :attr:`samples` to take part in the ``DEVICES_ACTUATE`` /
@@ -171,7 +173,8 @@ class DeviceBank:
     flag is read every step, so a bank may raise it only while it needs it (e.g. a connector's snap).
     A bank that must change MuJoCo's contacts inside every physics step (after collision detection, before
     the constraint solver; e.g. a track's belt velocity) sets :attr:`edits_contacts` (read every step too)
-    and implements :meth:`edit_contacts`.
+    and implements :meth:`edit_contacts`. A bank belongs to its simulation: copies and pickles raise
+    :class:`~wbsim.errors.NotCopyableError` (:mod:`wbsim.bound`).
 
     Args:
         bindings: the compiled bindings of the devices, in scene order.

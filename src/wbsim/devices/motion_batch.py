@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from wbsim.bound import BoundToSimulation
 from wbsim.devices.compiled import StateViews, motion_kernels
 from wbsim.devices.kind import BankContext
 from wbsim.devices.packed import Packed, pack
@@ -86,7 +87,7 @@ class BatchPart:
     fused call leaves nothing that would make the next step skip its sample)."""
 
 
-class MotionBatch:
+class MotionBatch(BoundToSimulation):
     """The joined parts of one simulation and the prepared fused calls (module docstring).
 
     Get it with :meth:`of`; banks call :meth:`join`, :meth:`steady`, :meth:`run`, :meth:`changed` and
@@ -99,6 +100,9 @@ class MotionBatch:
     path, a part joining or leaving), the parts' checks of :meth:`run` (alone in their schedule, ``valid``)
     still hold, so :meth:`steady` only checks that every part is due and runs the call (the checks' Python
     cost more than the five kinds' loops right after the physics step).
+
+    Its prepared calls pack the views of one MjData and it refreshes its simulation's kinematics: copies and pickles
+    raise :class:`~wbsim.errors.NotCopyableError` (:mod:`wbsim.bound`).
     """
 
     def __init__(self, context: BankContext) -> None:

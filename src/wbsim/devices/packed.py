@@ -10,7 +10,11 @@ kernel read memory as another type).
 
 The table holds addresses: a :class:`Packed` keeps its arrays alive, and callers pack again, or
 :meth:`Packed.replace` the entries, whenever an argument array is replaced (the arrays' contents may change
-freely; :meth:`Packed.set_length` reads a prefix of a kept array). Only C-contiguous arrays of float64,
+freely; :meth:`Packed.set_length` reads a prefix of a kept array). A copy (``copy.deepcopy``, ``copy.copy``) or
+an unpickled :class:`Packed` has a table of its own at the addresses of the arrays it holds, never the
+original's (a deep copy's arrays are copies: a holder deep-copied with the same arrays shares them with its
+copied :class:`Packed`, as ``copy.deepcopy`` keeps identities; arrays that were views of an ``MjData`` become
+standalone copies, so holders of such views prepare their calls again on a copy). Only C-contiguous arrays of float64,
 int64 or bool with at most three dimensions pack; :func:`pack` returns None otherwise and the caller takes
 another path (the packed form is each kernel's only form: the motion kinds sample on their own, a distance
 sensor plan casts and looks up at the sample, the caster raises: its arrays always pack).
@@ -91,6 +95,36 @@ class Packed:
             return False
         self.table[SLOT * k + 2] = length
         return True
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Copies and pickles rebuild the table at the addresses of the arrays they hold (:func:`_rebuilt`): a table
+        copied as it is would make the copy's kernel read and write this object's arrays (freed memory once they
+        are gone; another process's addresses after unpickling)."""
+        return _rebuilt, (self.table, self.scalars, self.arrays)
+
+
+def _rebuilt(table: np.ndarray, scalars: tuple[Any, ...], arrays: list[np.ndarray]) -> Packed:
+    """A :class:`Packed` of ``arrays`` with ``table``'s entries (type codes, dimensions: a length set with
+    :meth:`Packed.set_length` stays) at those arrays' addresses, in a table of its own (a shallow copy's
+    :meth:`Packed.replace` leaves the original's table as it is).
+
+    Raises:
+        ValueError: an array does not fit its entry (another type code, fewer rows than the entry reads, other
+            trailing dimensions), or the table has another number of entries.
+    """
+    table = np.array(table, dtype=np.int64)
+    arrays = list(arrays)
+    if table.shape != (SLOT * len(arrays),):
+        raise ValueError(f"a packed table of shape {table.shape} does not hold {len(arrays)} arrays")
+    for k, array in enumerate(arrays):
+        entry = table[SLOT * k:SLOT * (k + 1)]
+        dims = entry[2:2 + array.ndim].tolist()
+        code = type_code(array)
+        if code is None or code != entry[1] or (dims and not (0 <= dims[0] <= array.shape[0]
+                                                              and tuple(dims[1:]) == array.shape[1:])):
+            raise ValueError(f"array {k} of a packed table does not fit its entry {entry.tolist()}")
+        entry[0] = array.ctypes.data
+    return Packed(table, tuple(scalars), arrays)
 
 
 def _put(table: np.ndarray, k: int, array: np.ndarray, code: int) -> None:

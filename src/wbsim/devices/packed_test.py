@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -118,3 +121,58 @@ def test_the_compiled_readers_see_the_prefix_a_length_sets():
     assert view.ctypes.data == rows.ctypes.data and view.shape == (5, 3)
     np.testing.assert_array_equal(view, rows[:5])
     assert k.f1(packed.table, 1).shape == (0,)
+
+
+def _entries(packed) -> list[list[int]]:
+    return packed.table.reshape(-1, SLOT).tolist()
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle", "copy"])
+def test_a_copy_or_an_unpickled_table_holds_the_addresses_of_its_own_arrays(how):
+    # A table copied as it is would make the copy's kernel read and write the original's arrays (freed memory once
+    # they are gone; another process's addresses after unpickling). Types, dimensions and a set length stay.
+    rows, radii, flags = np.arange(24, dtype=np.int64).reshape(8, 3), np.arange(8.0), np.ones((2, 4), dtype=bool)
+    packed = pack((rows, 0.25, radii, flags, "x"), (I2, F1, B2))
+    packed.set_length(0, 5)
+    copier = {"deepcopy": copy.deepcopy, "pickle": lambda p: pickle.loads(pickle.dumps(p)), "copy": copy.copy}[how]
+    twin = copier(packed)
+    assert twin.table is not packed.table and twin.arrays is not packed.arrays and twin.scalars == (0.25, "x")
+    assert [entry[1:] for entry in _entries(twin)] == [entry[1:] for entry in _entries(packed)]  # codes, dims
+    assert [entry[0] for entry in _entries(twin)] == [array.ctypes.data for array in twin.arrays]
+    for mine, theirs in zip(twin.arrays, (rows, radii, flags)):
+        np.testing.assert_array_equal(mine, theirs)
+        assert (mine is theirs) == (how == "copy")  # a shallow copy shares the arrays, a deep one copies them
+    before = packed.table.copy()
+    assert twin.replace(1, np.zeros(3)) and twin.set_length(0, 2)
+    assert (packed.table == before).all() and packed.arrays[1] is radii  # the original's table and list stay
+
+
+def test_a_holder_deep_copied_with_its_packed_arrays_shares_them_with_its_copied_table():
+    # copy.deepcopy keeps identities: the holder's copied array is the one the copied table points at, so a compiled
+    # write through the copy's table lands in the copied holder's array, never in the original's.
+    pytest.importorskip("numba")
+    from wbsim.devices import packed_kernel as k
+
+    values, pending = np.zeros((2, 3)), np.arange(4)
+    holder = {"values": values, "call": pack((values, pending), (F2, I1))}
+    twin = copy.deepcopy(holder)
+    assert twin["call"].arrays[0] is twin["values"]
+    k.f2(twin["call"].table, 0)[1, 2] = 7.0
+    assert twin["values"][1, 2] == 7.0 and values[1, 2] == 0.0
+    np.testing.assert_array_equal(k.i1(twin["call"].table, 1), pending)
+    assert k.i1(twin["call"].table, 1).ctypes.data != pending.ctypes.data
+
+
+@pytest.mark.parametrize("wrong", [
+    lambda arrays: [arrays[0].astype(np.float32), arrays[1]],  # another type
+    lambda arrays: [arrays[0][:4], arrays[1]],  # fewer rows than the entry reads (a set length of 5)
+    lambda arrays: [arrays[0].reshape(4, 6), arrays[1]],  # other trailing dimensions
+    lambda arrays: [arrays[0]],  # fewer arrays than entries
+], ids=["type", "rows", "dims", "count"])
+def test_a_table_is_not_rebuilt_at_arrays_that_do_not_fit_its_entries(wrong):
+    packed = pack((np.arange(24.0).reshape(8, 3), np.arange(8)), (F2, I1))
+    packed.set_length(0, 5)
+    rebuild, (table, scalars, arrays) = packed.__reduce__()
+    assert rebuild(table, scalars, [np.ones((5, 3)), np.ones(8, dtype=np.int64)]).table[2] == 5  # a prefix fits
+    with pytest.raises(ValueError, match="packed table"):
+        rebuild(table, scalars, wrong(arrays))

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Literal
 import mujoco
 import numpy as np
 
+from wbsim.bound import BoundToSimulation
 from wbsim.compile.builder import CompiledWorld, CompileOptions, compile_world
 from wbsim.collector import paused_collection
 from wbsim.compile.loops import tie_loop_weights
@@ -168,8 +169,8 @@ def _shutdown(finder: ControllerFinder, processes: list[ControllerProcess]) -> N
     _remove_finder(finder)
 
 
-class Simulation:
-    """A running world.
+class Simulation(BoundToSimulation):
+    """A running world (copies and pickles raise :class:`~wbsim.errors.NotCopyableError`: :mod:`wbsim.bound`).
 
     Args:
         compiled: the compiled world.

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 import ctypes
 import math
+import pickle
 from decimal import Decimal
 import numpy as np
 import pytest
 
-from wbsim.errors import ControllerError, SimulationError
+from wbsim.errors import ControllerError, NotCopyableError, SimulationError
 from wbsim.sim.phases import PHASE_ORDER, Phase
 
 ROVER = """
@@ -843,3 +845,42 @@ def test_the_motors_plain_plan_follows_a_reset_to_the_new_arrays(project, load):
         sim.step()
     assert bank.current_velocity is not old and bank._plain_plan[4].obj is bank.current_velocity
     np.testing.assert_array_equal(bank.current_velocity, bank.target_velocity)
+
+
+SENSORS = """
+WorldInfo { basicTimeStep 8 }
+Solid { boundingObject Plane { size 10 10 } }
+Robot {
+  translation 0 0 0.3
+  name "r"
+  controller "<extern>"
+  children [ Accelerometer { } Gyro { } InertialUnit { } DistanceSensor { rotation 0 1 0 1.5708 } ]
+  boundingObject Box { size 0.2 0.1 0.05 }
+  physics Physics { }
+}
+"""
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "copy", "pickle"])
+def test_a_simulation_its_banks_and_their_batch_refuse_copies_with_a_typed_error(project, load, how):
+    # The banks call their simulation through closures (generator, clock, kinematics) and keep compiled calls over
+    # its MjData's views, some packed as addresses: a copy would drive the original simulation or read arrays that
+    # follow no data. Refused (a deep copy failed before only by chance, on a node schema's mappingproxy).
+    pytest.importorskip("numba")
+    sim = load(project(SENSORS))
+    robot = sim.robot("r")
+    for name in ("accelerometer", "gyro", "inertial unit", "distance sensor"):
+        robot.getDevice(name).enable(8)
+    for _ in range(3):
+        robot.step(8)
+    batch = sim.banks["gyro"].context.shared["motion_batch"]
+    assert any(call is not None for call in batch._calls.values())  # a fused call packed over the data's views
+    copier = {"deepcopy": copy.deepcopy, "copy": copy.copy, "pickle": pickle.dumps}[how]
+    targets = [sim, batch, *sim.banks.values()]
+    if how != "copy":  # what holds them (a core device, a container) is refused as deep copies reach them
+        targets += [sim.banks["gyro"].core(0), {"banks": sim.banks}]
+    for target in targets:
+        with pytest.raises(NotCopyableError, match="belongs to one running simulation"):
+            copier(target)
+    robot.step(8)  # the simulation runs on
+    assert sim.step_count == 4

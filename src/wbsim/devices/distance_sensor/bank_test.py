@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 
 from wbsim.devices.distance_sensor.bank import PI_OVER_8
 from wbsim.devices.distance_sensor.rays import ray_directions, ray_weights
+from wbsim.devices.packed import SLOT
 
 IDENTITY = "lookupTable [ 0 0 0, 10 10 0 ]"  # reads the distance itself, up to 10 m
 
@@ -643,3 +646,29 @@ def test_a_plan_whose_lookup_arrays_do_not_pack_measures_at_the_sample_with_the_
     assert all(runs["packed"][1]) and not any(runs["unpacked"][1]) and not any(runs["numpy"][1])
     first, last = runs["packed"][0][0], runs["packed"][0][-1]
     assert (0 < first).all() and (first < 300).all() and (last < first - 40).all()  # the box seen coming closer
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_copied_plan_computes_into_the_copied_banks_arrays(project, load, how):
+    # A plan's packed lookup tables hold addresses: copied as they were, the copy's usual step would write the
+    # original bank's distances and pending values. Copied with the bank's arrays it writes, the copy writes those.
+    pytest.importorskip("numba")
+    sensors = f'DistanceSensor {{ name "s" {IDENTITY} }} DistanceSensor {{ name "t" rotation 0 0 1 0.3 {IDENTITY} }}'
+    sim = load(project(_world(sensors, 'Solid { translation 1.1 0 0.5 boundingObject Box { size 0.2 1 1 } }')))
+    bank = sim.banks["distance_sensor"]
+    _read(sim, ["s", "t"])
+    plan = bank.schedule.groups[0].cache
+    assert plan.pending_arguments  # the usual step: its arrays packed
+    original = (plan, bank.distance, bank._pending)
+    twin, distance, pending = (copy.deepcopy(original) if how == "deepcopy"
+                               else pickle.loads(pickle.dumps(original)))
+    tables, flags = twin.pending_arguments
+    assert [tables.table[SLOT * k] for k in range(len(tables.arrays))] == [a.ctypes.data for a in tables.arrays]
+    assert any(a is distance for a in tables.arrays) and any(a is pending for a in tables.arrays)
+    kept = bank.distance.copy(), bank._pending.copy()
+    combine_and_lookup = bank._kernels().combine_and_lookup
+    combine_and_lookup(np.array([0.5, 0.75]), tables.table, *flags)  # the copy's rays
+    assert distance.tolist() == pending.tolist() == [0.5, 0.75]
+    assert bank.distance.tolist() == kept[0].tolist() and bank._pending.tolist() == kept[1].tolist()
+    combine_and_lookup(np.array([0.25, np.inf]), plan.pending_arguments[0].table, *flags)  # the original's
+    assert bank._pending.tolist() == [0.25, 10.0] and pending.tolist() == [0.5, 0.75]
