@@ -27,9 +27,9 @@ Run: ``python benchmarks/sim_bench.py`` (``--quick`` for a short run, ``--robots
 ``--no-bounce-emulation`` drops wbsim's per-physics-step bounce-threshold edit (``sim/bounce.py``; the hand-written
 loop has no equivalent; the demo's default material bounces on itself by Webots' default ContactProperties) for a
 measurement of the rest of wbsim's layer only: the physics then differs slightly from a normal run.
-``--floor`` adds a row per world: the same controller work through a bare greenlet layer (a switch for
+``--floor`` adds two rows per world: the same controller work through a bare greenlet layer (a switch for
 ``Robot.step``, list reads and writes for the devices; its speed in the first column) against the MuJoCo loop,
-the least any greenlet-based controller layer costs. wbsim's physics loop of a bouncy world becomes one
+the least any greenlet-based controller layer costs; and wbsim against that floor (wbsim's layer beyond it). wbsim's physics loop of a bouncy world becomes one
 ``mj_step`` call per basic step once the bounce edit's compiled code is loaded (``sim/c_steps.py``): at once
 when numba is already imported in the process, else after the rent-or-buy count of ``sim/bounce.py``.
 """
@@ -346,7 +346,7 @@ def main() -> int:
                         help="measure wbsim without its bounce-threshold contact edit (see the module docstring)")
     parser.add_argument("--floor", action="store_true",
                         help="also a bare greenlet layer doing the controller's work against the MuJoCo loop (the "
-                             "least any greenlet-based controller layer costs)")
+                             "least any greenlet-based controller layer costs), and wbsim against it")
     parser.add_argument("--step-loop", action="store_true",
                         help="also wbsim stepped by Simulation.step from a Python loop (the first rows use "
                              "Simulation.run, which keeps the controllers' working directory between steps)")
@@ -380,6 +380,9 @@ def main() -> int:
                 floor = paired_ratios(greenlet_floor_block(path, steps, sim.data),
                                       baseline_block(path, steps, sim.data), pairs)
                 print(_row(f"floor, {robots} rob.", steps, floor, "MuJoCo loop"))
+                # wbsim against the floor itself: what wbsim's layer costs beyond any greenlet layer's least.
+                over = paired_ratios(ours, greenlet_floor_block(path, steps, sim.data), pairs)
+                print(_row(label, steps, over, "greenlet floor"))
             sim.close()  # type: ignore[attr-defined]
         path = make_project(Path(tmp) / "p100", 100)
         times = [load_time(path) for _ in range(3 if args.quick else 5)]
