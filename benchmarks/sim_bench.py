@@ -29,7 +29,10 @@ loop has no equivalent; the demo's default material bounces on itself by Webots'
 measurement of the rest of wbsim's layer only: the physics then differs slightly from a normal run.
 ``--floor`` adds two rows per world: the same controller work through a bare greenlet layer (a switch for
 ``Robot.step``, list reads and writes for the devices; its speed in the first column) against the MuJoCo loop,
-the least any greenlet-based controller layer costs; and wbsim against that floor (wbsim's layer beyond it). wbsim's physics loop of a bouncy world becomes one
+the least any greenlet-based controller layer costs; and wbsim against that floor (wbsim's layer beyond it).
+``--cold``: for each side (wbsim, the floor with ``--floor``, the loop), a block right after a foreign block (raw
+``mj_step`` of another copy of the model) against one right after its own, as a ratio of times (> 1: slower after
+the foreign block): what the alternation itself costs a side whose working set the other side's block evicts. wbsim's physics loop of a bouncy world becomes one
 ``mj_step`` call per basic step once the bounce edit's compiled code is loaded (``sim/c_steps.py``): at once
 when numba is already imported in the process, else after the rent-or-buy count of ``sim/bounce.py``.
 """
@@ -50,7 +53,7 @@ from pathlib import Path
 import mujoco
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from paired import paired_ratios  # noqa: E402
+from paired import PairedResult, paired_ratios  # noqa: E402
 
 from wbsim.sim.timers import TimerPause  # noqa: E402
 
@@ -321,6 +324,34 @@ def raw_block(path: Path, steps: int, start: mujoco.MjData | None = None) -> Cal
     return run
 
 
+def cold_start(run: Callable[[], None], foreign: Callable[[], None], pairs: int) -> PairedResult:
+    """How much more a block of ``run`` costs right after a ``foreign`` block than right after one of its own:
+    ``pairs`` pairs of the two (the order flips every pair), each ratio time after foreign / time after own (the
+    result's side A: after its own). In the alternating rows a block follows the other side's: a side whose working
+    set the other evicts pays this at every block (a real run does not alternate with another simulation)."""
+
+    def timed() -> float:
+        start = time.perf_counter()
+        run()
+        return time.perf_counter() - start
+
+    ratios, own, after_foreign = [], [], []
+    for i in range(pairs):
+        if i % 2 == 0:
+            run()
+            a = timed()
+            foreign()
+            b = timed()
+        else:
+            foreign()
+            b = timed()
+            a = timed()
+        own.append(a)
+        after_foreign.append(b)
+        ratios.append(b / a)
+    return PairedResult(tuple(ratios), tuple(own), tuple(after_foreign))
+
+
 def load_time(path: Path) -> float:
     """Seconds to load, check and compile a world into a ready simulation."""
     start = time.perf_counter()
@@ -350,6 +381,9 @@ def main() -> int:
     parser.add_argument("--step-loop", action="store_true",
                         help="also wbsim stepped by Simulation.step from a Python loop (the first rows use "
                              "Simulation.run, which keeps the controllers' working directory between steps)")
+    parser.add_argument("--cold", action="store_true",
+                        help="also the cost of a block run right after a foreign mj_step block (another model's data) "
+                             "against one run after its own, for wbsim, the greenlet floor and the loop")
     args = parser.parse_args()
     pairs = args.pairs or (30 if args.quick else 150)
     print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {pairs} pairs of alternating blocks of "
@@ -383,6 +417,15 @@ def main() -> int:
                 # wbsim against the floor itself: what wbsim's layer costs beyond any greenlet layer's least.
                 over = paired_ratios(ours, greenlet_floor_block(path, steps, sim.data), pairs)
                 print(_row(label, steps, over, "greenlet floor"))
+            if args.cold:  # the cold start each alternating block pays: after a foreign block / after its own
+                other = raw_block(path, steps, sim.data)
+                sides = [("wbsim", ours), ("loop", baseline_block(path, steps, sim.data))]
+                if args.floor:
+                    sides.insert(1, ("floor", greenlet_floor_block(path, steps, sim.data)))
+                for name, run in sides:
+                    cold = cold_start(run, other, pairs)
+                    print(f"{f'cold, {robots} rob.':<16}{name:>12}{'':>14} {'after own block':<16}"
+                          f"{f'{cold.median:.3f} ({cold.percentile(10):.3f}-{cold.percentile(90):.3f})':>22}")
             sim.close()  # type: ignore[attr-defined]
         path = make_project(Path(tmp) / "p100", 100)
         times = [load_time(path) for _ in range(3 if args.quick else 5)]

@@ -393,3 +393,29 @@ def test_sim_bench_warm_up_ends_when_the_compiled_bounce_edit_never_comes(tmp_pa
     run()
     assert sim.step_count == before + 3
     sim.close()
+
+
+def test_cold_start_times_a_block_after_its_own_and_after_the_foreign_one_in_flipping_order(monkeypatch):
+    # Each pair: one block of the side right after one of its own, one right after the foreign block; the ratio is
+    # after-foreign / after-own. On a fake clock, a side taking 3 units right after the foreign block and 1 after
+    # its own reads 3.0 in every pair; the order flips every pair, so neither timing always comes first.
+    calls: list[str] = []
+    clock = [0.0]
+    state = {"after_foreign": False}
+    monkeypatch.setattr(sim_bench.time, "perf_counter", lambda: clock[0])
+
+    def side() -> None:
+        calls.append("side")
+        clock[0] += 3.0 if state["after_foreign"] else 1.0
+        state["after_foreign"] = False
+
+    def foreign() -> None:
+        calls.append("foreign")
+        clock[0] += 100.0
+        state["after_foreign"] = True
+
+    result = sim_bench.cold_start(side, foreign, 4)
+    assert calls == ["side", "side", "foreign", "side"] + ["foreign", "side", "side"] + \
+        ["side", "side", "foreign", "side"] + ["foreign", "side", "side"]
+    assert result.ratios == (3.0, 3.0, 3.0, 3.0)
+    assert result.seconds_a == (1.0,) * 4 and result.seconds_b == (3.0,) * 4
