@@ -32,9 +32,11 @@ measurement of the rest of wbsim's layer only: the physics then differs slightly
 the least any greenlet-based controller layer costs; and wbsim against that floor (wbsim's layer beyond it).
 ``--cold``: for each side (wbsim, the floor with ``--floor``, the loop), a block right after a foreign block (raw
 ``mj_step`` of another copy of the model) against one right after its own, as a ratio of times (> 1: slower after
-the foreign block): what the alternation itself costs a side whose working set the other side's block evicts. wbsim's physics loop of a bouncy world becomes one
-``mj_step`` call per basic step once the bounce edit's compiled code is loaded (``sim/c_steps.py``): at once
-when numba is already imported in the process, else after the rent-or-buy count of ``sim/bounce.py``.
+the foreign block): what the alternation costs a side whose working set the other side's block evicts (in the
+alternating rows, ``paired.py``'s order A B, B A, A B, ... puts a side's block after the other side's in every
+other pair, after its own in the rest). wbsim's physics loop of a bouncy world becomes one ``mj_step`` call per
+basic step once the bounce edit's compiled code is loaded (``sim/c_steps.py``): at once when numba is already
+imported in the process, else after the rent-or-buy count of ``sim/bounce.py``.
 """
 
 from __future__ import annotations
@@ -327,8 +329,10 @@ def raw_block(path: Path, steps: int, start: mujoco.MjData | None = None) -> Cal
 def cold_start(run: Callable[[], None], foreign: Callable[[], None], pairs: int) -> PairedResult:
     """How much more a block of ``run`` costs right after a ``foreign`` block than right after one of its own:
     ``pairs`` pairs of the two (the order flips every pair), each ratio time after foreign / time after own (the
-    result's side A: after its own). In the alternating rows a block follows the other side's: a side whose working
-    set the other evicts pays this at every block (a real run does not alternate with another simulation)."""
+    result's side A: after its own). In the alternating rows (``paired.py``: A B, B A, A B, ...) a side's block
+    follows the other side's in every other pair and its own in the rest, so a side whose working set the other
+    evicts pays this in half of its blocks, which splits the paired ratios by pair parity (a real run does not
+    alternate with another simulation)."""
 
     def timed() -> float:
         start = time.perf_counter()
