@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["PairedResult", "paired_ratios"]
+__all__ = ["PairedResult", "block_seconds", "paired_ratios"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,13 @@ class PairedResult:
         return f"{label} = {self.median:.3f} (p10-p90 {self.percentile(10):.3f}-{self.percentile(90):.3f}, {len(self.ratios)} pairs)"
 
 
+def block_seconds(run: Callable[[], None]) -> float:
+    """The wall time of one call of ``run`` (one block), in s."""
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
+
+
 def paired_ratios(run_a: Callable[[], None], run_b: Callable[[], None], pairs: int) -> PairedResult:
     """Time ``pairs`` alternating blocks of ``run_a`` and ``run_b`` (each call is one block).
 
@@ -57,19 +64,14 @@ def paired_ratios(run_a: Callable[[], None], run_b: Callable[[], None], pairs: i
         pairs: the number of (A, B) pairs.
     """
 
-    def timed(run: Callable[[], None]) -> float:
-        start = time.perf_counter()
-        run()
-        return time.perf_counter() - start
-
     ratios, times_a, times_b = [], [], []
     for i in range(pairs):
         if i % 2 == 0:
-            a = timed(run_a)
-            b = timed(run_b)
+            a = block_seconds(run_a)
+            b = block_seconds(run_b)
         else:
-            b = timed(run_b)
-            a = timed(run_a)
+            b = block_seconds(run_b)
+            a = block_seconds(run_a)
         times_a.append(a)
         times_b.append(b)
         ratios.append(b / a)

@@ -55,7 +55,7 @@ from pathlib import Path
 import mujoco
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from paired import PairedResult, paired_ratios  # noqa: E402
+from paired import PairedResult, block_seconds, paired_ratios  # noqa: E402
 
 from wbsim.sim.timers import TimerPause  # noqa: E402
 
@@ -334,22 +334,17 @@ def cold_start(run: Callable[[], None], foreign: Callable[[], None], pairs: int)
     evicts pays this in half of its blocks, which splits the paired ratios by pair parity (a real run does not
     alternate with another simulation)."""
 
-    def timed() -> float:
-        start = time.perf_counter()
-        run()
-        return time.perf_counter() - start
-
     ratios, own, after_foreign = [], [], []
     for i in range(pairs):
         if i % 2 == 0:
             run()
-            a = timed()
+            a = block_seconds(run)
             foreign()
-            b = timed()
+            b = block_seconds(run)
         else:
             foreign()
-            b = timed()
-            a = timed()
+            b = block_seconds(run)
+            a = block_seconds(run)
         own.append(a)
         after_foreign.append(b)
         ratios.append(b / a)
