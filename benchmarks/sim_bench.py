@@ -326,6 +326,14 @@ def raw_block(path: Path, steps: int, start: mujoco.MjData | None = None) -> Cal
     return run
 
 
+def block_steps(robots: int, block_ms: float = 20.0) -> int:
+    """Basic steps per block for a world of ``robots`` rovers, for blocks of nominally ``block_ms`` ms: ``30 *
+    block_ms // (robots + 1)``, at least 3 (sized on the slower machine of 2026-11-26; on the AMD EPYC machine the
+    default's 300 / 28 / 5 steps for 1 / 20 / 100 robots take about 9 / 13 / 14 ms). Short blocks let load spikes
+    hit both sides of a pair alike; longer ones weigh a block's start (its cold caches) less."""
+    return max(3, int(30 * block_ms) // (robots + 1))
+
+
 def cold_start(run: Callable[[], None], foreign: Callable[[], None], pairs: int) -> PairedResult:
     """How much more a block of ``run`` costs right after a ``foreign`` block than right after one of its own:
     ``pairs`` pairs of the two (the order flips every pair), each ratio time after foreign / time after own (the
@@ -380,20 +388,22 @@ def main() -> int:
     parser.add_argument("--step-loop", action="store_true",
                         help="also wbsim stepped by Simulation.step from a Python loop (the first rows use "
                              "Simulation.run, which keeps the controllers' working directory between steps)")
+    parser.add_argument("--block-ms", type=float, default=20.0,
+                        help="the blocks' nominal length in ms (default 20: 300 / 28 / 5 basic steps for 1 / 20 / 100 "
+                             "robots); longer blocks weigh what a block's start costs less, at more noise per pair")
     parser.add_argument("--cold", action="store_true",
                         help="also the cost of a block run right after a foreign mj_step block (another model's data) "
                              "against one run after its own, for wbsim, the greenlet floor and the loop")
     args = parser.parse_args()
     pairs = args.pairs or (30 if args.quick else 150)
     print(f"python {sys.version.split()[0]}, mujoco {mujoco.__version__}; {pairs} pairs of alternating blocks of "
-          "about 20 ms; ratio = wbsim speed / other speed, median of the paired ratios (p10-p90)"
+          f"about {args.block_ms:g} ms; ratio = wbsim speed / other speed, median of the paired ratios (p10-p90)"
           + ("; wbsim without its bounce-threshold edit" if args.no_bounce_emulation else ""))
     print(f"{'scenario':<16}{'wbsim st/s':>12}{'other st/s':>14} {'other':<16}{'ratio (p10-p90)':>22}")
     with tempfile.TemporaryDirectory() as tmp:
         for robots in args.robots:
             path = make_project(Path(tmp) / f"p{robots}", robots)
-            # Blocks of about 20 ms: short enough that load spikes hit both sides of a pair alike.
-            steps = max(3, 600 // (robots + 1))
+            steps = block_steps(robots, args.block_ms)
             sim, ours = wbsim_block(path, steps, bounce_emulation=not args.no_bounce_emulation)
             label = "demo robot" if robots == 1 else f"{robots} robots"
             loop = paired_ratios(ours, baseline_block(path, steps, sim.data), pairs)

@@ -419,3 +419,9 @@ def test_cold_start_times_a_block_after_its_own_and_after_the_foreign_one_in_fli
         ["side", "side", "foreign", "side"] + ["foreign", "side", "side"]
     assert result.ratios == (3.0, 3.0, 3.0, 3.0)
     assert result.seconds_a == (1.0,) * 4 and result.seconds_b == (3.0,) * 4
+
+
+def test_sim_bench_blocks_are_about_20_ms_by_default_and_scale_with_block_ms():
+    assert [sim_bench.block_steps(n) for n in (1, 20, 100)] == [300, 28, 5]
+    assert [sim_bench.block_steps(n, 400.0) for n in (1, 20, 100)] == [6000, 571, 118]
+    assert sim_bench.block_steps(1000) == 3  # never fewer than 3
