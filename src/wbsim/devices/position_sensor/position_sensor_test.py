@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
 from wbsim.devices.resolution import quantize
+
+if TYPE_CHECKING:
+    from wbsim.api.robot import Robot
+    from wbsim.devices.position_sensor.api import PositionSensor
+    from wbsim.sim.simulation import Simulation
 
 WORLD = """
 WorldInfo { basicTimeStep 16 randomSeed 7 }
@@ -186,6 +192,22 @@ def test_get_value_refuses_exactly_the_disabled_sensors_on_every_path(project, l
     check("reset")
 
 
+def reset_then_sample(sim: Simulation, robot: Robot, sensor: PositionSensor, reset: str,
+                      capfd: pytest.CaptureFixture[str]) -> None:
+    """Reset with a kept, enabled PositionSensor object (``reset``: "reset" for ``sim.reset()``, an ``<extern>``
+    script's objects; else a world reset, controllers running), then step once more so it has sampled since.
+    After ``sim.reset()`` the sensor reads NaN, disabled (an error printed), and is enabled again at 16 ms."""
+    if reset == "reset":
+        sim.reset()
+        value = sensor.getValue()  # disabled by the reset (an error printed), and NaN as after loading
+        assert type(value) is float and math.isnan(value) and "disabled device" in capfd.readouterr().err
+        sensor.enable(16)
+    else:
+        sim.request_world_reset()
+        robot.step(16)  # reset at the end of this step; the last value stays readable until the next sample
+    robot.step(16)
+
+
 @pytest.mark.parametrize("reset", ["world reset", "reset"])
 def test_a_kept_sensor_object_reads_its_sensor_after_a_reset(rig, reset, capfd):
     """A PositionSensor object a controller keeps across a world reset (``simulationReset``, controllers
@@ -198,14 +220,6 @@ def test_a_kept_sensor_object_reads_its_sensor_after_a_reset(rig, reset, capfd):
     robot.step(480)
     moved = sensor.getValue()
     assert type(moved) is float and moved == pytest.approx(1.0, abs=0.01)
-    if reset == "reset":
-        sim.reset()
-        value = sensor.getValue()  # disabled by the reset (an error printed), and NaN as after loading
-        assert type(value) is float and math.isnan(value) and "disabled device" in capfd.readouterr().err
-        sensor.enable(16)
-    else:
-        sim.request_world_reset()
-        robot.step(16)  # reset at the end of this step; the last value stays readable until the next sample
-    robot.step(16)
+    reset_then_sample(sim, robot, sensor, reset, capfd)
     value = sensor.getValue()
     assert type(value) is float and value == sensor._core.value == pytest.approx(0.25, abs=1e-3)

@@ -8,6 +8,8 @@ import pytest
 
 from controller import LinearMotor, Motor, PositionSensor
 
+from wbsim.devices.position_sensor.position_sensor_test import reset_then_sample
+
 WORLD = """
 WorldInfo { basicTimeStep 16 }
 Robot {
@@ -108,14 +110,6 @@ def test_the_belt_sensor_object_reads_its_track_after_a_reset(robot, reset, capf
     r.step(160)
     moved = sensor.getValue()
     assert type(moved) is float and moved == pytest.approx(0.05, abs=0.011)
-    if reset == "reset":
-        sim.reset()
-        value = sensor.getValue()  # disabled by the reset (an error printed), and NaN as after loading
-        assert type(value) is float and math.isnan(value) and "disabled device" in capfd.readouterr().err
-        sensor.enable(16)
-    else:
-        sim.request_world_reset()
-        r.step(16)  # the world is reset at the end of this step
-    r.step(16)
+    reset_then_sample(sim, r, sensor, reset, capfd)
     value = sensor.getValue()
     assert type(value) is float and value == sensor._core.value == 0.0  # the belt at rest at 0 after a reset
